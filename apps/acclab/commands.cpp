@@ -1,0 +1,298 @@
+// The acclab command line: list, info, run, ladder.
+#include "apps/acclab/commands.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "core/build_config.hpp"
+#include "core/error.hpp"
+#include "core/glob.hpp"
+#include "core/machine.hpp"
+#include "core/registry.hpp"
+#include "core/report.hpp"
+#include "core/runner.hpp"
+
+namespace acclab {
+namespace {
+
+// Output that appears whole or not at all: written to a temporary file beside the target and
+// renamed on commit(). Without a path, it goes to stdout.
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path) : path_(path) {
+    if (path_.empty()) return;
+    temp_ = path_ + fmt::format(".tmp{}", getpid());
+    file_.open(temp_, std::ios::out | std::ios::trunc);
+    if (!file_) throw UsageError(fmt::format("--out {}: cannot write there", path_));
+  }
+  ~OutputFile() {
+    if (!temp_.empty() && !committed_) {
+      file_.close();
+      std::error_code ignored;
+      std::filesystem::remove(temp_, ignored);
+    }
+  }
+  std::ostream& stream() { return path_.empty() ? std::cout : file_; }
+  void commit() {
+    if (path_.empty()) {
+      std::cout.flush();
+      return;
+    }
+    file_.close();
+    if (!file_ || std::rename(temp_.c_str(), path_.c_str()) != 0) {
+      throw UsageError(fmt::format("--out {}: cannot write there", path_));
+    }
+    committed_ = true;
+  }
+
+ private:
+  std::string path_, temp_;
+  std::ofstream file_;
+  bool committed_ = false;
+};
+
+// A progress line on stderr, only on a terminal and only once a variant has run for 2 s.
+class Progress {
+ public:
+  Progress() : enabled_(isatty(STDERR_FILENO) == 1) {}
+  ~Progress() { clear(); }
+  void start() { start_ = std::chrono::steady_clock::now(); }
+  void update(const std::string& what) {
+    if (!enabled_) return;
+    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
+    if (elapsed.count() < 2.0) return;
+    std::fprintf(stderr, "\r\033[K%s (%.0f s)", what.c_str(), elapsed.count());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void clear() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+    shown_ = false;
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+struct RunArgs {
+  std::string workload;
+  std::string variant = "*";
+  std::string preset;
+  std::vector<std::string> sets;
+  int reps = 5;
+  std::string format = "table";
+  std::string out;
+  bool corrupt_result = false;
+};
+
+void add_run_options(CLI::App* cmd, RunArgs& args) {
+  cmd->add_option("workload", args.workload, "workload (acclab list)")->required();
+  cmd->add_option("--variant", args.variant, "shell glob of variant names (default: all)");
+  cmd->add_option("--preset", args.preset, "seed, small or large (default: small)");
+  cmd->add_option("--set", args.sets, "override one parameter: key=value (repeatable)");
+  cmd->add_option("--reps", args.reps, "timed repetitions after the warm-up (default 5)");
+  cmd->add_option("--format", args.format, "table, json or csv");
+  cmd->add_option("--out", args.out, "write the report to FILE instead of stdout");
+  cmd->add_flag("--corrupt-result", args.corrupt_result,
+                "testing: perturb each result before verification, which must then fail")
+      ->group("");
+}
+
+int run_command(const std::string& command, const RunArgs& args, Registry& registry) {
+  Machine machine;
+  const Workload& workload = registry.workload(args.workload);
+  const std::string preset = args.preset.empty() ? workload.default_preset : args.preset;
+  Params params = Params::resolve(workload.params, preset, args.sets);
+  if (workload.validate) workload.validate(params);
+  if (args.reps < 1) throw UsageError(fmt::format("--reps {}: must be at least 1", args.reps));
+  auto variants = registry.select(args.workload, args.variant);
+
+  Runner runner(machine);
+  if (!has_glob_characters(args.variant)) {
+    if (auto reason = runner.unavailable_reason(*variants.front())) {
+      throw UsageError(fmt::format("--variant {}: {}", args.variant, *reason));
+    }
+  }
+  for (const Variant* variant : variants) {
+    if (!runner.unavailable_reason(*variant)) runner.check_memory(*variant, workload, params);
+  }
+  OutputFile output(args.out);
+  auto reporter = make_reporter(args.format, output.stream());
+
+  Progress progress;
+  RunOptions options;
+  options.reps = args.reps;
+  options.corrupt_result = args.corrupt_result;
+  options.progress = [&](const std::string& what) { progress.update(what); };
+
+  std::vector<Result> results;
+  for (const Variant* variant : variants) {
+    progress.start();
+    results.push_back(runner.run(*variant, workload, params, options));
+    progress.clear();
+  }
+  if (command == "ladder") compute_ladder_speedups(results);
+
+  ReportContext context;
+  context.command = command;
+  context.workload = args.workload;
+  context.preset = preset;
+  context.host = machine.host_json();
+  context.devices = machine.devices_json();
+  context.compiler = machine.compiler_json();
+  context.limits = machine.limits_json();
+
+  reporter->report_context(context);
+  reporter->report_runs(results);
+  reporter->finalize();
+  output.commit();
+
+  for (const auto& r : results) {
+    if (r.status == Status::failed) return 1;
+  }
+  return 0;
+}
+
+int list_command(const std::string& format, Registry& registry) {
+  Machine machine;
+  Runner runner(machine);
+  if (format == "json") {
+    nlohmann::json doc = {{"schema", "acclab.list/1"}, {"variants", nlohmann::json::array()}};
+    for (const auto& v : registry.variants()) {
+      doc["variants"].push_back({{"workload", v.workload},
+                                 {"variant", v.name},
+                                 {"backend", to_string(v.backend)},
+                                 {"family", v.family},
+                                 {"step", v.step},
+                                 {"description", v.description},
+                                 {"available", !runner.unavailable_reason(v).has_value()}});
+    }
+    std::cout << doc.dump(2) << '\n';
+    return 0;
+  }
+  if (format != "table") throw UsageError(fmt::format("--format {}: expected table or json", format));
+  for (const auto& w : registry.workloads()) {
+    fmt::print("{}: {}\n", w.name, w.description);
+    for (const auto& v : registry.variants()) {
+      if (v.workload != w.name) continue;
+      auto reason = runner.unavailable_reason(v);
+      fmt::print("  {:<18} {:<8} {:<7} {:>2}  {}{}\n", v.name, to_string(v.backend), v.family,
+                 v.step, v.description, reason ? fmt::format("  [unavailable: {}]", *reason) : "");
+    }
+  }
+  return 0;
+}
+
+int info_command(bool probe, const std::string& format) {
+  if (format != "table" && format != "json") {
+    throw UsageError(fmt::format("--format {}: expected table or json", format));
+  }
+  Machine machine;
+  if (probe) {
+    machine.host_copy_gbytes_per_s();
+    machine.device_copy_gbytes_per_s();
+  }
+  nlohmann::json doc = {{"schema", "acclab.info/1"},
+                        {"host", machine.host_json()},
+                        {"devices", machine.devices_json()},
+                        {"openacc_on_gpu", machine.openacc_runs_on_gpu()},
+                        {"compiler", machine.compiler_json()},
+                        {"limits", machine.limits_json()}};
+  if (format == "json") {
+    std::cout << doc.dump(2) << '\n';
+    return 0;
+  }
+  const auto& host = machine.host();
+  fmt::print("host      {} ({})\n", host.hostname, host.cpu);
+  fmt::print("cores     {}\n", host.cores);
+  fmt::print("memory    {:.1f} GiB ({:.1f} GiB available)\n", host.memory_bytes / (1 << 30),
+             host.available_bytes / (1 << 30));
+  fmt::print("compiler  {}\n", doc["compiler"]["cxx"].get<std::string>());
+  for (const auto& [key, value] : doc["compiler"].items()) {
+    if (key != "cxx") fmt::print("          {}: {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  if (machine.gpus().empty()) {
+    fmt::print("GPUs      none (OpenACC runs on the host; CUDA variants are unavailable)\n");
+  }
+  for (const auto& gpu : machine.gpus()) {
+    fmt::print("GPU {}     {} ({:.1f} GiB, {:.1f} GiB free{}) via {}\n", gpu.index, gpu.name,
+               gpu.memory_bytes / (1 << 30), gpu.free_bytes / (1 << 30),
+               gpu.compute_capability.empty() ? "" : ", sm " + gpu.compute_capability, gpu.api);
+  }
+  if (probe) {
+    fmt::print("limits    host copy {:.1f} GB/s\n", machine.host_copy_gbytes_per_s());
+    if (auto device = machine.device_copy_gbytes_per_s()) {
+      fmt::print("          device copy {:.1f} GB/s\n", *device);
+    }
+    fmt::print("          (bytes read plus bytes written per second)\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"acclab: optimisation ladders for directive-based GPU acceleration"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(ACCLAB_VERSION));
+
+  std::string list_format = "table";
+  auto* list = app.add_subcommand("list", "list workloads and their variants");
+  list->add_option("--format", list_format, "table or json");
+
+  bool probe = false;
+  std::string info_format = "table";
+  auto* info = app.add_subcommand("info", "describe this machine and what acclab was built with");
+  info->add_flag("--probe", probe, "measure host and device copy bandwidth");
+  info->add_option("--format", info_format, "table or json");
+
+  RunArgs run_args, ladder_args;
+  auto* run = app.add_subcommand("run", "run variants of a workload, verify and time them");
+  add_run_options(run, run_args);
+  auto* ladder = app.add_subcommand(
+      "ladder", "run every step of a workload in order, with speedups against step 1");
+  add_run_options(ladder, ladder_args);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "acclab: {}\n", e.what());
+    return 2;
+  }
+
+  try {
+    Registry registry;
+    register_all_workloads(registry);
+    if (*list) return list_command(list_format, registry);
+    if (*info) return info_command(probe, info_format);
+    if (*run) return run_command("run", run_args, registry);
+    if (*ladder) return run_command("ladder", ladder_args, registry);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "acclab: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "acclab: internal error: {}\n", e.what());
+    return 3;
+  }
+  return 2;
+}
+
+}  // namespace acclab

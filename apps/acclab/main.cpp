@@ -1,0 +1,3 @@
+#include "apps/acclab/commands.hpp"
+
+int main(int argc, char** argv) { return acclab::cli_main(argc, argv); }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Packs the acclab binary with the shared libraries it needs that a GPU machine without
+# GCC's offload toolchain lacks (libgomp and its nvptx plugin, fmt, ...) into one folder.
+# On the GPU machine:  LD_LIBRARY_PATH=$PWD/bundle ./bundle/acclab info --probe
+#
+# usage: scripts/gpu-bundle.sh [BUILD_DIR (default build-gpu, else build)] [OUT_DIR (default bundle)]
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-}
+if [[ -z $build ]]; then
+  if [[ -x $root/build-gpu/apps/acclab/acclab ]]; then build=$root/build-gpu; else build=$root/build; fi
+fi
+out=${2:-$root/bundle}
+binary=$build/apps/acclab/acclab
+[[ -x $binary ]] || { echo "gpu-bundle: no acclab binary in $build (build it first)" >&2; exit 2; }
+
+rm -rf "$out"
+mkdir -p "$out"
+cp "$binary" "$out/acclab"
+[[ -d $build/notes ]] && cp -r "$build/notes" "$out/notes"
+
+# Libraries the binary links, less the C runtime every Linux has (a newer libstdc++ on the
+# GPU machine serves an older binary).
+ldd "$binary" | awk '/=> \// {print $3}' | while read -r lib; do
+  case $(basename "$lib") in
+    libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) ;;
+    libcuda.so.*) ;;  # the driver belongs to the GPU machine
+    *) cp -L "$lib" "$out/" ;;
+  esac
+done
+# libgomp loads its offload plugin by name at run time: ldd does not list it.
+plugin=$(ldconfig -p | awk '/libgomp-plugin-nvptx.so.1 / {print $NF; exit}')
+[[ -n $plugin ]] || plugin=/usr/lib/x86_64-linux-gnu/libgomp-plugin-nvptx.so.1
+cp -L "$plugin" "$out/"
+echo "gpu-bundle: $(ls "$out" | tr '\n' ' ')"

@@ -1,0 +1,69 @@
+// CUDA runtime queries and the device copy-bandwidth probe.
+#include <algorithm>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "core/machine.hpp"
+
+namespace acclab {
+
+int cuda_gpu_count() {
+  int count = 0;
+  // No driver or no device: report none rather than fail.
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+std::vector<DeviceInfo> cuda_gpus() {
+  std::vector<DeviceInfo> devices;
+  for (int i = 0; i < cuda_gpu_count(); ++i) {
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, i));
+    CUDA_CHECK(cudaSetDevice(i));
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    DeviceInfo info;
+    info.index = i;
+    info.api = "cuda";
+    info.name = prop.name;
+    info.memory_bytes = static_cast<double>(total_bytes);
+    info.free_bytes = static_cast<double>(free_bytes);
+    info.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+    devices.push_back(info);
+  }
+  if (!devices.empty()) CUDA_CHECK(cudaSetDevice(0));
+  return devices;
+}
+
+double cuda_device_copy_gbps() {
+  const size_t bytes = size_t(1) << 30;  // 1 GiB per buffer, far beyond the 60 MB L2
+  void* source = nullptr;
+  void* target = nullptr;
+  CUDA_CHECK(cudaMalloc(&source, bytes));
+  CUDA_CHECK(cudaMalloc(&target, bytes));
+  CUDA_CHECK(cudaMemset(source, 1, bytes));
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  float best_ms = 1e30f;
+  for (int rep = 0; rep < 6; ++rep) {
+    CUDA_CHECK(cudaEventRecord(start));
+    CUDA_CHECK(cudaMemcpy(target, source, bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (rep > 0) best_ms = std::min(best_ms, ms);
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  CUDA_CHECK(cudaFree(source));
+  CUDA_CHECK(cudaFree(target));
+  // Every byte is read once and written once.
+  return 2.0 * bytes / (best_ms * 1e-3) / 1e9;
+}
+
+}  // namespace acclab

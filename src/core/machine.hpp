@@ -1,0 +1,67 @@
+// What this machine is and what its memories can do, measured in this process.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace acclab {
+
+struct HostInfo {
+  std::string hostname;
+  std::string cpu;
+  int cores = 0;
+  double memory_bytes = 0;
+  double available_bytes = 0;  // MemAvailable at the time of asking
+};
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  std::string api;  // "cuda" or "openacc": who reported it
+  double memory_bytes = 0;
+  double free_bytes = 0;
+  std::string compute_capability;
+};
+
+// Backend queries. Each is defined in the source of its programming model; where that model
+// was not built, machine.cpp defines it as "no device".
+int openacc_gpu_count();                       // acc_get_num_devices(acc_device_nvidia)
+std::vector<DeviceInfo> openacc_gpus();
+double openacc_device_copy_gbps();             // device-to-device copy kernel, bytes read+written
+int cuda_gpu_count();                          // 0 without a driver or a GPU; never throws
+std::vector<DeviceInfo> cuda_gpus();
+double cuda_device_copy_gbps();                // cudaMemcpy device-to-device, bytes read+written
+double host_copy_gbps();                       // OpenMP copy over all cores, bytes read+written
+
+// Facts about the machine, gathered once and cached. Probes run only when first asked for.
+class Machine {
+ public:
+  const HostInfo& host();
+  // GPUs as the CUDA runtime reports them, or as the OpenACC runtime does without CUDA.
+  const std::vector<DeviceInfo>& gpus();
+  bool openacc_runs_on_gpu();
+  bool cuda_available();
+
+  double host_copy_gbytes_per_s();
+  // nullopt when no GPU is present.
+  std::optional<double> device_copy_gbytes_per_s();
+
+  nlohmann::json host_json();
+  nlohmann::json devices_json();
+  nlohmann::json compiler_json() const;
+  // Only the limits measured so far.
+  nlohmann::json limits_json() const;
+
+ private:
+  std::optional<HostInfo> host_;
+  std::optional<std::vector<DeviceInfo>> gpus_;
+  std::optional<int> openacc_gpus_;
+  std::optional<int> cuda_gpus_;
+  std::optional<double> host_copy_;
+  std::optional<std::optional<double>> device_copy_;
+};
+
+}  // namespace acclab

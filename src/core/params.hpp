@@ -1,0 +1,57 @@
+// Workload parameters: typed key=value pairs with per-preset defaults.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace acclab {
+
+enum class ParamType { integer, real, text };
+
+// One parameter of a workload. `presets` maps a preset name (seed, small, large) to the
+// parameter's value in that preset, written as the user would write it after --set key=.
+struct ParamSpec {
+  std::string key;
+  ParamType type = ParamType::integer;
+  std::string help;
+  std::map<std::string, std::string> presets;
+  // Allowed values of a text parameter (empty: any text).
+  std::vector<std::string> choices;
+  // Smallest allowed value of a numeric parameter; real parameters must be strictly greater.
+  double minimum = 1;
+};
+
+// The parameter values one run uses. Values are stored as JSON scalars so that they print
+// and serialise as they are.
+class Params {
+ public:
+  Params() = default;
+
+  // Builds the values of `preset` for `specs`, then applies `overrides` ("key=value" as given
+  // to --set). Throws UsageError naming the preset, the override or the key at fault.
+  static Params resolve(const std::vector<ParamSpec>& specs, const std::string& preset,
+                        const std::vector<std::string>& overrides);
+
+  std::int64_t integer(std::string_view key) const;
+  double real(std::string_view key) const;
+  const std::string& text(std::string_view key) const;
+  bool has(std::string_view key) const;
+
+  void set(const std::string& key, nlohmann::json value) { values_[key] = std::move(value); }
+  const nlohmann::json& json() const { return values_; }
+
+ private:
+  const nlohmann::json& at(std::string_view key) const;
+  nlohmann::json values_ = nlohmann::json::object();
+};
+
+// Parses `text` as the value of `spec`; `origin` names where it came from in error messages.
+nlohmann::json parse_param_value(const ParamSpec& spec, const std::string& text,
+                                 const std::string& origin);
+
+}  // namespace acclab

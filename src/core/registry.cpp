@@ -1,0 +1,79 @@
+#include "core/registry.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.hpp"
+#include "core/glob.hpp"
+
+namespace acclab {
+
+const char* to_string(Backend backend) {
+  switch (backend) {
+    case Backend::serial: return "serial";
+    case Backend::openmp: return "openmp";
+    case Backend::openacc: return "openacc";
+    case Backend::cuda: return "cuda";
+  }
+  return "?";
+}
+
+void Registry::add_workload(Workload workload) {
+  if (std::any_of(workloads_.begin(), workloads_.end(),
+                  [&](const Workload& w) { return w.name == workload.name; })) {
+    throw std::logic_error("workload registered twice: " + workload.name);
+  }
+  workloads_.push_back(std::move(workload));
+}
+
+void Registry::add_variant(Variant variant) {
+  workload(variant.workload);  // must exist
+  if (std::any_of(variants_.begin(), variants_.end(),
+                  [&](const Variant& v) { return v.id() == variant.id(); })) {
+    throw std::logic_error("variant registered twice: " + variant.id());
+  }
+  variants_.push_back(std::move(variant));
+}
+
+const Workload& Registry::workload(const std::string& name) const {
+  auto found = std::find_if(workloads_.begin(), workloads_.end(),
+                            [&](const Workload& w) { return w.name == name; });
+  if (found == workloads_.end()) {
+    std::vector<std::string> names;
+    for (const auto& w : workloads_) names.push_back(w.name);
+    throw UsageError(
+        fmt::format("unknown workload '{}' (known: {})", name, fmt::join(names, ", ")));
+  }
+  return *found;
+}
+
+std::vector<const Variant*> Registry::select(const std::string& workload_name,
+                                             const std::string& glob) const {
+  workload(workload_name);
+  std::vector<const Variant*> selected;
+  for (const auto& variant : variants_) {
+    if (variant.workload == workload_name && glob_match(glob, variant.name)) {
+      selected.push_back(&variant);
+    }
+  }
+  if (selected.empty()) {
+    throw UsageError(fmt::format("--variant {}: matches no variant of {} (see acclab list)", glob,
+                                 workload_name));
+  }
+  // Families in order of first registration, then steps.
+  auto family_rank = [&](const Variant* v) {
+    auto first = std::find_if(variants_.begin(), variants_.end(), [&](const Variant& other) {
+      return other.workload == v->workload && other.family == v->family;
+    });
+    return first - variants_.begin();
+  };
+  std::stable_sort(selected.begin(), selected.end(), [&](const Variant* a, const Variant* b) {
+    auto ra = family_rank(a), rb = family_rank(b);
+    return ra != rb ? ra < rb : a->step < b->step;
+  });
+  return selected;
+}
+
+}  // namespace acclab

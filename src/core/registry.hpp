@@ -1,0 +1,126 @@
+// The registry: workloads, their variants, and the contract every variant implements.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/params.hpp"
+
+namespace acclab {
+
+enum class Backend { serial, openmp, openacc, cuda };
+const char* to_string(Backend backend);
+
+// The machine limit a variant's rate is compared with.
+enum class Resource {
+  memory_bandwidth,  // GB/s against the copy bandwidth of the memory the variant works in
+  none,              // no meaningful limit
+};
+
+// Where a variant's computation ran, as the runner reports it.
+enum class Place { host, gpu };
+
+struct Verification {
+  bool ok = false;
+  std::string detail;                            // one line: what was compared and how it ended
+  nlohmann::json outputs = nlohmann::json::object();  // values the user reads (e.g. the mean)
+};
+
+// One variant set up for one parameter set. The runner calls, in order:
+//   setup() once, run() once untimed (warm-up: GCC JIT-compiles PTX at first launch),
+//   transfers_only() (while it returns true) a few times timed, run() `reps` times timed,
+//   finish() once, verify() once: the results verified are those of the last timed run. The destructor releases everything, whatever was called.
+class Instance {
+ public:
+  virtual ~Instance() = default;
+
+  // Allocates and initialises the inputs; variants that keep data on the device across runs
+  // copy it there here. Blocking. Timed as setup_s.
+  virtual void setup() = 0;
+
+  // One complete execution of the computation as the variant's step defines it, including
+  // the data movement that step performs on every run. Blocking: the results are complete
+  // (on the device for device-resident variants) when it returns. Timed.
+  virtual void run() = 0;
+
+  // Performs only the host<->device data movement that one run() performs, without the
+  // computation, and returns true; returns false when run() moves no data. The runner
+  // times it to report the transfer share of a run. It may overwrite host arrays that run()
+  // initialises, never the inputs run() reads without initialising. Blocking.
+  virtual bool transfers_only() { return false; }
+
+  // Brings results back to host memory for verify(). Blocking. Timed as copy_out_s.
+  virtual void finish() {}
+
+  // Compares the results with values computed independently of the variant (an analytic
+  // solution or the serial reference). Never modifies the results.
+  virtual Verification verify() = 0;
+
+  // Perturbs the host copy of the result so that verify() must fail. Used by the tests
+  // (acclab run --corrupt-result) to prove that verification catches a wrong answer.
+  virtual void corrupt_result() = 0;
+};
+
+// Counts of one run, used to turn times into rates. Every model states its arithmetic next to
+// its code.
+struct PerfModel {
+  std::function<double(const Params&)> flops;
+  std::function<double(const Params&)> bytes;
+  Resource resource = Resource::memory_bandwidth;
+};
+
+struct Variant {
+  std::string workload;
+  std::string name;
+  Backend backend = Backend::serial;
+  std::string family;  // variants comparable with each other on one ladder (same computation)
+  int step = 0;        // position on its family's ladder, from 1
+  std::string description;
+  std::function<std::unique_ptr<Instance>(const Params&)> factory;
+  PerfModel model;
+
+  std::string id() const { return workload + "/" + name; }
+};
+
+struct Workload {
+  std::string name;
+  std::string description;
+  std::vector<ParamSpec> params;
+  std::string default_preset = "small";
+  // Rejects parameter combinations that are not a valid problem (throws UsageError).
+  std::function<void(const Params&)> validate;
+  // Bytes of host memory one instance allocates, checked against the host's free memory.
+  std::function<double(const Params&)> host_bytes;
+  // Bytes of device memory a GPU instance allocates, checked against the device's free memory.
+  std::function<double(const Params&)> device_bytes;
+};
+
+class Registry {
+ public:
+  void add_workload(Workload workload);
+  void add_variant(Variant variant);
+
+  const std::vector<Workload>& workloads() const { return workloads_; }
+  const std::vector<Variant>& variants() const { return variants_; }
+
+  // Throws UsageError naming the workload when it is unknown.
+  const Workload& workload(const std::string& name) const;
+  // Variants of `workload` whose name matches the shell glob, in ladder order (family, step).
+  // Throws UsageError when none matches.
+  std::vector<const Variant*> select(const std::string& workload, const std::string& glob) const;
+
+ private:
+  std::vector<Workload> workloads_;
+  std::vector<Variant> variants_;
+};
+
+// Registers every workload and variant built into this binary.
+void register_all_workloads(Registry& registry);
+
+}  // namespace acclab

@@ -1,0 +1,230 @@
+#include "core/report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "core/error.hpp"
+
+namespace acclab {
+
+std::string format_seconds(double seconds) {
+  if (seconds >= 1) return fmt::format("{:.3g} s", seconds);
+  if (seconds >= 1e-3) return fmt::format("{:.3g} ms", seconds * 1e3);
+  return fmt::format("{:.3g} µs", seconds * 1e6);
+}
+
+namespace {
+
+template <typename T>
+nlohmann::json optional_json(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+std::string outputs_text(const nlohmann::json& outputs) {
+  std::string text;
+  for (const auto& [key, value] : outputs.items()) {
+    if (!text.empty()) text += ", ";
+    if (value.is_number_float()) {
+      text += fmt::format("{} = {:.2f}", key, value.get<double>());
+    } else {
+      text += fmt::format("{} = {}", key, value.dump());
+    }
+  }
+  return text;
+}
+
+class TableReporter : public Reporter {
+ public:
+  explicit TableReporter(std::ostream& out) : out_(out) {}
+  void report_context(const ReportContext& context) override { context_ = context; }
+  void report_runs(const std::vector<Result>& results) override {
+    results_.insert(results_.end(), results.begin(), results.end());
+  }
+  void finalize() override {
+    const bool ladder = context_.command == "ladder";
+    std::string params = results_.empty() ? "" : results_.front().params.json().dump();
+    fmt::print(out_, "acclab {} {}  preset {}  {}\n", context_.command, context_.workload,
+               context_.preset, params);
+    std::string gpus = context_.devices.empty()
+                           ? "no GPU"
+                           : fmt::format("{} x {}", context_.devices.size(),
+                                         context_.devices[0].value("name", "GPU"));
+    std::string limits;
+    if (context_.limits.contains("host_copy_gbytes_per_s")) {
+      limits += fmt::format("  host copy {:.1f} GB/s",
+                            context_.limits["host_copy_gbytes_per_s"].get<double>());
+    }
+    if (context_.limits.contains("device_copy_gbytes_per_s")) {
+      limits += fmt::format("  device copy {:.1f} GB/s",
+                            context_.limits["device_copy_gbytes_per_s"].get<double>());
+    }
+    fmt::print(out_, "host {} ({} cores)  {}{}\n\n", context_.host.value("cpu", "?"),
+               context_.host.value("cores", 0), gpus, limits);
+
+    fmt::print(out_, "{:<8} {:<18} {:<8} {:>4} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7}",
+               "family", "variant", "backend", "step", "median", "min", "max", "xfer%",
+               "GFLOP/s", "GB/s", "%limit");
+    if (ladder) fmt::print(out_, " {:>8} {:>8}", "vs 1st", "vs prev");
+    fmt::print(out_, "  {:<11} {}\n", "status", "note");
+
+    auto dash = [](bool have, auto&& f) { return have ? f() : std::string("-"); };
+    for (const auto& r : results_) {
+      const bool timed = !r.times_s.empty();
+      fmt::print(out_, "{:<8} {:<18} {:<8} {:>4} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7}",
+                 r.variant->family, r.variant->name, to_string(r.variant->backend),
+                 r.variant->step,
+                 dash(timed, [&] { return format_seconds(r.median_s); }),
+                 dash(timed, [&] { return format_seconds(r.min_s); }),
+                 dash(timed, [&] { return format_seconds(r.max_s); }),
+                 dash(timed && r.transfer_share().has_value(),
+                      [&] { return fmt::format("{:.1f}", 100 * *r.transfer_share()); }),
+                 dash(timed && r.gflops > 0, [&] { return fmt::format("{:.2f}", r.gflops); }),
+                 dash(timed && r.gbytes_per_s > 0,
+                      [&] { return fmt::format("{:.1f}", r.gbytes_per_s); }),
+                 dash(r.limit_fraction.has_value(),
+                      [&] { return fmt::format("{:.1f}", 100 * *r.limit_fraction); }));
+      if (ladder) {
+        fmt::print(out_, " {:>8} {:>8}",
+                   dash(r.speedup_vs_first.has_value(),
+                        [&] { return fmt::format("{:.2f}x", *r.speedup_vs_first); }),
+                   dash(r.speedup_vs_previous.has_value(),
+                        [&] { return fmt::format("{:.2f}x", *r.speedup_vs_previous); }));
+      }
+      std::string note = outputs_text(r.outputs);
+      for (const auto& extra : {r.note, r.error}) {
+        if (!extra.empty()) note += (note.empty() ? "" : "; ") + extra;
+      }
+      fmt::print(out_, "  {:<11} {}\n", to_string(r.status), note);
+    }
+    fmt::print(out_, "\nmedian/min/max over the timed runs; xfer% = share of a run spent moving "
+                     "data (measured alone); %limit = GB/s over the copy bandwidth where it ran\n");
+  }
+
+ private:
+  std::ostream& out_;
+  ReportContext context_;
+  std::vector<Result> results_;
+};
+
+class JsonReporter : public Reporter {
+ public:
+  explicit JsonReporter(std::ostream& out) : out_(out) {}
+  void report_context(const ReportContext& context) override {
+    document_["schema"] = "acclab.run/1";
+    document_["command"] = context.command;
+    document_["workload"] = context.workload;
+    document_["preset"] = context.preset;
+    document_["host"] = context.host;
+    document_["devices"] = context.devices;
+    document_["compiler"] = context.compiler;
+    document_["limits"] = context.limits;
+    document_["results"] = nlohmann::json::array();
+  }
+  void report_runs(const std::vector<Result>& results) override {
+    for (const auto& r : results) document_["results"].push_back(result_to_json(r));
+  }
+  void finalize() override { out_ << document_.dump(2) << '\n'; }
+
+ private:
+  std::ostream& out_;
+  nlohmann::json document_ = nlohmann::json::object();
+};
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+class CsvReporter : public Reporter {
+ public:
+  explicit CsvReporter(std::ostream& out) : out_(out) {}
+  void report_context(const ReportContext&) override {}
+  void report_runs(const std::vector<Result>& results) override {
+    results_.insert(results_.end(), results.begin(), results.end());
+  }
+  void finalize() override {
+    static const char* columns[] = {
+        "workload", "variant", "backend", "family", "step", "params", "reps", "min_s",
+        "median_s", "max_s", "setup_s", "transfer_s", "transfer_share", "copy_out_s", "gflops",
+        "gbytes_per_s", "limit_fraction", "speedup_vs_first", "speedup_vs_previous", "status",
+        "error", "note"};
+    std::string header;
+    for (const char* c : columns) header += (header.empty() ? "" : ",") + std::string(c);
+    out_ << header << '\n';
+    for (const auto& r : results_) {
+      auto j = result_to_json(r);
+      std::string line;
+      for (const char* c : columns) {
+        std::string key = c;
+        std::string value;
+        if (key == "min_s" || key == "median_s" || key == "max_s") {
+          value = j["time_s"][key.substr(0, key.size() - 2)].dump();
+        } else if (key == "family" || key == "speedup_vs_first" || key == "speedup_vs_previous") {
+          value = j.value(key, nlohmann::json()).dump();
+        } else if (key == "params") {
+          value = j["params"].dump();
+        } else {
+          const auto& v = j[key];
+          value = v.is_string() ? v.get<std::string>() : v.dump();
+        }
+        if (value == "null") value.clear();
+        line += (line.empty() ? "" : ",") + csv_field(value);
+      }
+      out_ << line << '\n';
+    }
+  }
+
+ private:
+  std::ostream& out_;
+  std::vector<Result> results_;
+};
+
+}  // namespace
+
+nlohmann::json result_to_json(const Result& r) {
+  const bool timed = !r.times_s.empty();
+  nlohmann::json j = {
+      {"workload", r.variant->workload},
+      {"variant", r.variant->name},
+      {"backend", to_string(r.variant->backend)},
+      {"family", r.variant->family},
+      {"step", r.variant->step},
+      {"params", r.params.json()},
+      {"reps", r.reps},
+      {"place", r.place == Place::gpu ? "gpu" : "host"},
+      {"time_s", timed ? nlohmann::json{{"min", r.min_s}, {"median", r.median_s}, {"max", r.max_s}}
+                       : nlohmann::json{{"min", nullptr}, {"median", nullptr}, {"max", nullptr}}},
+      {"times_s", r.times_s},
+      {"setup_s", timed ? nlohmann::json(r.setup_s) : nlohmann::json(nullptr)},
+      {"transfer_s", optional_json(r.transfer_s)},
+      {"transfer_share", optional_json(r.transfer_share())},
+      {"copy_out_s", timed ? nlohmann::json(r.copy_out_s) : nlohmann::json(nullptr)},
+      {"gflops", timed ? nlohmann::json(r.gflops) : nlohmann::json(nullptr)},
+      {"gbytes_per_s", timed ? nlohmann::json(r.gbytes_per_s) : nlohmann::json(nullptr)},
+      {"limit_gbytes_per_s", optional_json(r.limit_gbytes_per_s)},
+      {"limit_fraction", optional_json(r.limit_fraction)},
+      {"status", to_string(r.status)},
+      {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
+      {"note", r.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.note)},
+      {"verification", r.verification.empty() ? nlohmann::json(nullptr)
+                                              : nlohmann::json(r.verification)},
+      {"outputs", r.outputs},
+  };
+  if (r.speedup_vs_first) j["speedup_vs_first"] = *r.speedup_vs_first;
+  if (r.speedup_vs_previous) j["speedup_vs_previous"] = *r.speedup_vs_previous;
+  return j;
+}
+
+std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream& out) {
+  if (format == "table") return std::make_unique<TableReporter>(out);
+  if (format == "json") return std::make_unique<JsonReporter>(out);
+  if (format == "csv") return std::make_unique<CsvReporter>(out);
+  throw UsageError(fmt::format("--format {}: expected table, json or csv", format));
+}
+
+}  // namespace acclab

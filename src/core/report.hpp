@@ -1,0 +1,43 @@
+// Reporters: the same results as a readable table, as JSON (schema acclab.run/1) or as CSV.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/runner.hpp"
+
+namespace acclab {
+
+struct ReportContext {
+  std::string command;   // "run" or "ladder"
+  std::string workload;
+  std::string preset;
+  nlohmann::json host = nlohmann::json::object();
+  nlohmann::json devices = nlohmann::json::array();
+  nlohmann::json compiler = nlohmann::json::object();
+  nlohmann::json limits = nlohmann::json::object();
+};
+
+// Shaped like Google Benchmark's reporters: context first, then the runs, then finalize.
+// Nothing is promised to reach the stream before finalize().
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  virtual void report_context(const ReportContext& context) = 0;
+  virtual void report_runs(const std::vector<Result>& results) = 0;
+  virtual void finalize() = 0;
+};
+
+// format: table, json or csv. Throws UsageError for another format.
+std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream& out);
+
+nlohmann::json result_to_json(const Result& result);
+
+// "12.3 ms", "456 µs", "1.23 s".
+std::string format_seconds(double seconds);
+
+}  // namespace acclab

@@ -1,0 +1,173 @@
+#include "core/runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace acclab {
+
+const char* to_string(Status status) {
+  switch (status) {
+    case Status::verified: return "verified";
+    case Status::failed: return "failed";
+    case Status::unavailable: return "unavailable";
+  }
+  return "?";
+}
+
+namespace {
+
+template <typename F>
+double seconds_of(F&& work) {
+  auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const auto n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024)); }
+
+}  // namespace
+
+std::optional<std::string> Runner::unavailable_reason(const Variant& variant) {
+  if (variant.backend == Backend::cuda && !machine_.cuda_available()) {
+    return "no CUDA GPU on this machine";
+  }
+  return std::nullopt;
+}
+
+Place Runner::place_of(const Variant& variant) {
+  switch (variant.backend) {
+    case Backend::cuda: return Place::gpu;
+    case Backend::openacc: return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
+    default: return Place::host;
+  }
+}
+
+void Runner::check_memory(const Variant& variant, const Workload& workload,
+                          const Params& params) {
+  if (workload.host_bytes) {
+    const double need = workload.host_bytes(params);
+    const double have = machine_.host().available_bytes;
+    if (have > 0 && need > have) {
+      throw UsageError(fmt::format("{} with {}: needs {} of host memory, {} available",
+                                   variant.id(), params.json().dump(), gib(need), gib(have)));
+    }
+  }
+  if (workload.device_bytes && place_of(variant) == Place::gpu && !machine_.gpus().empty()) {
+    const double need = workload.device_bytes(params);
+    const double have = machine_.gpus().front().free_bytes;
+    if (have > 0 && need > have) {
+      throw UsageError(fmt::format("{} with {}: needs {} of device memory, {} free on {}",
+                                   variant.id(), params.json().dump(), gib(need), gib(have),
+                                   machine_.gpus().front().name));
+    }
+  }
+}
+
+Result Runner::run(const Variant& variant, const Workload& workload, const Params& params,
+                   const RunOptions& options) {
+  Result result;
+  result.variant = &variant;
+  result.params = params;
+  result.reps = options.reps;
+  if (auto reason = unavailable_reason(variant)) {
+    result.status = Status::unavailable;
+    result.note = *reason;
+    return result;
+  }
+  check_memory(variant, workload, params);
+  result.place = place_of(variant);
+  if (variant.backend == Backend::openacc && result.place == Place::host) {
+    result.note = "no GPU: OpenACC ran on the host";
+  }
+  auto progress = [&](const std::string& what) {
+    if (options.progress) options.progress(fmt::format("{}: {}", variant.id(), what));
+  };
+
+  try {
+    auto instance = variant.factory(params);
+    progress("setup");
+    result.setup_s = seconds_of([&] { instance->setup(); });
+    progress("warm-up");
+    instance->run();
+    // Transfers alone come before the timed runs: they may leave garbage in host arrays that
+    // the next run() overwrites, and the last timed run leaves the results for verify().
+    std::vector<double> transfer_times;
+    for (int rep = 0; rep < std::min(options.reps, 3); ++rep) {
+      progress("transfers alone");
+      bool moved = true;
+      double t = seconds_of([&] { moved = instance->transfers_only(); });
+      if (!moved) break;
+      transfer_times.push_back(t);
+    }
+    if (!transfer_times.empty()) result.transfer_s = median_of(transfer_times);
+    for (int rep = 0; rep < options.reps; ++rep) {
+      progress(fmt::format("run {}/{}", rep + 1, options.reps));
+      result.times_s.push_back(seconds_of([&] { instance->run(); }));
+    }
+    progress("copy out");
+    result.copy_out_s = seconds_of([&] { instance->finish(); });
+    if (options.corrupt_result) instance->corrupt_result();
+    auto check = instance->verify();
+    result.status = check.ok ? Status::verified : Status::failed;
+    result.verification = check.detail;
+    result.outputs = check.outputs;
+    if (!check.ok) result.error = check.detail;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    result.status = Status::failed;
+    result.error = e.what();
+  }
+
+  if (!result.times_s.empty()) {
+    auto sorted = result.times_s;
+    std::sort(sorted.begin(), sorted.end());
+    result.min_s = sorted.front();
+    result.max_s = sorted.back();
+    result.median_s = median_of(sorted);
+    if (result.median_s > 0) {
+      if (variant.model.flops) result.gflops = variant.model.flops(params) / result.median_s / 1e9;
+      if (variant.model.bytes) {
+        result.gbytes_per_s = variant.model.bytes(params) / result.median_s / 1e9;
+      }
+    }
+    if (variant.model.resource == Resource::memory_bandwidth) {
+      result.limit_gbytes_per_s = result.place == Place::gpu
+                                      ? machine_.device_copy_gbytes_per_s()
+                                      : std::optional<double>(machine_.host_copy_gbytes_per_s());
+      if (result.limit_gbytes_per_s && *result.limit_gbytes_per_s > 0) {
+        result.limit_fraction = result.gbytes_per_s / *result.limit_gbytes_per_s;
+      }
+    }
+  }
+  return result;
+}
+
+void compute_ladder_speedups(std::vector<Result>& results) {
+  std::map<std::string, const Result*> first, previous;
+  for (auto& r : results) {
+    if (r.status != Status::verified || r.median_s <= 0) continue;
+    const auto& family = r.variant->family;
+    if (first.count(family)) {
+      r.speedup_vs_first = first[family]->median_s / r.median_s;
+      r.speedup_vs_previous = previous[family]->median_s / r.median_s;
+    } else {
+      first[family] = &r;
+      r.speedup_vs_first = 1.0;
+    }
+    previous[family] = &r;
+  }
+}
+
+}  // namespace acclab

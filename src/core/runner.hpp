@@ -1,0 +1,79 @@
+// Runs one variant: set up, warm up, time, measure transfers, copy out, verify.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/machine.hpp"
+#include "core/registry.hpp"
+
+namespace acclab {
+
+enum class Status { verified, failed, unavailable };
+const char* to_string(Status status);
+
+struct RunOptions {
+  int reps = 5;
+  bool corrupt_result = false;  // tests only: perturb the result before verification
+  // Called now and then during a run with a short description of where it is.
+  std::function<void(const std::string&)> progress;
+};
+
+struct Result {
+  const Variant* variant = nullptr;
+  Params params;
+  Place place = Place::host;
+  int reps = 0;
+  std::vector<double> times_s;  // one per timed run
+  double min_s = 0, median_s = 0, max_s = 0;
+  double setup_s = 0;
+  std::optional<double> transfer_s;  // data movement inside one run, measured alone
+  double copy_out_s = 0;
+  double gflops = 0, gbytes_per_s = 0;
+  std::optional<double> limit_gbytes_per_s;
+  std::optional<double> limit_fraction;
+  Status status = Status::unavailable;
+  std::string error;
+  std::string note;
+  std::string verification;
+  nlohmann::json outputs = nlohmann::json::object();
+  // Filled by the ladder: time of the family's first step, and of the step before, over ours.
+  std::optional<double> speedup_vs_first;
+  std::optional<double> speedup_vs_previous;
+
+  std::optional<double> transfer_share() const {
+    if (!transfer_s || median_s <= 0) return std::nullopt;
+    return std::min(1.0, *transfer_s / median_s);
+  }
+};
+
+class Runner {
+ public:
+  explicit Runner(Machine& machine) : machine_(machine) {}
+
+  // Throws UsageError for a problem that cannot be run here at all (too large for memory).
+  // Every other failure, including an exception from the variant, becomes a failed Result.
+  Result run(const Variant& variant, const Workload& workload, const Params& params,
+             const RunOptions& options);
+
+  // Why the variant cannot run on this machine, or nullopt when it can.
+  std::optional<std::string> unavailable_reason(const Variant& variant);
+
+  // Throws UsageError when the problem would not fit in the host's available memory or, for a
+  // variant that runs on a GPU, in the device's free memory. Called before allocating.
+  void check_memory(const Variant& variant, const Workload& workload, const Params& params);
+
+ private:
+  Place place_of(const Variant& variant);
+  Machine& machine_;
+};
+
+// Fills speedup_vs_first / speedup_vs_previous for results of one ladder (same family, in
+// step order, skipping results that were not verified).
+void compute_ladder_speedups(std::vector<Result>& results);
+
+}  // namespace acclab

@@ -1,0 +1,9 @@
+// Every workload built into acclab, registered explicitly in the order `acclab list` shows.
+#include "core/registry.hpp"
+#include "workloads/vector/vector.hpp"
+
+namespace acclab {
+
+void register_all_workloads(Registry& registry) { vector::register_variants(registry); }
+
+}  // namespace acclab

@@ -1,0 +1,66 @@
+// Course step 04_loop: step 03 plus `loop independent` on every loop, in calc and in the
+// initialisation. The programmer now promises what the compiler could not prove (a, b and c
+// do not overlap), so the loops can be spread over gangs and vector lanes. Data still moves
+// around every call.
+#include "workloads/vector/vector.hpp"
+
+namespace acclab::vector {
+namespace {
+
+void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, float* c) {
+  const std::int64_t n = nx * ny;
+#pragma acc kernels copy(a[0:n], b[0:n], c[0:n])
+#pragma acc loop independent
+  for (std::int64_t j = 0; j < ny; ++j) {
+#pragma acc loop independent
+    for (std::int64_t i = 0; i < nx; ++i) {
+      const std::int64_t ix = i + j * nx;
+      c[ix] += a[ix] + b[ix];
+    }
+  }
+}
+
+class AccLoop : public CourseInstance {
+ public:
+  using CourseInstance::CourseInstance;
+  void run() override {
+    const std::int64_t n = size_.n();
+    float* b = b_.data();
+    float* c = c_.data();
+#pragma acc kernels copyout(b[0:n], c[0:n])
+    {
+#pragma acc loop independent
+      for (std::int64_t i = 0; i < n; ++i) b[i] = b_init;
+#pragma acc loop independent
+      for (std::int64_t i = 0; i < n; ++i) c[i] = 0.0f;
+    }
+    for (std::int64_t step = 0; step < size_.nt; ++step) calc(size_.nx, size_.ny, a_.data(), b, c);
+    double sum = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) sum += c[i];
+    mean_ = sum / static_cast<double>(n);
+  }
+  // The same data clauses with empty regions: copyout(b, c) once, copy(a, b, c) nt times.
+  bool transfers_only() override {
+    const std::int64_t n = size_.n();
+    float* a = a_.data();
+    float* b = b_.data();
+    float* c = c_.data();
+#pragma acc data copyout(b[0:n], c[0:n])
+    {
+    }
+    for (std::int64_t step = 0; step < size_.nt; ++step) {
+#pragma acc data copy(a[0:n], b[0:n], c[0:n])
+      {
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Instance> make_acc_loop(const Params& params) {
+  return std::make_unique<AccLoop>(params);
+}
+
+}  // namespace acclab::vector

@@ -1,0 +1,64 @@
+// Course step 06_present: step 05 with `present(a, b, c)` in calc instead of copy clauses.
+// The data movement is unchanged (the region in run() owns it); calc now states that the
+// arrays must already be on the device, and fails loudly if they are not.
+#include "workloads/vector/vector.hpp"
+
+namespace acclab::vector {
+namespace {
+
+void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, float* c) {
+  const std::int64_t n = nx * ny;
+  // GCC needs array sections here: a bare pointer would name the pointer itself.
+#pragma acc kernels present(a[0:n], b[0:n], c[0:n])
+#pragma acc loop independent
+  for (std::int64_t j = 0; j < ny; ++j) {
+#pragma acc loop independent
+    for (std::int64_t i = 0; i < nx; ++i) {
+      const std::int64_t ix = i + j * nx;
+      c[ix] += a[ix] + b[ix];
+    }
+  }
+}
+
+class AccPresent : public CourseInstance {
+ public:
+  using CourseInstance::CourseInstance;
+  void run() override {
+    const std::int64_t n = size_.n();
+    const float* a = a_.data();
+    float* b = b_.data();
+    float* c = c_.data();
+#pragma acc data copyin(a[0:n]) create(b[0:n]) copyout(c[0:n])
+    {
+#pragma acc kernels present(b[0:n], c[0:n])
+      {
+#pragma acc loop independent
+        for (std::int64_t i = 0; i < n; ++i) b[i] = b_init;
+#pragma acc loop independent
+        for (std::int64_t i = 0; i < n; ++i) c[i] = 0.0f;
+      }
+      for (std::int64_t step = 0; step < size_.nt; ++step) calc(size_.nx, size_.ny, a, b, c);
+    }
+    double sum = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) sum += c[i];
+    mean_ = sum / static_cast<double>(n);
+  }
+  bool transfers_only() override {
+    const std::int64_t n = size_.n();
+    const float* a = a_.data();
+    float* b = b_.data();
+    float* c = c_.data();
+#pragma acc data copyin(a[0:n]) create(b[0:n]) copyout(c[0:n])
+    {
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Instance> make_acc_present(const Params& params) {
+  return std::make_unique<AccPresent>(params);
+}
+
+}  // namespace acclab::vector
