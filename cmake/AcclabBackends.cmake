@@ -28,7 +28,11 @@ if(ACCLAB_ENABLE_OPENACC)
     check_cxx_source_compiles("${_acc_probe}" ACCLAB_GCC_NVPTX_OFFLOAD)
     unset(CMAKE_REQUIRED_LINK_OPTIONS)
     if(ACCLAB_GCC_NVPTX_OFFLOAD)
-      set(_acc_flags ${_offload_flags})
+      # GCC 12's default handling of `kernels` ("parloops") leaves every loop we tried
+      # sequential: one gang of 32 lanes, even under `loop independent`. "decompose" turns
+      # each loop nest marked independent into a parallel region, as the course's compiler
+      # does, and still hands unmarked loops to parloops (which keeps them sequential).
+      set(_acc_flags ${_offload_flags} --param=openacc-kernels=decompose)
       set(ACCLAB_OPENACC_OFFLOAD ON)
     else()
       set(CMAKE_REQUIRED_FLAGS "-fopenacc -foffload=disable")
@@ -36,7 +40,7 @@ if(ACCLAB_ENABLE_OPENACC)
       check_cxx_source_compiles("${_acc_probe}" ACCLAB_GCC_HOST_OPENACC)
       unset(CMAKE_REQUIRED_LINK_OPTIONS)
       if(ACCLAB_GCC_HOST_OPENACC)
-        set(_acc_flags -fopenacc -foffload=disable)
+        set(_acc_flags -fopenacc -foffload=disable --param=openacc-kernels=decompose)
         message(STATUS "acclab: no GCC nvptx offload compiler (gcc-12-offload-nvptx); OpenACC runs on the host only")
       endif()
     endif()

@@ -52,9 +52,17 @@ const Workload& Registry::workload(const std::string& name) const {
 std::vector<const Variant*> Registry::select(const std::string& workload_name,
                                              const std::string& glob) const {
   workload(workload_name);
+  std::vector<std::string> patterns;
+  for (std::size_t start = 0; start <= glob.size();) {
+    auto comma = std::min(glob.find(',', start), glob.size());
+    patterns.push_back(glob.substr(start, comma - start));
+    start = comma + 1;
+  }
   std::vector<const Variant*> selected;
   for (const auto& variant : variants_) {
-    if (variant.workload == workload_name && glob_match(glob, variant.name)) {
+    if (variant.workload != workload_name) continue;
+    if (std::any_of(patterns.begin(), patterns.end(),
+                    [&](const std::string& p) { return glob_match(p, variant.name); })) {
       selected.push_back(&variant);
     }
   }

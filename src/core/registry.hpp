@@ -84,6 +84,9 @@ struct Variant {
   std::string description;
   std::function<std::unique_ptr<Instance>(const Params&)> factory;
   PerfModel model;
+  // Non-empty: the variant cannot run safely on a GPU, for this reason (it is then reported
+  // unavailable there, and still runs where OpenACC falls back to the host).
+  std::string gpu_unavailable_reason;
 
   std::string id() const { return workload + "/" + name; }
 };
@@ -111,8 +114,8 @@ class Registry {
 
   // Throws UsageError naming the workload when it is unknown.
   const Workload& workload(const std::string& name) const;
-  // Variants of `workload` whose name matches the shell glob, in ladder order (family, step).
-  // Throws UsageError when none matches.
+  // Variants of `workload` whose name matches the shell glob (or one of several globs
+  // separated by commas), in ladder order (family, step). Throws UsageError when none matches.
   std::vector<const Variant*> select(const std::string& workload, const std::string& glob) const;
 
  private:

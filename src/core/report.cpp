@@ -164,12 +164,10 @@ class CsvReporter : public Reporter {
         std::string value;
         if (key == "min_s" || key == "median_s" || key == "max_s") {
           value = j["time_s"][key.substr(0, key.size() - 2)].dump();
-        } else if (key == "family" || key == "speedup_vs_first" || key == "speedup_vs_previous") {
-          value = j.value(key, nlohmann::json()).dump();
         } else if (key == "params") {
           value = j["params"].dump();
         } else {
-          const auto& v = j[key];
+          const auto v = j.value(key, nlohmann::json());
           value = v.is_string() ? v.get<std::string>() : v.dump();
         }
         if (value == "null") value.clear();

@@ -42,6 +42,9 @@ std::optional<std::string> Runner::unavailable_reason(const Variant& variant) {
   if (variant.backend == Backend::cuda && !machine_.cuda_available()) {
     return "no CUDA GPU on this machine";
   }
+  if (!variant.gpu_unavailable_reason.empty() && place_of(variant) == Place::gpu) {
+    return variant.gpu_unavailable_reason;
+  }
   return std::nullopt;
 }
 
@@ -109,6 +112,7 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
       double t = seconds_of([&] { moved = instance->transfers_only(); });
       if (!moved) break;
       transfer_times.push_back(t);
+      if (t > 1.0) break;  // long transfers: one measurement is plenty
     }
     if (!transfer_times.empty()) result.transfer_s = median_of(transfer_times);
     for (int rep = 0; rep < options.reps; ++rep) {

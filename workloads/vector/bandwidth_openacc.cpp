@@ -3,9 +3,9 @@
 //   triad_acc          one `parallel loop gang vector` per pass.
 //   dot_acc_reduction  one `parallel loop reduction(+:sum)`: GCC combines the gangs' partial
 //                      sums with atomics, which starves the memory system.
-//   dot_acc_partials   each gang reduces a contiguous chunk with its vector lanes and writes
-//                      one partial sum; a second one-gang pass adds the partials. No gang-level
-//                      reduction, no atomics.
+//   dot_acc_partials   every lane of every gang sums a strided slice into its own partial;
+//                      a one-gang second pass folds the partials, the host adds the last 1024.
+//                      No reduction clause, so no atomics, and a fixed summation order.
 #include <openacc.h>
 
 #include <algorithm>
@@ -15,8 +15,12 @@
 namespace acclab::vector {
 namespace {
 
-// Enough gangs to fill an H200 (132 SMs) several times over; the second pass adds this many.
-constexpr std::int64_t partial_gangs = 4096;
+// dot_acc_partials: 8 gangs of 256 lanes per H200 multiprocessor (132 of them) each keep one
+// partial sum; a second pass of one gang folds them into second_lanes sums for the host.
+constexpr std::int64_t partial_gangs = 132 * 8;
+constexpr std::int64_t partial_vector = 256;
+constexpr std::int64_t partial_lanes = partial_gangs * partial_vector;
+constexpr std::int64_t second_lanes = 1024;
 
 class StreamOpenACC : public StreamInstance {
  public:
@@ -30,7 +34,9 @@ class StreamOpenACC : public StreamInstance {
     float* b = b_.data();
     float* c = c_.data();
     double* partial = partial_.data();
-#pragma acc enter data copyin(b[0:n], c[0:n]) create(a[0:n], partial[0:partial_gangs])
+    double* partial2 = partial2_.data();
+#pragma acc enter data copyin(b[0:n], c[0:n]) \
+    create(a[0:n], partial[0:partial_lanes], partial2[0:second_lanes])
     resident_ = true;
   }
 
@@ -44,7 +50,8 @@ class StreamOpenACC : public StreamInstance {
   }
 
  protected:
-  std::vector<double> partial_ = std::vector<double>(partial_gangs);
+  std::vector<double> partial_ = std::vector<double>(partial_lanes);
+  std::vector<double> partial2_ = std::vector<double>(second_lanes);
 
  private:
   void release() {
@@ -54,7 +61,9 @@ class StreamOpenACC : public StreamInstance {
     float* b = b_.data();
     float* c = c_.data();
     double* partial = partial_.data();
-#pragma acc exit data delete(a[0:n], b[0:n], c[0:n], partial[0:partial_gangs])
+    double* partial2 = partial2_.data();
+#pragma acc exit data delete(a[0:n], b[0:n], c[0:n], partial[0:partial_lanes], \
+                             partial2[0:second_lanes])
     resident_ = false;
   }
   bool resident_ = false;
@@ -96,28 +105,32 @@ class DotAccPartials : public StreamOpenACC {
   explicit DotAccPartials(const Params& params) : StreamOpenACC(params, Kernel::dot) {}
   void run() override {
     const std::int64_t n = size_.n();
-    const std::int64_t chunk = (n + partial_gangs - 1) / partial_gangs;
     const float* b = b_.data();
     const float* c = c_.data();
     double* partial = partial_.data();
+    double* partial2 = partial2_.data();
     for (std::int64_t pass = 0; pass < size_.nt; ++pass) {
-#pragma acc parallel num_gangs(partial_gangs) vector_length(256) \
-    present(b[0:n], c[0:n], partial[0:partial_gangs])
-      {
-#pragma acc loop gang
-        for (std::int64_t g = 0; g < partial_gangs; ++g) {
-          const std::int64_t begin = std::min(n, g * chunk);
-          const std::int64_t end = std::min(n, begin + chunk);
-          double sum = 0.0;
-#pragma acc loop vector reduction(+:sum)
-          for (std::int64_t i = begin; i < end; ++i) sum += double(b[i]) * double(c[i]);
-          partial[g] = sum;
-        }
+      // Lane t sums b[t], b[t + lanes], ...: neighbouring lanes read neighbouring elements.
+#pragma acc parallel loop gang vector num_gangs(partial_gangs) vector_length(partial_vector) \
+    present(b[0:n], c[0:n], partial[0:partial_lanes])
+      for (std::int64_t t = 0; t < partial_lanes; ++t) {
+        double sum = 0.0;
+#pragma acc loop seq
+        for (std::int64_t i = t; i < n; i += partial_lanes) sum += double(b[i]) * double(c[i]);
+        partial[t] = sum;
       }
+      // The same again over the partials, with one gang of second_lanes lanes.
+#pragma acc parallel loop gang vector num_gangs(1) vector_length(second_lanes) \
+    present(partial[0:partial_lanes], partial2[0:second_lanes])
+      for (std::int64_t t = 0; t < second_lanes; ++t) {
+        double sum = 0.0;
+#pragma acc loop seq
+        for (std::int64_t i = t; i < partial_lanes; i += second_lanes) sum += partial[i];
+        partial2[t] = sum;
+      }
+#pragma acc update self(partial2[0:second_lanes])
       double total = 0.0;
-#pragma acc parallel loop vector num_gangs(1) vector_length(1024) reduction(+:total) \
-    present(partial[0:partial_gangs])
-      for (std::int64_t g = 0; g < partial_gangs; ++g) total += partial[g];
+      for (std::int64_t t = 0; t < second_lanes; ++t) total += partial2[t];
       dot_ = total;
     }
   }

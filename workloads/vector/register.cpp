@@ -32,15 +32,18 @@ PerfModel dot_model() {
 void register_variants(Registry& registry) {
   registry.add_workload(make_workload());
   auto add = [&](const char* name, Backend backend, const char* family, int step,
-                 const char* description, auto factory, PerfModel model) {
-    registry.add_variant(
-        {"vector", name, backend, family, step, description, factory, std::move(model)});
+                 const char* description, auto factory, PerfModel model,
+                 const char* gpu_unavailable_reason = "") {
+    registry.add_variant({"vector", name, backend, family, step, description, factory,
+                          std::move(model), gpu_unavailable_reason});
   };
   add("original", Backend::serial, "course", 1, "01 original: the CPU loops, one thread",
       make_original, course_model());
 #ifdef ACCLAB_HAVE_OPENACC
   add("acc_kernels", Backend::openacc, "course", 2,
-      "02 kernels: one `kernels` directive, no data clauses", make_acc_kernels, course_model());
+      "02 kernels: one `kernels` directive, no data clauses", make_acc_kernels, course_model(),
+      "C pointers carry no size: kernels maps the pointers alone and the GPU would read host "
+      "addresses (an illegal memory access; the course's compiler refuses to build it)");
   add("acc_kernels_copy", Backend::openacc, "course", 3,
       "03 kernels+copy: copy(a,b,c) around every calc", make_acc_kernels_copy, course_model());
   add("acc_loop", Backend::openacc, "course", 4,
