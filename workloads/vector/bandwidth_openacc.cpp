@@ -1,6 +1,7 @@
 // Triad and dot with OpenACC, data resident on the device for all passes (entered in setup,
 // copied back in finish), so that each pass measures device memory bandwidth alone.
-//   triad_acc          one `parallel loop gang vector` per pass.
+//   triad_acc          one `parallel loop gang vector` per pass over a fixed set of lanes,
+//                      each lane striding through the arrays.
 //   dot_acc_reduction  one `parallel loop reduction(+:sum)`: GCC combines the gangs' partial
 //                      sums with atomics, which starves the memory system.
 //   dot_acc_partials   every lane of every gang sums a strided slice into its own partial;
@@ -15,8 +16,9 @@
 namespace acclab::vector {
 namespace {
 
-// dot_acc_partials: 8 gangs of 256 lanes per H200 multiprocessor (132 of them) each keep one
-// partial sum; a second pass of one gang folds them into second_lanes sums for the host.
+// Lanes of the strided loops: 8 gangs of 256 lanes per H200 multiprocessor (132 of them).
+// dot_acc_partials keeps one partial sum per lane; a second pass of one gang folds them into
+// second_lanes sums for the host.
 constexpr std::int64_t partial_gangs = 132 * 8;
 constexpr std::int64_t partial_vector = 256;
 constexpr std::int64_t partial_lanes = partial_gangs * partial_vector;
@@ -77,9 +79,17 @@ class TriadAcc : public StreamOpenACC {
     float* a = a_.data();
     const float* b = b_.data();
     const float* c = c_.data();
+    // A grid-stride loop written with directives: a fixed number of lanes, each walking the
+    // array with a stride of all lanes. GCC's own split of `parallel loop gang vector` over
+    // n reached 0.75 of copy bandwidth on the H200 (1 GiB arrays); this one keeps every lane
+    // busy with independent loads, as the CUDA triad does.
     for (std::int64_t pass = 0; pass < size_.nt; ++pass) {
-#pragma acc parallel loop gang vector vector_length(256) present(a[0:n], b[0:n], c[0:n])
-      for (std::int64_t i = 0; i < n; ++i) a[i] = b[i] + triad_scalar * c[i];
+#pragma acc parallel loop gang vector num_gangs(partial_gangs) vector_length(partial_vector) \
+    present(a[0:n], b[0:n], c[0:n])
+      for (std::int64_t t = 0; t < partial_lanes; ++t) {
+#pragma acc loop seq
+        for (std::int64_t i = t; i < n; i += partial_lanes) a[i] = b[i] + triad_scalar * c[i];
+      }
     }
   }
 };
