@@ -1,6 +1,13 @@
-// Host memory bandwidth: a copy over all cores, as STREAM's Copy counts it (bytes read plus
-// bytes written). Arrays of 256 MiB each are far larger than any last-level cache.
+// Host memory bandwidth: a copy over all cores, counted as STREAM counts it (bytes read plus
+// bytes written). The stores bypass the cache where the CPU allows it (SSE2 streaming
+// stores), so that the bytes counted are the bytes moved: a plain store would also read each
+// target line first, traffic the count would not see. Arrays of 256 MiB each are far larger
+// than any last-level cache; the best of 10 copies is reported.
 #include <omp.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -22,14 +29,23 @@ double host_copy_gbps() {
     dst[i] = 0;
   }
   double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
+  for (int rep = 0; rep < 10; ++rep) {
     auto start = std::chrono::steady_clock::now();
+#if defined(__SSE2__)
+    // new[] of doubles is 16-byte aligned, as _mm_stream_pd requires.
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < n; i += 2) _mm_stream_pd(dst + i, _mm_load_pd(src + i));
+      _mm_sfence();
+    }
+#else
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+#endif
     std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     best = std::min(best, elapsed.count());
   }
-  // Each element is read once and written once.
   return 2.0 * n * sizeof(double) / best / 1e9;
 }
 
