@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 
@@ -153,14 +154,11 @@ class CsvReporter : public Reporter {
         "median_s", "max_s", "setup_s", "transfer_s", "transfer_share", "copy_out_s", "gflops",
         "gbytes_per_s", "limit_fraction", "speedup_vs_first", "speedup_vs_previous", "status",
         "error", "note"};
-    std::string header;
-    for (const char* c : columns) header += (header.empty() ? "" : ",") + std::string(c);
-    out_ << header << '\n';
+    out_ << fmt::format("{}", fmt::join(columns, ",")) << '\n';
     for (const auto& r : results_) {
       auto j = result_to_json(r);
-      std::string line;
-      for (const char* c : columns) {
-        std::string key = c;
+      std::vector<std::string> fields;
+      for (const std::string key : columns) {
         std::string value;
         if (key == "min_s" || key == "median_s" || key == "max_s") {
           value = j["time_s"][key.substr(0, key.size() - 2)].dump();
@@ -171,8 +169,9 @@ class CsvReporter : public Reporter {
           value = v.is_string() ? v.get<std::string>() : v.dump();
         }
         if (value == "null") value.clear();
-        line += (line.empty() ? "" : ",") + csv_field(value);
+        fields.push_back(csv_field(value));
       }
+      const std::string line = fmt::format("{}", fmt::join(fields, ","));
       out_ << line << '\n';
     }
   }
