@@ -256,9 +256,9 @@ TEST(VectorWorkloadTest, ValidateRejectsSizesItCannotVerifyOrIndex) {
   EXPECT_NE(message.find("ny=2000000"), std::string::npos) << message;
 }
 
-// Known bug (see the report): nx*ny and 3*nt are computed in std::int64_t without overflow
-// checks, so sizes whose product wraps pass validation (then crash, fail or never finish).
-TEST(VectorWorkloadTest, DISABLED_ValidateRejectsSizesWhoseProductOverflows) {
+// nx*ny and 3*nt must be checked without forming a product that overflows std::int64_t:
+// a wrapped size would pass validation, then crash, fail or never finish.
+TEST(VectorWorkloadTest, ValidateRejectsSizesWhoseProductOverflows) {
   EXPECT_NE(validate_error({"nx=4294967296", "ny=4294967296"}), "");  // wraps to 0
   EXPECT_NE(validate_error({"nx=8589934592", "ny=1073741825"}), "");  // wraps negative
   EXPECT_NE(validate_error({"nt=6148914691236517206"}), "");          // 3*nt wraps to 2

@@ -120,9 +120,17 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   auto variants = registry.select(args.workload, args.variant);
 
   Runner runner(machine);
-  if (!has_glob_characters(args.variant)) {
-    if (auto reason = runner.unavailable_reason(*variants.front())) {
-      throw UsageError(fmt::format("--variant {}: {}", args.variant, *reason));
+  // A variant named exactly must run; one reached through a glob may report unavailable.
+  for (const Variant* variant : variants) {
+    auto reason = runner.unavailable_reason(*variant);
+    if (!reason) continue;
+    for (std::size_t start = 0; start <= args.variant.size();) {
+      auto comma = std::min(args.variant.find(',', start), args.variant.size());
+      const std::string pattern = args.variant.substr(start, comma - start);
+      if (!has_glob_characters(pattern) && pattern == variant->name) {
+        throw UsageError(fmt::format("--variant {}: {}: {}", args.variant, variant->name, *reason));
+      }
+      start = comma + 1;
     }
   }
   for (const Variant* variant : variants) {
@@ -265,6 +273,15 @@ int cli_main(int argc, char** argv) {
       "ladder", "run every step of a workload in order, with speedups against step 1");
   add_run_options(ladder, ladder_args);
 
+  // CLI11 answers an unknown command with "A subcommand is required"; name the word instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string command = argv[1];
+    if (command != "list" && command != "info" && command != "run" && command != "ladder") {
+      fmt::print(stderr, "acclab: unknown command '{}' (expected list, info, run or ladder)\n",
+                 command);
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <ranges>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -55,11 +55,15 @@ nlohmann::json parse_param_value(const ParamSpec& spec, const std::string& text,
 Params Params::resolve(const std::vector<ParamSpec>& specs, const std::string& preset,
                        const std::vector<std::string>& overrides) {
   Params params;
+  std::set<std::string> presets;
+  for (const auto& spec : specs) {
+    for (const auto& [name, value] : spec.presets) presets.insert(name);
+  }
   for (const auto& spec : specs) {
     auto found = spec.presets.find(preset);
     if (found == spec.presets.end()) {
       throw UsageError(fmt::format("--preset {}: unknown preset (this workload has {})", preset,
-                                   fmt::join(spec.presets | std::views::keys, ", ")));
+                                   fmt::join(presets, ", ")));
     }
     params.values_[spec.key] =
         parse_param_value(spec, found->second, fmt::format("preset {}", preset));

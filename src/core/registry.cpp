@@ -59,16 +59,19 @@ std::vector<const Variant*> Registry::select(const std::string& workload_name,
     start = comma + 1;
   }
   std::vector<const Variant*> selected;
-  for (const auto& variant : variants_) {
-    if (variant.workload != workload_name) continue;
-    if (std::any_of(patterns.begin(), patterns.end(),
-                    [&](const std::string& p) { return glob_match(p, variant.name); })) {
-      selected.push_back(&variant);
+  for (const auto& pattern : patterns) {
+    bool matched = false;
+    for (const auto& variant : variants_) {
+      if (variant.workload != workload_name || !glob_match(pattern, variant.name)) continue;
+      matched = true;
+      if (std::find(selected.begin(), selected.end(), &variant) == selected.end()) {
+        selected.push_back(&variant);
+      }
     }
-  }
-  if (selected.empty()) {
-    throw UsageError(fmt::format("--variant {}: matches no variant of {} (see acclab list)", glob,
-                                 workload_name));
+    if (!matched) {
+      throw UsageError(fmt::format("--variant {}: '{}' matches no variant of {} (see acclab list)",
+                                   glob, pattern, workload_name));
+    }
   }
   // Families in order of first registration, then steps.
   auto family_rank = [&](const Variant* v) {

@@ -9,8 +9,10 @@
 namespace acclab {
 
 std::string format_seconds(double seconds) {
-  if (seconds >= 1) return fmt::format("{:.3g} s", seconds);
-  if (seconds >= 1e-3) return fmt::format("{:.3g} ms", seconds * 1e3);
+  // Units are chosen on the value as printed (3 significant digits): 0.9996 s is "1 s".
+  if (seconds >= 999.5) return fmt::format("{:.0f} s", seconds);
+  if (seconds >= 0.9995) return fmt::format("{:.3g} s", seconds);
+  if (seconds >= 0.9995e-3) return fmt::format("{:.3g} ms", seconds * 1e3);
   return fmt::format("{:.3g} µs", seconds * 1e6);
 }
 

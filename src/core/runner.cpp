@@ -83,13 +83,13 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
   result.variant = &variant;
   result.params = params;
   result.reps = options.reps;
+  result.place = place_of(variant);
   if (auto reason = unavailable_reason(variant)) {
     result.status = Status::unavailable;
     result.note = *reason;
     return result;
   }
   check_memory(variant, workload, params);
-  result.place = place_of(variant);
   if (variant.backend == Backend::openacc && result.place == Place::host) {
     result.note = "no GPU: OpenACC ran on the host";
   }

@@ -30,15 +30,18 @@ Workload make_workload() {
        .presets = {{"seed", "1000"}, {"small", "10"}, {"large", "20"}}},
   };
   w.validate = [](const Params& params) {
-    const auto s = size_of(params);
-    if (s.n() > (std::int64_t(1) << 34)) {
-      throw UsageError(fmt::format("--set nx={} ny={}: {} elements exceed the 2^34 this "
-                                   "workload indexes", s.nx, s.ny, s.n()));
+    // Checked factor by factor so that nothing below can overflow.
+    constexpr std::int64_t max_elements = std::int64_t(1) << 34;
+    const std::int64_t nx = params.integer("nx"), ny = params.integer("ny");
+    if (nx > max_elements || ny > max_elements / nx) {
+      throw UsageError(fmt::format("--set nx={} ny={}: more than 2^34 elements, the most this "
+                                   "workload indexes", nx, ny));
     }
     // c reaches 3*nt, which must stay an exact float integer for exact verification.
-    if (3 * s.nt > (1 << 24)) {
-      throw UsageError(fmt::format("--set nt={}: above {}, 3*nt is no longer exact in float",
-                                   s.nt, (1 << 24) / 3));
+    const std::int64_t nt = params.integer("nt");
+    if (nt > (1 << 24) / 3) {
+      throw UsageError(fmt::format("--set nt={}: above {}, 3*nt is no longer exact in float", nt,
+                                   (1 << 24) / 3));
     }
   };
   // Three float arrays of n elements on the host, and the same on the device.
