@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -61,29 +63,61 @@ class OutputFile {
   bool committed_ = false;
 };
 
-// A progress line on stderr, only on a terminal and only once a variant has run for 2 s.
+// A progress line on stderr, only on a terminal and only once a variant has run for 2 s. A
+// ticker thread redraws it twice a second, so that one long run still shows time passing.
 class Progress {
  public:
   Progress() : enabled_(isatty(STDERR_FILENO) == 1) {}
-  ~Progress() { clear(); }
-  void start() { start_ = std::chrono::steady_clock::now(); }
+  ~Progress() { stop(); }
+
+  // Starts timing a new variant.
+  void start() {
+    if (!enabled_) return;
+    stop();
+    {
+      std::lock_guard lock(mutex_);
+      start_ = std::chrono::steady_clock::now();
+      what_.clear();
+    }
+    ticker_ = std::jthread([this](std::stop_token stop) {
+      while (!stop.stop_requested()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        draw();
+      }
+    });
+  }
   void update(const std::string& what) {
     if (!enabled_) return;
-    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
-    if (elapsed.count() < 2.0) return;
-    std::fprintf(stderr, "\r\033[K%s (%.0f s)", what.c_str(), elapsed.count());
-    std::fflush(stderr);
-    shown_ = true;
+    std::lock_guard lock(mutex_);
+    what_ = what;
   }
-  void clear() {
+  // Stops the ticker and erases the line.
+  void stop() {
+    if (ticker_.joinable()) {
+      ticker_.request_stop();
+      ticker_.join();
+    }
+    std::lock_guard lock(mutex_);
     if (shown_) std::fprintf(stderr, "\r\033[K");
     shown_ = false;
   }
 
  private:
-  bool enabled_;
+  void draw() {
+    std::lock_guard lock(mutex_);
+    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
+    if (elapsed.count() < 2.0 || what_.empty()) return;
+    std::fprintf(stderr, "\r\033[K%s (%.0f s)", what_.c_str(), elapsed.count());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+
+  const bool enabled_;
+  std::mutex mutex_;
   bool shown_ = false;
+  std::string what_;
   std::chrono::steady_clock::time_point start_;
+  std::jthread ticker_;
 };
 
 struct RunArgs {
@@ -149,7 +183,7 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   for (const Variant* variant : variants) {
     progress.start();
     results.push_back(runner.run(*variant, workload, params, options));
-    progress.clear();
+    progress.stop();
   }
   if (command == "ladder") compute_ladder_speedups(results);
 

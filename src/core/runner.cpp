@@ -122,6 +122,7 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     progress("copy out");
     result.copy_out_s = seconds_of([&] { instance->finish(); });
     if (options.corrupt_result) instance->corrupt_result();
+    progress("verify");
     auto check = instance->verify();
     result.status = check.ok ? Status::verified : Status::failed;
     result.verification = check.detail;
