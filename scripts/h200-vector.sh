@@ -17,6 +17,6 @@ run() {  # run NAME ARGS...: JSON to $out/NAME.json, its command appended to $ou
 "$acclab" info --probe --format json > "$out/info.json"
 run vector_bandwidth_large run vector --preset large --variant 'triad_*,dot_*' --reps 5
 run vector_bandwidth_seed run vector --preset seed --variant 'triad_*,dot_*' --reps 5
-run vector_ladder_seed_nt10 ladder vector --preset seed --set nt=10 --reps 1
+[[ ${SEED_LADDER:-1} == 1 ]] && run vector_ladder_seed_nt10 ladder vector --preset seed --set nt=10 --reps 1
 [[ ${FULL_SEED_LADDER:-0} == 1 ]] && run vector_ladder_seed ladder vector --preset seed \
   --variant 'original,acc_loop,acc_data,acc_present,acc_reduction,cuda' --reps 1
