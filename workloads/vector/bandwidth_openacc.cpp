@@ -17,6 +17,9 @@ namespace acclab::vector {
 namespace {
 
 // Lanes of the strided loops: 8 gangs of 256 lanes per H200 multiprocessor (132 of them).
+// They must stay compile-time constants: with the same count read from a variable, GCC's code
+// fell from 0.84 to 0.61 of copy bandwidth (triad) and from 0.84 to 0.50 (dot) on the H200
+// (bench/results/h200/vector_bandwidth_large_runtime_lanes.json).
 // dot_acc_partials keeps one partial sum per lane; a second pass of one gang folds them into
 // second_lanes sums for the host.
 constexpr std::int64_t partial_gangs = 132 * 8;
@@ -37,10 +40,6 @@ class StreamOpenACC : public StreamInstance {
     float* c = c_.data();
     double* partial = partial_.data();
     double* partial2 = partial2_.data();
-    // The strided loops walk the arrays in lanes_ interleaved slices: one per GPU lane, or one
-    // in all where OpenACC falls back to the (single-threaded) host, where interleaving would
-    // only defeat the caches.
-    lanes_ = acc_get_num_devices(acc_device_nvidia) > 0 ? partial_lanes : 1;
 #pragma acc enter data copyin(b[0:n], c[0:n]) \
     create(a[0:n], partial[0:partial_lanes], partial2[0:second_lanes])
     resident_ = true;
@@ -56,7 +55,6 @@ class StreamOpenACC : public StreamInstance {
   }
 
  protected:
-  std::int64_t lanes_ = partial_lanes;
   std::vector<double> partial_ = std::vector<double>(partial_lanes);
   std::vector<double> partial2_ = std::vector<double>(second_lanes);
 
@@ -88,13 +86,12 @@ class TriadAcc : public StreamOpenACC {
     // array with a stride of all lanes. GCC's own split of `parallel loop gang vector` over
     // n reached 0.75 of copy bandwidth on the H200 (1 GiB arrays); this one keeps every lane
     // busy with independent loads, as the CUDA triad does.
-    const std::int64_t lanes = lanes_;
     for (std::int64_t pass = 0; pass < size_.nt; ++pass) {
 #pragma acc parallel loop gang vector num_gangs(partial_gangs) vector_length(partial_vector) \
     present(a[0:n], b[0:n], c[0:n])
-      for (std::int64_t t = 0; t < lanes; ++t) {
+      for (std::int64_t t = 0; t < partial_lanes; ++t) {
 #pragma acc loop seq
-        for (std::int64_t i = t; i < n; i += lanes) a[i] = b[i] + triad_scalar * c[i];
+        for (std::int64_t i = t; i < n; i += partial_lanes) a[i] = b[i] + triad_scalar * c[i];
       }
     }
   }
@@ -125,15 +122,14 @@ class DotAccPartials : public StreamOpenACC {
     const float* c = c_.data();
     double* partial = partial_.data();
     double* partial2 = partial2_.data();
-    const std::int64_t lanes = lanes_;
     for (std::int64_t pass = 0; pass < size_.nt; ++pass) {
       // Lane t sums b[t], b[t + lanes], ...: neighbouring lanes read neighbouring elements.
 #pragma acc parallel loop gang vector num_gangs(partial_gangs) vector_length(partial_vector) \
     present(b[0:n], c[0:n], partial[0:partial_lanes])
-      for (std::int64_t t = 0; t < lanes; ++t) {
+      for (std::int64_t t = 0; t < partial_lanes; ++t) {
         double sum = 0.0;
 #pragma acc loop seq
-        for (std::int64_t i = t; i < n; i += lanes) sum += double(b[i]) * double(c[i]);
+        for (std::int64_t i = t; i < n; i += partial_lanes) sum += double(b[i]) * double(c[i]);
         partial[t] = sum;
       }
       // The same again over the partials, with one gang of second_lanes lanes.
@@ -142,7 +138,7 @@ class DotAccPartials : public StreamOpenACC {
       for (std::int64_t t = 0; t < second_lanes; ++t) {
         double sum = 0.0;
 #pragma acc loop seq
-        for (std::int64_t i = t; i < lanes; i += second_lanes) sum += partial[i];
+        for (std::int64_t i = t; i < partial_lanes; i += second_lanes) sum += partial[i];
         partial2[t] = sum;
       }
 #pragma acc update self(partial2[0:second_lanes])
