@@ -155,8 +155,8 @@ TEST(RegistryTest, EveryVariantIsComplete) {
     EXPECT_NE(v.factory(params), nullptr);
     ASSERT_TRUE(v.model.flops);
     ASSERT_TRUE(v.model.bytes);
-    EXPECT_GT(v.model.flops(params), 0);
-    EXPECT_GT(v.model.bytes(params), 0);
+    EXPECT_GT(v.model.flops(params, nlohmann::json::object()), 0);
+    EXPECT_GT(v.model.bytes(params, nlohmann::json::object()), 0);
   }
 }
 

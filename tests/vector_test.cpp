@@ -131,8 +131,8 @@ class VectorVariantTest : public ::testing::TestWithParam<std::string> {
 
     // Rates are the performance model over the median time.
     if (r.median_s > 0) {
-      EXPECT_DOUBLE_EQ(r.gflops, variant().model.flops(params) / r.median_s / 1e9);
-      EXPECT_DOUBLE_EQ(r.gbytes_per_s, variant().model.bytes(params) / r.median_s / 1e9);
+      EXPECT_DOUBLE_EQ(r.gflops, variant().model.flops(params, r.outputs) / r.median_s / 1e9);
+      EXPECT_DOUBLE_EQ(r.gbytes_per_s, variant().model.bytes(params, r.outputs) / r.median_s / 1e9);
       if (r.limit_gbytes_per_s && r.limit_fraction) {
         EXPECT_GT(*r.limit_gbytes_per_s, 0);
         EXPECT_DOUBLE_EQ(*r.limit_fraction, r.gbytes_per_s / *r.limit_gbytes_per_s);
@@ -212,7 +212,7 @@ TEST(VectorVariantsTest, CudaIsUnavailableWithoutACudaGpu) {
   Runner runner(machine);
   int cuda_variants = 0;
   for (const auto& v : all().variants()) {
-    if (v.backend != Backend::cuda) continue;
+    if (v.workload != "vector" || v.backend != Backend::cuda) continue;
     ++cuda_variants;
     const Result r = runner.run(v, vector_workload(), vector_params("small", {}), RunOptions{});
     EXPECT_EQ(r.status, Status::unavailable) << v.id();
@@ -419,8 +419,8 @@ class RunnerContractTest : public ::testing::Test {
       return std::make_unique<RecordingInstance>(script_);
     };
     // 2 GFLOP and 4 GB a run, with no machine limit to compare with.
-    variant_.model = {[](const Params&) { return 2e9; }, [](const Params&) { return 4e9; },
-                      Resource::none};
+    variant_.model = {[](const Params&, const nlohmann::json&) { return 2e9; },
+                      [](const Params&, const nlohmann::json&) { return 4e9; }, Resource::none};
   }
   Result run(int reps, bool corrupt = false) {
     RunOptions options;

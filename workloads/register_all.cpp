@@ -1,9 +1,13 @@
 // Every workload built into acclab, registered explicitly in the order `acclab list` shows.
 #include "core/registry.hpp"
+#include "workloads/jacobi2d/jacobi2d.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab {
 
-void register_all_workloads(Registry& registry) { vector::register_variants(registry); }
+void register_all_workloads(Registry& registry) {
+  vector::register_variants(registry);
+  jacobi2d::register_variants(registry);
+}
 
 }  // namespace acclab

@@ -65,6 +65,7 @@ Params Params::resolve(const std::vector<ParamSpec>& specs, const std::string& p
       throw UsageError(fmt::format("--preset {}: unknown preset (this workload has {})", preset,
                                    fmt::join(presets, ", ")));
     }
+    if (found->second.empty()) continue;  // optional, unset in this preset
     params.values_[spec.key] =
         parse_param_value(spec, found->second, fmt::format("preset {}", preset));
   }

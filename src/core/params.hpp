@@ -15,6 +15,7 @@ enum class ParamType { integer, real, text };
 
 // One parameter of a workload. `presets` maps a preset name (seed, small, large) to the
 // parameter's value in that preset, written as the user would write it after --set key=.
+// An empty value leaves an optional parameter unset (Params::has is false) unless --set gives it.
 struct ParamSpec {
   std::string key;
   ParamType type = ParamType::integer;

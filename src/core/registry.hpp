@@ -35,7 +35,8 @@ struct Verification {
 // One variant set up for one parameter set. The runner calls, in order:
 //   setup() once, run() once untimed (warm-up: GCC JIT-compiles PTX at first launch),
 //   transfers_only() (while it returns true) a few times timed, run() `reps` times timed,
-//   finish() once, verify() once: the results verified are those of the last timed run. The destructor releases everything, whatever was called.
+//   finish() once, verify() once: the results verified are those of the last timed run.
+// reset() comes, untimed, before every run() and every transfers_only(). The destructor releases everything, whatever was called.
 class Instance {
  public:
   virtual ~Instance() = default;
@@ -48,6 +49,11 @@ class Instance {
   // the data movement that step performs on every run. Blocking: the results are complete
   // (on the device for device-resident variants) when it returns. Timed.
   virtual void run() = 0;
+
+  // Restores the state that run() starts from (inputs that a run overwrites), wherever the
+  // variant keeps it: host arrays, or device arrays for variants whose data stays on the
+  // device. Not timed. Blocking.
+  virtual void reset() {}
 
   // Performs only the host<->device data movement that one run() performs, without the
   // computation, and returns true; returns false when run() moves no data. The runner
@@ -68,10 +74,12 @@ class Instance {
 };
 
 // Counts of one run, used to turn times into rates. Every model states its arithmetic next to
-// its code.
+// its code. `outputs` are the verified run's outputs, for work known only afterwards (the
+// sweeps an iterative solver took).
 struct PerfModel {
-  std::function<double(const Params&)> flops;
-  std::function<double(const Params&)> bytes;
+  using Count = std::function<double(const Params& params, const nlohmann::json& outputs)>;
+  Count flops;
+  Count bytes;
   Resource resource = Resource::memory_bandwidth;
 };
 

@@ -1,5 +1,7 @@
 #include "core/report.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
@@ -28,7 +30,10 @@ std::string outputs_text(const nlohmann::json& outputs) {
   for (const auto& [key, value] : outputs.items()) {
     if (!text.empty()) text += ", ";
     if (value.is_number_float()) {
-      text += fmt::format("{} = {:.2f}", key, value.get<double>());
+      // Whole numbers as the course prints its mean (%5.2f), others with 4 significant digits.
+      const double x = value.get<double>();
+      text += x == std::floor(x) && std::abs(x) < 1e15 ? fmt::format("{} = {:.2f}", key, x)
+                                                       : fmt::format("{} = {:.4g}", key, x);
     } else {
       text += fmt::format("{} = {}", key, value.dump());
     }

@@ -102,6 +102,7 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     progress("setup");
     result.setup_s = seconds_of([&] { instance->setup(); });
     progress("warm-up");
+    instance->reset();
     instance->run();
     // Transfers alone come before the timed runs: they may leave garbage in host arrays that
     // the next run() overwrites, and the last timed run leaves the results for verify().
@@ -109,6 +110,7 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     for (int rep = 0; rep < std::min(options.reps, 3); ++rep) {
       progress("transfers alone");
       bool moved = true;
+      instance->reset();
       double t = seconds_of([&] { moved = instance->transfers_only(); });
       if (!moved) break;
       transfer_times.push_back(t);
@@ -117,6 +119,7 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     if (!transfer_times.empty()) result.transfer_s = median_of(transfer_times);
     for (int rep = 0; rep < options.reps; ++rep) {
       progress(fmt::format("run {}/{}", rep + 1, options.reps));
+      instance->reset();
       result.times_s.push_back(seconds_of([&] { instance->run(); }));
     }
     progress("copy out");
@@ -142,9 +145,9 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     result.max_s = sorted.back();
     result.median_s = median_of(sorted);
     if (result.median_s > 0) {
-      if (variant.model.flops) result.gflops = variant.model.flops(params) / result.median_s / 1e9;
+      if (variant.model.flops) result.gflops = variant.model.flops(params, result.outputs) / result.median_s / 1e9;
       if (variant.model.bytes) {
-        result.gbytes_per_s = variant.model.bytes(params) / result.median_s / 1e9;
+        result.gbytes_per_s = variant.model.bytes(params, result.outputs) / result.median_s / 1e9;
       }
     }
     if (variant.model.resource == Resource::memory_bandwidth) {

@@ -1,0 +1,70 @@
+// The seed's second OpenACC version: one data region copy(u0[0:n], u1[0:n]) around all sweeps,
+// the sweep's kernels region saying present(...). The grids cross the bus once each way per
+// solve instead of twice per sweep. (The seed needed static arrays to do this with PGI; array
+// sections on the pointers do it here.)
+#include <cmath>
+
+#include "workloads/jacobi2d/jacobi2d.hpp"
+
+namespace acclab::jacobi2d {
+namespace {
+
+float sweep(const Problem& p, float* in, float* out, bool check) {
+  const std::int64_t rows = p.rows, cols = p.cols, n = p.points();
+  const float c1f = p.c1f, wy2 = p.wy2, hx2 = p.hx2, c2 = p.c2;
+  float change = 0.0f;
+#pragma acc kernels present(in[0:n], out[0:n])
+  {
+#pragma acc loop independent
+    for (std::int64_t ix = 1; ix < rows - 1; ++ix) {
+#pragma acc loop independent
+      for (std::int64_t jy = 1; jy < cols - 1; ++jy) {
+        const std::int64_t k = ix * cols + jy;
+        out[k] = (c1f + wy2 * (in[k - cols] + in[k + cols]) + hx2 * (in[k - 1] + in[k + 1])) * c2;
+      }
+    }
+    if (check) {
+#pragma acc loop independent reduction(max:change)
+      for (std::int64_t ix = 1; ix < rows - 1; ++ix) {
+#pragma acc loop independent reduction(max:change)
+        for (std::int64_t jy = 1; jy < cols - 1; ++jy) {
+          const std::int64_t k = ix * cols + jy;
+          const float d = std::fabs(out[k] - in[k]);
+          change = d > change ? d : change;  // fmaxf is not in nvptx's default libraries
+        }
+      }
+    }
+  }
+  return change;
+}
+
+class AccDataRegion : public JacobiInstance {
+ public:
+  using JacobiInstance::JacobiInstance;
+  void run() override {
+    const std::int64_t n = p_.points();
+    float* u0 = u0_.data();
+    float* u1 = u1_.data();
+#pragma acc data copy(u0[0:n], u1[0:n])
+    {
+      iterate(u0, u1, [&](float* in, float* out, bool check) { return sweep(p_, in, out, check); });
+    }
+  }
+  bool transfers_only() override {
+    const std::int64_t n = p_.points();
+    float* u0 = u0_.data();
+    float* u1 = u1_.data();
+#pragma acc data copy(u0[0:n], u1[0:n])
+    {
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Instance> make_acc_data_region(const Params& params) {
+  return std::make_unique<AccDataRegion>(params);
+}
+
+}  // namespace acclab::jacobi2d

@@ -1,0 +1,117 @@
+// The seed's Jacobi solver for the 2D Poisson equation: laplacian(u) = 4 on a rows x cols float
+// grid over [0, height] x [0, width], u = x^2 + y^2 on the boundary, interior starting at 0.
+// The 5-point stencil is exact for this quadratic, so x^2 + y^2 is also the exact solution of
+// the discrete problem: the iteration converges to it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/registry.hpp"
+
+namespace acclab::jacobi2d {
+
+// Sizes and stencil coefficients, computed once as the seed does (in double, stored as float).
+struct Problem {
+  std::int64_t rows = 0, cols = 0;  // grid points, boundaries included (seed: 8192 x 1024)
+  double height = 0, width = 0;
+  std::int64_t iters = 0;           // sweeps; in tol mode the most sweeps allowed
+  bool tol_mode = false;
+  double tol = 0;                   // stop when max |u_new - u_old| < tol (tol mode)
+  std::int64_t check_every = 1;     // sweeps between two convergence checks (tol mode)
+  bool async = true;                // acc_tuned: queue the sweeps asynchronously
+
+  float hx = 0, wy = 0;   // grid spacing along rows (x) and columns (y)
+  float hx2 = 0, wy2 = 0;
+  float c1f = 0;          // hx^2 * wy^2 * f, with f = -4 (the seed's sign: f = -laplacian)
+  float c2 = 0;           // 1 / (2 (hx^2 + wy^2))
+
+  std::int64_t points() const { return rows * cols; }
+  std::int64_t interior() const { return (rows - 2) * (cols - 2); }
+  // Whether the sweep that has just been done (counting from 1) is followed by a check.
+  bool check_after(std::int64_t sweep) const { return tol_mode && sweep % check_every == 0; }
+};
+Problem problem_of(const Params& params);
+
+Workload make_workload();
+
+// The seed's boundary values and zero interior, for both grids.
+std::vector<float> initial_grid(const Problem& p);
+
+// Spectral radius of the Jacobi iteration on this grid:
+// (wy^2 cos(pi/(rows-1)) + hx^2 cos(pi/(cols-1))) / (hx^2 + wy^2).
+double jacobi_spectral_radius(const Problem& p);
+
+// Bound on max |u - (x^2 + y^2)| once the max-norm change of the last sweep is `residual`.
+// The Jacobi matrix J is symmetric with ||J||_2 = rho, so e_{k+1} = J e_k and
+// u_{k+1} - u_k = (J - I) e_k give ||e_{k+1}||_2 <= rho/(1-rho) ||u_{k+1} - u_k||_2; with
+// ||.||_inf <= ||.||_2 <= sqrt(N) ||.||_inf over the N interior points, and float rounding
+// of at most 4 eps |u|max per point and sweep moving the fixed point by up to
+// sqrt(N) 4 eps |u|max / (1 - rho):
+//   bound = sqrt(N) / (1 - rho) * (rho * residual + 4 eps |u|max).
+double converged_error_bound(const Problem& p, double residual);
+
+// The reference: plain loops, rows [row_begin, row_end) of one sweep from `in` to `out`. When
+// `change` is non-null it receives max |out - in| over those rows.
+void sweep_rows(const Problem& p, const float* in, float* out, std::int64_t row_begin,
+                std::int64_t row_end, float* change);
+// The serial reference's result after `sweeps` sweeps (computed with OpenMP threads over rows:
+// every point's arithmetic is the serial code's, so the result is bit for bit the serial one).
+// Cached: every variant of one run compares against the same grid.
+const std::vector<float>& reference_after(const Problem& p, std::int64_t sweeps);
+
+// Host grids, the result and its verification, shared by every variant.
+class JacobiInstance : public Instance {
+ public:
+  explicit JacobiInstance(const Params& params);
+  void setup() override;
+  // Restores both host grids to the initial state.
+  void reset() override;
+  // iters mode: max |u - serial| <= 4 eps |u|max sweeps (rounding, FMA contraction on GPUs).
+  // tol mode: converged within iters sweeps, and max |u - exact| <= converged_error_bound.
+  Verification verify() override;
+  void corrupt_result() override;
+
+ protected:
+  // Runs the sweeps of one run() with `sweep(in, out, check)` doing one sweep (and, when check
+  // is true, returning max |out - in|), swapping grids in between, stopping early in tol mode.
+  // Leaves result_ pointing to the grid holding the last sweep, and sets sweeps_ and residual_.
+  template <typename Sweep>
+  void iterate(float* u0, float* u1, Sweep&& sweep);
+
+  Problem p_;
+  std::vector<float> initial_, u0_, u1_;
+  const float* result_ = nullptr;  // host grid holding the result once finish() returned
+  std::int64_t sweeps_ = 0;
+  double residual_ = -1;           // last checked max change (tol mode)
+};
+
+template <typename Sweep>
+void JacobiInstance::iterate(float* u0, float* u1, Sweep&& sweep) {
+  sweeps_ = 0;
+  residual_ = -1;
+  for (std::int64_t s = 1; s <= p_.iters; ++s) {
+    const bool check = p_.check_after(s);
+    const float change = sweep(u0, u1, check);
+    std::swap(u0, u1);
+    sweeps_ = s;
+    if (check) {
+      residual_ = change;
+      if (change < p_.tol) break;
+    }
+  }
+  result_ = u0;
+}
+
+std::unique_ptr<Instance> make_serial(const Params& params);
+std::unique_ptr<Instance> make_openmp(const Params& params);
+std::unique_ptr<Instance> make_acc_copy_per_iter(const Params& params);
+std::unique_ptr<Instance> make_acc_data_region(const Params& params);
+std::unique_ptr<Instance> make_acc_gang_vector(const Params& params);
+std::unique_ptr<Instance> make_acc_tuned(const Params& params);
+std::unique_ptr<Instance> make_cuda(const Params& params);
+
+void register_variants(Registry& registry);
+
+}  // namespace acclab::jacobi2d
