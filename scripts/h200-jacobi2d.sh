@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The jacobi2d workload's H200 measurements, as committed in bench/results/h200/.
+# Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh:
+#   OUT=some/folder scripts/h200-jacobi2d.sh
+set -uo pipefail
+export LD_LIBRARY_PATH=$PWD/bundle
+acclab=./bundle/acclab
+out=${OUT:-bench/results/h200}
+mkdir -p "$out"
+run() {  # run NAME ARGS...: JSON to $out/NAME.json, its command appended to $out/commands.txt
+  local name=$1; shift
+  echo "$name.json: acclab $* --format json --out $name.json" >> "$out/commands.txt"
+  echo "== acclab $*"
+  "$acclab" "$@" --format json --out "$out/$name.json"
+  python3 scripts/results-table.py "$out/$name.json"
+}
+if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
+  echo "== launch shapes (GOMP_DEBUG=1, 2 sweeps)"
+  GOMP_DEBUG=1 "$acclab" run jacobi2d --preset seed --set iters=2 --variant 'acc_*' --reps 1 2>&1 |
+    grep "launch gangs" | sed 's/.*kernel //' | sort | uniq -c
+fi
+run jacobi2d_seed ladder jacobi2d --preset seed --reps 5
+run jacobi2d_seed_tuned_sync run jacobi2d --preset seed --variant acc_tuned --set async=0 --reps 5
+run jacobi2d_large ladder jacobi2d --preset large \
+  --variant 'acc_data_region,acc_gang_vector,acc_tuned,cuda' --reps 3
+run jacobi2d_tol ladder jacobi2d --preset small --set tol=1e-5 --set iters=1000000 --reps 3
