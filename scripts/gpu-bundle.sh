@@ -30,7 +30,7 @@ ldd "$binary" | awk '/=> \// {print $3}' | while read -r lib; do
   esac
 done
 # libgomp loads its offload plugin by name at run time: ldd does not list it.
-plugin=$(ldconfig -p | awk '/libgomp-plugin-nvptx.so.1 / {print $NF; exit}')
+plugin=$( (/sbin/ldconfig -p || true) | awk '/libgomp-plugin-nvptx.so.1 / {print $NF; exit}')
 [[ -n $plugin ]] || plugin=/usr/lib/x86_64-linux-gnu/libgomp-plugin-nvptx.so.1
 cp -L "$plugin" "$out/"
 echo "gpu-bundle: $(ls "$out" | tr '\n' ' ')"

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -80,9 +81,11 @@ class Progress {
       what_.clear();
     }
     ticker_ = std::jthread([this](std::stop_token stop) {
-      while (!stop.stop_requested()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        draw();
+      std::unique_lock lock(mutex_);
+      // Wakes every 500 ms to redraw, and at once when stop() asks it to end.
+      while (!wake_.wait_for(lock, stop, std::chrono::milliseconds(500), [] { return false; })) {
+        if (stop.stop_requested()) break;
+        draw(lock);
       }
     });
   }
@@ -103,8 +106,7 @@ class Progress {
   }
 
  private:
-  void draw() {
-    std::lock_guard lock(mutex_);
+  void draw(std::unique_lock<std::mutex>&) {
     std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
     if (elapsed.count() < 2.0 || what_.empty()) return;
     std::fprintf(stderr, "\r\033[K%s (%.0f s)", what_.c_str(), elapsed.count());
@@ -114,6 +116,7 @@ class Progress {
 
   const bool enabled_;
   std::mutex mutex_;
+  std::condition_variable_any wake_;
   bool shown_ = false;
   std::string what_;
   std::chrono::steady_clock::time_point start_;
@@ -340,8 +343,9 @@ int cli_main(int argc, char** argv) {
     fmt::print(stderr, "acclab: {}\n", e.what());
     return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "acclab: internal error: {}\n", e.what());
-    return 3;
+    // Not the user's fault (a device or runtime failure outside any one variant): status 1.
+    fmt::print(stderr, "acclab: error: {}\n", e.what());
+    return 1;
   }
   return 2;
 }

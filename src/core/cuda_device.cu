@@ -38,30 +38,41 @@ std::vector<DeviceInfo> cuda_gpus() {
   return devices;
 }
 
-double cuda_device_copy_gbps() {
-  const size_t bytes = size_t(1) << 30;  // 1 GiB per buffer, far beyond the 60 MB L2
+namespace {
+
+// The probe's buffers and events, released however the probe ends.
+struct CopyProbe {
   void* source = nullptr;
   void* target = nullptr;
-  CUDA_CHECK(cudaMalloc(&source, bytes));
-  CUDA_CHECK(cudaMalloc(&target, bytes));
-  CUDA_CHECK(cudaMemset(source, 1, bytes));
-  cudaEvent_t start, stop;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ~CopyProbe() {
+    if (source) cudaFree(source);
+    if (target) cudaFree(target);
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+};
+
+}  // namespace
+
+double cuda_device_copy_gbps() {
+  const size_t bytes = size_t(1) << 30;  // 1 GiB per buffer, far beyond the 60 MB L2
+  CopyProbe probe;
+  CUDA_CHECK(cudaMalloc(&probe.source, bytes));
+  CUDA_CHECK(cudaMalloc(&probe.target, bytes));
+  CUDA_CHECK(cudaMemset(probe.source, 1, bytes));
+  CUDA_CHECK(cudaEventCreate(&probe.start));
+  CUDA_CHECK(cudaEventCreate(&probe.stop));
   float best_ms = 1e30f;
   for (int rep = 0; rep < 6; ++rep) {
-    CUDA_CHECK(cudaEventRecord(start));
-    CUDA_CHECK(cudaMemcpy(target, source, bytes, cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaEventRecord(stop));
-    CUDA_CHECK(cudaEventSynchronize(stop));
+    CUDA_CHECK(cudaEventRecord(probe.start));
+    CUDA_CHECK(cudaMemcpy(probe.target, probe.source, bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaEventRecord(probe.stop));
+    CUDA_CHECK(cudaEventSynchronize(probe.stop));
     float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, probe.start, probe.stop));
     if (rep > 0) best_ms = std::min(best_ms, ms);
   }
-  CUDA_CHECK(cudaEventDestroy(start));
-  CUDA_CHECK(cudaEventDestroy(stop));
-  CUDA_CHECK(cudaFree(source));
-  CUDA_CHECK(cudaFree(target));
   // Every byte is read once and written once.
   return 2.0 * bytes / (best_ms * 1e-3) / 1e9;
 }

@@ -106,6 +106,10 @@ class TableReporter : public Reporter {
     }
     fmt::print(out_, "\nmedian/min/max over the timed runs; xfer% = share of a run spent moving "
                      "data (measured alone); %limit = GB/s over the copy bandwidth where it ran\n");
+    if (ladder) {
+      fmt::print(out_, "vs 1st / vs prev: speedup against the family's first and previous verified "
+                       "step (unavailable and failed steps are skipped)\n");
+    }
   }
 
  private:
@@ -220,7 +224,10 @@ nlohmann::json result_to_json(const Result& r) {
       {"outputs", r.outputs},
   };
   if (r.speedup_vs_first) j["speedup_vs_first"] = *r.speedup_vs_first;
-  if (r.speedup_vs_previous) j["speedup_vs_previous"] = *r.speedup_vs_previous;
+  if (r.speedup_vs_previous) {
+    j["speedup_vs_previous"] = *r.speedup_vs_previous;
+    j["previous_variant"] = r.previous_variant;
+  }
   return j;
 }
 

@@ -170,6 +170,7 @@ void compute_ladder_speedups(std::vector<Result>& results) {
     if (first.count(family)) {
       r.speedup_vs_first = first[family]->median_s / r.median_s;
       r.speedup_vs_previous = previous[family]->median_s / r.median_s;
+      r.previous_variant = previous[family]->variant->name;
     } else {
       first[family] = &r;
       r.speedup_vs_first = 1.0;

@@ -44,6 +44,7 @@ struct Result {
   // Filled by the ladder: time of the family's first step, and of the step before, over ours.
   std::optional<double> speedup_vs_first;
   std::optional<double> speedup_vs_previous;
+  std::string previous_variant;  // the step speedup_vs_previous compares with (verified ones only)
 
   std::optional<double> transfer_share() const {
     if (!transfer_s || median_s <= 0) return std::nullopt;

@@ -40,8 +40,12 @@ class StreamOpenACC : public StreamInstance {
     float* c = c_.data();
     double* partial = partial_.data();
     double* partial2 = partial2_.data();
+    // a only for the triad, partials only for the dot product.
+    const std::int64_t a_n = kernel_ == Kernel::triad ? n : 0;
+    const std::int64_t partial_n = kernel_ == Kernel::dot ? partial_lanes : 0;
+    const std::int64_t partial2_n = kernel_ == Kernel::dot ? second_lanes : 0;
 #pragma acc enter data copyin(b[0:n], c[0:n]) \
-    create(a[0:n], partial[0:partial_lanes], partial2[0:second_lanes])
+    create(a[0:a_n], partial[0:partial_n], partial2[0:partial2_n])
     resident_ = true;
   }
 
@@ -67,8 +71,11 @@ class StreamOpenACC : public StreamInstance {
     float* c = c_.data();
     double* partial = partial_.data();
     double* partial2 = partial2_.data();
-#pragma acc exit data delete(a[0:n], b[0:n], c[0:n], partial[0:partial_lanes], \
-                             partial2[0:second_lanes])
+    const std::int64_t a_n = kernel_ == Kernel::triad ? n : 0;
+    const std::int64_t partial_n = kernel_ == Kernel::dot ? partial_lanes : 0;
+    const std::int64_t partial2_n = kernel_ == Kernel::dot ? second_lanes : 0;
+#pragma acc exit data delete(a[0:a_n], b[0:n], c[0:n], partial[0:partial_n], \
+                             partial2[0:partial2_n])
     resident_ = false;
   }
   bool resident_ = false;
