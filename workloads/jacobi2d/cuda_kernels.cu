@@ -21,21 +21,14 @@ __global__ void sweep_kernel(Coefficients c, const float* __restrict__ in,
     const float* column = in + jy;
     float up = __ldg(column + (row_begin - 1) * c.cols);
     float centre = __ldg(column + row_begin * c.cols);
-    // Fully unrolled with a constant trip count, so that the loads of all rows can be issued
-    // before the first result is needed (memory-level parallelism), the tail guarded inside.
-#pragma unroll
-    for (int r = 0; r < rows_per_thread; ++r) {
-      const int ix = row_begin + r;
-      if (ix < row_end) {
-        const int k = ix * c.cols + jy;
-        const float down = __ldg(in + k + c.cols);
-        const float v =
-            (c.c1f + c.wy2 * (up + down) + c.hx2 * (__ldg(in + k - 1) + __ldg(in + k + 1))) * c.c2;
-        out[k] = v;
-        if (change) max_change = fmaxf(max_change, fabsf(v - centre));
-        up = centre;
-        centre = down;
-      }
+    for (int ix = row_begin; ix < row_end; ++ix) {
+      const int k = ix * c.cols + jy;
+      const float down = __ldg(in + k + c.cols);
+      const float v = (c.c1f + c.wy2 * (up + down) + c.hx2 * (__ldg(in + k - 1) + __ldg(in + k + 1))) * c.c2;
+      out[k] = v;
+      if (change) max_change = fmaxf(max_change, fabsf(v - centre));
+      up = centre;
+      centre = down;
     }
   }
   if (change) {

@@ -76,18 +76,37 @@ Workload make_workload() {
   };
   w.validate = [](const Params& params) {
     const std::int64_t rows = params.integer("rows"), cols = params.integer("cols");
-    // Indices are 32-bit in the GPU kernels: 2^31 points at most.
-    if (cols > (std::int64_t(1) << 31) / rows) {
-      throw UsageError(fmt::format("--set rows={} cols={}: more than 2^31 grid points", rows, cols));
+    // Indices are 32-bit ints in the GPU kernels: fewer than 2^31 points.
+    constexpr std::int64_t max_points = (std::int64_t(1) << 31) - 1;
+    if (cols > max_points / rows) {
+      throw UsageError(
+          fmt::format("--set rows={} cols={}: 2^31 grid points or more (at most {})", rows, cols,
+                      max_points));
+    }
+    // The float arithmetic must stay in range: spacings squared and their product normal,
+    // u = x^2 + y^2 finite.
+    const Problem p = problem_of(params);
+    const float umax = static_cast<float>(p.height * p.height + p.width * p.width);
+    auto normal = [](float x) { return std::isnormal(x); };
+    if (!normal(p.hx2) || !normal(p.wy2) || !normal(p.c1f) || !normal(p.c2) || !normal(umax)) {
+      throw UsageError(fmt::format(
+          "--set height={} width={}: outside float range on a {}x{} grid (spacing squared {:.3g} "
+          "and {:.3g}, their product {:.3g}, largest u {:.3g})",
+          p.height, p.width, rows, cols, p.hx2, p.wy2, p.hx2 * p.wy2, umax));
+    }
+    if (params.has("tol") && params.integer("check_every") > params.integer("iters")) {
+      throw UsageError(fmt::format("--set check_every={}: more than iters={}, so tol would never "
+                                   "be checked", params.integer("check_every"),
+                                   params.integer("iters")));
     }
     if (params.integer("async") > 1) {
       throw UsageError(fmt::format("--set async={}: expected 0 or 1", params.integer("async")));
     }
   };
-  // Two float grids, plus the initial grid kept for resets and, on the host, the cached
-  // serial reference.
+  // Two float grids and the initial one kept for resets, plus, at verification, the cached
+  // serial reference and the grid it sweeps into.
   w.host_bytes = [](const Params& params) {
-    return 4.0 * sizeof(float) * params.integer("rows") * params.integer("cols");
+    return 5.0 * sizeof(float) * params.integer("rows") * params.integer("cols");
   };
   // Two grids and the initial one on the device.
   w.device_bytes = [](const Params& params) {
@@ -150,10 +169,12 @@ Verification JacobiInstance::verify() {
     const double x = double(ix) * p_.hx;
     for (std::int64_t jy = 0; jy < p_.cols; ++jy) {
       const double y = double(jy) * p_.wy;
-      max_error = std::max(max_error, std::abs(result_[ix * p_.cols + jy] - (x * x + y * y)));
+      const double error = std::abs(result_[ix * p_.cols + jy] - (x * x + y * y));
+      if (!(error <= max_error)) {  // a NaN counts as an infinite error
+        max_error = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
+      }
     }
   }
-  if (std::isnan(max_error)) max_error = std::numeric_limits<double>::infinity();
   v.outputs["sweeps"] = sweeps_;
   v.outputs["max_error"] = max_error;
   const double umax = p_.height * p_.height + p_.width * p_.width;

@@ -1,0 +1,896 @@
+// jacobi2d: the seed's Jacobi sweeps for laplacian(u) = 4 with u = x^2 + y^2 on the boundary.
+//   - the problem's own pieces (coefficients, initial grid, serial reference, spectral radius,
+//     convergence bound, verify()) checked against values computed here, without the harness;
+//   - every registered variant through the real harness (Runner): iters mode against the serial
+//     reference on the small preset and odd sizes, tol mode converging within the stated bound,
+//     failures for too few sweeps and for a corrupted result, the transfer share, async;
+//   - the real binary: reports, ladder speedups, and bad input (status 2, one line).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <numbers>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/machine.hpp"
+#include "core/registry.hpp"
+#include "core/runner.hpp"
+#include "workloads/jacobi2d/jacobi2d.hpp"
+
+namespace acclab {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double float_eps = std::numeric_limits<float>::epsilon();
+
+const Registry& all() {
+  static const Registry registry = [] {
+    Registry r;
+    register_all_workloads(r);
+    return r;
+  }();
+  return registry;
+}
+
+const Workload& jacobi_workload() { return all().workload("jacobi2d"); }
+
+const Variant& jacobi_variant(const std::string& name) {
+  for (const auto& v : all().variants()) {
+    if (v.workload == "jacobi2d" && v.name == name) return v;
+  }
+  throw std::logic_error("no variant jacobi2d/" + name);
+}
+
+std::vector<std::string> jacobi_variant_names() {
+  std::vector<std::string> names;
+  for (const auto& v : all().variants()) {
+    if (v.workload == "jacobi2d") names.push_back(v.name);
+  }
+  return names;
+}
+
+Params jacobi_params(const std::vector<std::string>& overrides,
+                     const std::string& preset = "small") {
+  Params params = Params::resolve(jacobi_workload().params, preset, overrides);
+  jacobi_workload().validate(params);
+  return params;
+}
+
+// max |u| over the grid: u = x^2 + y^2 is largest at the corner (height, width).
+double umax_of(const Params& params) {
+  return params.real("height") * params.real("height") + params.real("width") * params.real("width");
+}
+
+// The documented serial sweep, written here from the formula rather than taken from the
+// workload: u_new = (c1f + wy2*(up + down) + hx2*(left + right)) * c2 on interior points,
+// boundaries untouched. Same float operations in the same order as the seed.
+std::vector<float> serial_by_hand(const jacobi2d::Problem& p, std::int64_t sweeps) {
+  std::vector<float> u = jacobi2d::initial_grid(p), next = u;
+  const std::int64_t R = p.rows, C = p.cols;
+  for (std::int64_t s = 0; s < sweeps; ++s) {
+    for (std::int64_t i = 1; i < R - 1; ++i) {
+      for (std::int64_t j = 1; j < C - 1; ++j) {
+        const float up = u[(i - 1) * C + j], down = u[(i + 1) * C + j];
+        const float left = u[i * C + j - 1], right = u[i * C + j + 1];
+        next[i * C + j] = (p.c1f + p.wy2 * (up + down) + p.hx2 * (left + right)) * p.c2;
+      }
+    }
+    std::swap(u, next);
+  }
+  return u;
+}
+
+// ---- the problem's pieces, without the harness ---------------------------------------------
+
+TEST(JacobiProblemTest, CoefficientsFollowTheSeed) {
+  // rows - 1 = 4 intervals over height 0.5, cols - 1 = 3 over width 3.
+  const auto p = jacobi2d::problem_of(
+      jacobi_params({"rows=5", "cols=4", "height=0.5", "width=3", "iters=7"}));
+  EXPECT_EQ(p.rows, 5);
+  EXPECT_EQ(p.cols, 4);
+  EXPECT_EQ(p.iters, 7);
+  EXPECT_EQ(p.points(), 20);
+  EXPECT_EQ(p.interior(), 6);
+  EXPECT_FALSE(p.tol_mode);
+  EXPECT_FLOAT_EQ(p.hx, 0.125f);
+  EXPECT_FLOAT_EQ(p.wy, 1.0f);
+  EXPECT_FLOAT_EQ(p.hx2, 0.125f * 0.125f);
+  EXPECT_FLOAT_EQ(p.wy2, 1.0f);
+  EXPECT_FLOAT_EQ(p.c1f, -4.0f * 0.125f * 0.125f);  // f = -4
+  EXPECT_FLOAT_EQ(p.c2, static_cast<float>(1.0 / (2.0 * (0.125 * 0.125 + 1.0))));
+  // tol mode only when tol is set; check_every and async come through.
+  const auto t = jacobi2d::problem_of(
+      jacobi_params({"rows=17", "cols=9", "tol=1e-6", "check_every=4", "async=0"}));
+  EXPECT_TRUE(t.tol_mode);
+  EXPECT_DOUBLE_EQ(t.tol, 1e-6);
+  EXPECT_EQ(t.check_every, 4);
+  EXPECT_FALSE(t.async);
+  EXPECT_FALSE(t.check_after(3));
+  EXPECT_TRUE(t.check_after(4));
+  EXPECT_TRUE(jacobi2d::problem_of(jacobi_params({})).async);
+}
+
+TEST(JacobiProblemTest, InitialGridIsTheExactSolutionOnTheBoundaryAndZeroInside) {
+  const auto p = jacobi2d::problem_of(jacobi_params({"rows=7", "cols=5", "height=0.5", "width=3"}));
+  const auto u = jacobi2d::initial_grid(p);
+  ASSERT_EQ(u.size(), 35u);
+  const double umax = 0.5 * 0.5 + 3.0 * 3.0;
+  for (std::int64_t i = 0; i < p.rows; ++i) {
+    for (std::int64_t j = 0; j < p.cols; ++j) {
+      SCOPED_TRACE(testing::Message() << "(" << i << ", " << j << ")");
+      const bool boundary = i == 0 || j == 0 || i == p.rows - 1 || j == p.cols - 1;
+      const double x = 0.5 * double(i) / 6.0, y = 3.0 * double(j) / 4.0;
+      if (boundary) {
+        EXPECT_NEAR(u[i * p.cols + j], x * x + y * y, 4 * float_eps * umax);
+      } else {
+        EXPECT_EQ(u[i * p.cols + j], 0.0f);
+      }
+    }
+  }
+  EXPECT_NEAR(u.back(), umax, 4 * float_eps * umax);  // the corner (height, width)
+}
+
+// The test that does not trust verify(): the serial result computed here from the documented
+// formula, compared bit for bit with the reference every variant is verified against.
+TEST(JacobiProblemTest, SerialReferenceIsTheDocumentedFormula) {
+  for (const std::vector<std::string>& overrides :
+       {std::vector<std::string>{"rows=7", "cols=5", "height=0.5", "width=3"},
+        std::vector<std::string>{"rows=4", "cols=9"}, std::vector<std::string>{"rows=3", "cols=3"}}) {
+    const auto p = jacobi2d::problem_of(jacobi_params(overrides));
+    for (std::int64_t sweeps : {0, 1, 2, 7}) {
+      SCOPED_TRACE(testing::Message() << p.rows << "x" << p.cols << ", " << sweeps << " sweeps");
+      const auto expected = serial_by_hand(p, sweeps);
+      const auto& reference = jacobi2d::reference_after(p, sweeps);
+      ASSERT_EQ(reference.size(), expected.size());
+      for (std::size_t k = 0; k < expected.size(); ++k) {
+        ASSERT_EQ(reference[k], expected[k]) << "at (" << k / p.cols << ", " << k % p.cols << ")";
+      }
+    }
+  }
+  // One point by hand, so that the formula above is not just copied: after one sweep from the
+  // zero interior, (1, 1) sees only its boundary neighbours (0, 1) and (1, 0).
+  const auto p = jacobi2d::problem_of(jacobi_params({"rows=7", "cols=5", "height=0.5", "width=3"}));
+  const auto u0 = jacobi2d::initial_grid(p);
+  const float expected = (p.c1f + p.wy2 * u0[1] + p.hx2 * u0[p.cols]) * p.c2;
+  EXPECT_EQ(jacobi2d::reference_after(p, 1)[p.cols + 1], expected);
+  EXPECT_NE(expected, 0.0f);
+  // A 3x3 grid has one unknown, and the 5-point stencil is exact for x^2 + y^2: one sweep
+  // solves it (x = 0.5, y = 1 at the centre of the default 1 x 2 domain: u = 1.25).
+  const auto q = jacobi2d::problem_of(jacobi_params({"rows=3", "cols=3"}));
+  EXPECT_NEAR(jacobi2d::reference_after(q, 1)[4], 1.25, 8 * float_eps * 5.0);
+}
+
+// jacobi_spectral_radius, checked against its definition: the sweep's error operator
+// J e = c2 (wy2 (e_up + e_down) + hx2 (e_left + e_right)) (zero boundary, no source) has the
+// eigenvector sin(pi i/(rows-1)) sin(pi j/(cols-1)) with the largest eigenvalue. On a grid with
+// rows != cols and hx != wy this also catches wy2 and hx2 paired with the wrong direction.
+TEST(JacobiProblemTest, SpectralRadiusIsTheSweepsLargestEigenvalue) {
+  for (const std::vector<std::string>& overrides :
+       {std::vector<std::string>{"rows=17", "cols=9"},
+        std::vector<std::string>{"rows=5", "cols=31", "height=0.5", "width=3"}}) {
+    const auto p = jacobi2d::problem_of(jacobi_params(overrides));
+    const double rho = jacobi2d::jacobi_spectral_radius(p);
+    SCOPED_TRACE(testing::Message() << p.rows << "x" << p.cols << " rho " << rho);
+    EXPECT_GT(rho, 0.0);
+    EXPECT_LT(rho, 1.0);
+    const std::int64_t R = p.rows, C = p.cols;
+    const double hx2 = p.hx2, wy2 = p.wy2, c2 = 1.0 / (2.0 * (hx2 + wy2));
+    auto e = [&](std::int64_t i, std::int64_t j) {
+      return std::sin(std::numbers::pi * double(i) / double(R - 1)) *
+             std::sin(std::numbers::pi * double(j) / double(C - 1));
+    };
+    for (std::int64_t i = 1; i < R - 1; ++i) {
+      for (std::int64_t j = 1; j < C - 1; ++j) {
+        const double je = c2 * (wy2 * (e(i - 1, j) + e(i + 1, j)) + hx2 * (e(i, j - 1) + e(i, j + 1)));
+        ASSERT_NEAR(je, rho * e(i, j), 1e-12) << "at (" << i << ", " << j << ")";
+      }
+    }
+  }
+}
+
+TEST(JacobiProblemTest, ConvergedErrorBoundIsTheStatedFormula) {
+  const auto p = jacobi2d::problem_of(jacobi_params({"rows=17", "cols=9", "tol=1e-6"}));
+  const double rho = jacobi2d::jacobi_spectral_radius(p);
+  const double umax = 1.0 + 4.0;
+  for (double residual : {0.0, 1e-6, 1e-3}) {
+    const double expected =
+        std::sqrt(15.0 * 7.0) / (1.0 - rho) * (rho * residual + 4 * float_eps * umax);
+    EXPECT_NEAR(jacobi2d::converged_error_bound(p, residual), expected, 1e-12 * expected)
+        << residual;
+  }
+  // Increasing in the residual: a run that stopped below tol is held at least to bound(tol).
+  EXPECT_LT(jacobi2d::converged_error_bound(p, 1e-7), jacobi2d::converged_error_bound(p, 1e-6));
+}
+
+// ---- verify() itself: a JacobiInstance whose result the test can reach ------------------------
+
+class ReachableInstance : public jacobi2d::JacobiInstance {
+ public:
+  using JacobiInstance::JacobiInstance;
+  void run() override {
+    iterate(u0_.data(), u1_.data(), [&](const float* in, float* out, bool check) {
+      float change = 0.0f;
+      jacobi2d::sweep_rows(p_, in, out, 1, p_.rows - 1, check ? &change : nullptr);
+      return change;
+    });
+  }
+  float* result() { return const_cast<float*>(result_); }
+  const jacobi2d::Problem& problem() const { return p_; }
+};
+
+// verify() must accept the serial answer and reject a wrong value at any point, boundaries
+// and the last interior point included, not only at the centre that corrupt_result() touches.
+TEST(JacobiVerifyTest, RejectsAWrongValueAnywhereInTheGrid) {
+  for (const bool tol_mode : {false, true}) {
+    SCOPED_TRACE(tol_mode ? "tol mode" : "iters mode");
+    const Params params =
+        tol_mode ? jacobi_params({"rows=17", "cols=9", "iters=100000", "tol=1e-6"})
+                 : jacobi_params({"rows=37", "cols=23", "iters=7", "height=0.5", "width=3"});
+    ReachableInstance instance(params);
+    instance.setup();
+    instance.reset();
+    instance.run();
+    instance.finish();
+    const auto good = instance.verify();
+    ASSERT_TRUE(good.ok) << good.detail;
+    if (!tol_mode) {
+      const auto expected = serial_by_hand(instance.problem(), 7);
+      EXPECT_TRUE(std::equal(expected.begin(), expected.end(), instance.result()));
+      EXPECT_EQ(good.outputs["max_diff_vs_serial"].get<double>(), 0.0);
+    }
+    const auto& p = instance.problem();
+    // Far above either mode's tolerance (4 eps |u|max sweeps; the bound below 1e-2), far below
+    // the values themselves.
+    const float delta = 0.05f;
+    for (std::int64_t k : {std::int64_t(0), p.cols + 1, p.points() / 2 + 3,
+                           (p.rows - 2) * p.cols + p.cols - 2, p.points() - 1}) {
+      SCOPED_TRACE(testing::Message() << "perturbed (" << k / p.cols << ", " << k % p.cols << ")");
+      float* grid = instance.result();
+      const float saved = grid[k];
+      grid[k] = saved + delta;
+      const auto bad = instance.verify();
+      EXPECT_FALSE(bad.ok) << bad.detail;
+      grid[k] = saved - delta;
+      EXPECT_FALSE(instance.verify().ok) << "too low accepted";
+      if (!tol_mode) {  // tol mode: see TolModeRejectsANaNInTheGrid
+        grid[k] = std::numeric_limits<float>::quiet_NaN();
+        EXPECT_FALSE(instance.verify().ok) << "NaN accepted";
+      }
+      grid[k] = saved;
+    }
+    EXPECT_TRUE(instance.verify().ok);
+  }
+}
+
+// A NaN anywhere in the grid must fail tol-mode verification too: max_error counts it as
+// infinite (a plain std::max would keep the old maximum), whatever the residual says.
+TEST(JacobiVerifyTest, TolModeRejectsANaNInTheGrid) {
+  ReachableInstance instance(jacobi_params({"rows=17", "cols=9", "iters=100000", "tol=1e-6"}));
+  instance.setup();
+  instance.reset();
+  instance.run();
+  instance.finish();
+  ASSERT_TRUE(instance.verify().ok);
+  const auto& p = instance.problem();
+  instance.result()[(p.rows / 2) * p.cols + 2] = std::numeric_limits<float>::quiet_NaN();
+  const auto v = instance.verify();
+  EXPECT_FALSE(v.ok) << v.detail;
+  EXPECT_FALSE(v.outputs["max_error"].get<double>() < 1.0) << v.outputs.dump();
+}
+
+// ---- the workload's own checks ----------------------------------------------------------------
+
+std::string validate_error(const std::vector<std::string>& overrides,
+                           const std::string& preset = "small") {
+  try {
+    jacobi_params(overrides, preset);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(JacobiWorkloadTest, PresetsAreValidAndTheSeedsGrid) {
+  for (const char* preset : {"seed", "small", "large"}) {
+    EXPECT_EQ(validate_error({}, preset), "") << preset;
+    const Params params = jacobi_params({}, preset);
+    EXPECT_FALSE(params.has("tol")) << preset << ": tol is optional and unset";
+  }
+  const Params seed = jacobi_params({}, "seed");
+  EXPECT_EQ(seed.integer("rows"), 8192);
+  EXPECT_EQ(seed.integer("cols"), 1024);
+  EXPECT_EQ(seed.real("height"), 1.0);
+  EXPECT_EQ(seed.real("width"), 2.0);
+  EXPECT_EQ(seed.integer("iters"), 100);
+  const Params large = jacobi_params({}, "large");
+  EXPECT_EQ(large.integer("rows"), 16384);
+  EXPECT_EQ(large.integer("cols"), 16384);
+}
+
+TEST(JacobiWorkloadTest, ValidateRejectsMoreThan2To31PointsWithoutOverflowing) {
+  const std::string message = validate_error({"rows=65536", "cols=32769"});
+  EXPECT_NE(message.find("rows=65536"), std::string::npos) << message;
+  EXPECT_NE(message.find("cols=32769"), std::string::npos) << message;
+  // rows * cols would wrap around in std::int64_t.
+  EXPECT_NE(validate_error({"rows=4294967296", "cols=4294967296"}), "");
+  EXPECT_NE(validate_error({"rows=9223372036854775807", "cols=3"}), "");
+  EXPECT_EQ(validate_error({"rows=3", "cols=715827882"}), "");  // 2^31 - 2 points
+  EXPECT_NE(validate_error({"async=2"}).find("async=2"), std::string::npos);
+}
+
+// acc_tuned indexes with 32-bit ints: exactly 2^31 points would make n = INT_MIN, so
+// validation must refuse rows*cols >= 2^31, not only > 2^31.
+TEST(JacobiWorkloadTest, ValidateRejectsExactly2To31Points) {
+  EXPECT_NE(validate_error({"rows=65536", "cols=32768"}), "");
+}
+
+// ---- every registered variant ---------------------------------------------------------------
+
+class JacobiVariantTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  const Variant& variant() const { return jacobi_variant(GetParam()); }
+
+  bool expect_available() {
+    const Variant& v = variant();
+    if (v.backend == Backend::cuda) return machine_.cuda_available();
+    if (!v.gpu_unavailable_reason.empty()) return !machine_.openacc_runs_on_gpu();
+    return true;
+  }
+
+  Place expected_place() {
+    switch (variant().backend) {
+      case Backend::cuda: return Place::gpu;
+      case Backend::openacc: return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
+      default: return Place::host;
+    }
+  }
+
+  Result run(const Params& params, int reps = 1, bool corrupt = false) {
+    RunOptions options;
+    options.reps = reps;
+    options.corrupt_result = corrupt;
+    return runner_.run(variant(), jacobi_workload(), params, options);
+  }
+
+  // Skips the rest of the test (after checking the unavailable result) where the variant
+  // cannot run. Returns true when skipped.
+  bool skipped_as_unavailable(const Result& r) {
+    if (expect_available()) return false;
+    EXPECT_EQ(r.status, Status::unavailable) << to_string(r.status) << ": " << r.error;
+    EXPECT_FALSE(r.note.empty()) << "an unavailable result says why";
+    EXPECT_TRUE(r.times_s.empty());
+    return true;
+  }
+
+  static Machine& shared_machine() {
+    static Machine machine;
+    return machine;
+  }
+  Machine& machine_ = shared_machine();
+  Runner runner_{machine_};
+};
+
+// One test for all sizes: each test is its own process under ctest, and each process that
+// times a variant measures the host's copy bandwidth once.
+TEST_P(JacobiVariantTest, MatchesSerialOnSmallPresetAndOddSizes) {
+  struct Case {
+    std::vector<std::string> overrides;
+    int reps;
+  };
+  const std::vector<Case> cases = {
+      {{}, 2},                                   // small preset: 258 x 130, 50 sweeps
+      {{"rows=37", "cols=23", "iters=7"}, 1},    // no vector length or block divides these
+      {{"rows=3", "cols=3", "iters=1"}, 1},      // a single interior point
+      {{"rows=5", "cols=130", "iters=3"}, 1},    // few rows, more columns than a 128 block
+      {{"rows=129", "cols=4", "iters=5"}, 1},    // many rows, two interior columns
+      {{"rows=37", "cols=23", "iters=7", "height=0.5", "width=3"}, 1},
+      {{"rows=66", "cols=35", "iters=4", "height=3", "width=0.5"}, 1},
+  };
+  for (const auto& c : cases) {
+    const Params params = jacobi_params(c.overrides);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run(params, c.reps);
+    if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+    ASSERT_EQ(r.status, Status::verified) << r.error;
+    EXPECT_EQ(r.params.json(), params.json());
+    EXPECT_EQ(r.place, expected_place());
+    ASSERT_EQ(r.times_s.size(), static_cast<std::size_t>(c.reps));
+    EXPECT_LE(r.min_s, r.median_s);
+    EXPECT_LE(r.median_s, r.max_s);
+    // The outputs, checked here rather than through verify()'s verdict: every sweep asked for
+    // was done, and the grid is within 4 eps |u|max per sweep of the serial one (bit for bit
+    // for serial itself, which is the reference's own code).
+    const std::int64_t iters = params.integer("iters");
+    ASSERT_TRUE(r.outputs.contains("sweeps")) << r.outputs.dump();
+    EXPECT_EQ(r.outputs["sweeps"].get<std::int64_t>(), iters);
+    ASSERT_TRUE(r.outputs.contains("max_diff_vs_serial")) << r.outputs.dump();
+    const double diff = r.outputs["max_diff_vs_serial"].get<double>();
+    EXPECT_GE(diff, 0.0);
+    EXPECT_LE(diff, 4 * float_eps * umax_of(params) * double(iters));
+    if (variant().backend == Backend::serial) EXPECT_EQ(diff, 0.0);
+    EXPECT_FALSE(r.outputs.contains("residual")) << "iters mode has no residual";
+    ASSERT_TRUE(r.outputs.contains("max_error"));
+    EXPECT_TRUE(std::isfinite(r.outputs["max_error"].get<double>()));
+    if (params.integer("rows") == 3 && params.integer("cols") == 3) {
+      // One unknown and an exact stencil: one sweep lands on x^2 + y^2 up to rounding.
+      EXPECT_LE(r.outputs["max_error"].get<double>(), 8 * float_eps * umax_of(params));
+    }
+    if (variant().backend == Backend::serial || variant().backend == Backend::openmp) {
+      EXPECT_FALSE(r.transfer_s.has_value());
+    }
+    if (c.overrides.empty()) {
+      EXPECT_GT(r.median_s, 0);
+      EXPECT_GT(r.gbytes_per_s, 0);
+      // The model's 8 bytes per interior point and sweep, over the median.
+      EXPECT_DOUBLE_EQ(r.gbytes_per_s, 8.0 * 256 * 128 * 50 / r.median_s / 1e9);
+    }
+  }
+}
+
+// tol mode. Why the bound: the Jacobi iteration matrix J (c2 times the neighbour sum) is
+// symmetric, so ||J||_2 = rho, its spectral radius (checked above). With e_k = u_k - exact,
+// e_{k+1} = J e_k and u_{k+1} - u_k = (J - I) e_k, so ||e_{k+1}||_2 <= rho ||e_k||_2 and
+// ||e_k||_2 <= ||u_{k+1} - u_k||_2 / (1 - rho), giving
+// ||e_{k+1}||_2 <= rho / (1 - rho) ||u_{k+1} - u_k||_2. Over the N interior points
+// ||.||_inf <= ||.||_2 <= sqrt(N) ||.||_inf turns the max-norm residual r into
+// max |e| <= sqrt(N) rho r / (1 - rho); float rounding of at most 4 eps |u|max per point and
+// sweep moves the fixed point by up to sqrt(N) 4 eps |u|max / (1 - rho). Hence
+//   max |u - (x^2 + y^2)| <= sqrt(N) / (1 - rho) * (rho * r + 4 eps |u|max)
+// = jacobi2d::converged_error_bound. On 17 x 9 (N = 105, rho ~ 0.977) with r < 1e-6 it is
+// about 1.5e-3: asserted below 1e-2, so passing it means the answer is close to exact.
+TEST_P(JacobiVariantTest, TolModeConvergesWithinTheStatedBoundOrFailsWithTooFewSweeps) {
+  const Params params =
+      jacobi_params({"rows=17", "cols=9", "iters=100000", "check_every=10", "tol=1e-6"});
+  const auto p = jacobi2d::problem_of(params);
+  ASSERT_LT(jacobi2d::converged_error_bound(p, 1e-6), 1e-2) << "the bound would mean nothing";
+  const Result r = run(params);
+  if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+  ASSERT_EQ(r.status, Status::verified) << r.error;
+  ASSERT_TRUE(r.outputs.contains("residual")) << r.outputs.dump();
+  ASSERT_TRUE(r.outputs.contains("sweeps")) << r.outputs.dump();
+  ASSERT_TRUE(r.outputs.contains("max_error")) << r.outputs.dump();
+  const double residual = r.outputs["residual"].get<double>();
+  const auto sweeps = r.outputs["sweeps"].get<std::int64_t>();
+  const double max_error = r.outputs["max_error"].get<double>();
+  EXPECT_GE(residual, 0.0);
+  EXPECT_LT(residual, 1e-6);
+  EXPECT_GT(sweeps, 0);
+  EXPECT_LT(sweeps, 100000) << "converged long before the sweep limit";
+  EXPECT_TRUE(sweeps % 10 == 0 || sweeps == 100000) << sweeps;
+  EXPECT_LE(max_error, jacobi2d::converged_error_bound(p, residual));
+  EXPECT_FALSE(r.outputs.contains("max_diff_vs_serial"));
+  // The sweep count must have cut short at a check, not run a fixed number: the model's
+  // bytes follow the sweeps actually done.
+  if (r.median_s > 0) {
+    EXPECT_DOUBLE_EQ(r.gbytes_per_s, 8.0 * 15 * 7 * double(sweeps) / r.median_s / 1e9);
+  }
+
+  // Too few sweeps to get anywhere near tol: a failure that says so, not a verified result.
+  // (In this test rather than its own: every test process measures the host's bandwidth.)
+  const Params short_params = jacobi_params({"rows=17", "cols=9", "iters=20", "tol=1e-9"});
+  SCOPED_TRACE(short_params.json().dump());
+  const Result f = run(short_params);
+  EXPECT_EQ(f.status, Status::failed);
+  EXPECT_NE(f.error.find("not converged"), std::string::npos) << f.error;
+  EXPECT_EQ(f.outputs.value("sweeps", std::int64_t(-1)), 20) << f.outputs.dump();
+  EXPECT_GE(f.outputs.value("residual", -1.0), 1e-9) << f.outputs.dump();
+  EXPECT_EQ(f.times_s.size(), 1u) << "timed: the failure is in the answer, not in the run";
+}
+
+TEST_P(JacobiVariantTest, CorruptResultFailsVerification) {
+  for (const std::vector<std::string>& overrides :
+       {std::vector<std::string>{"rows=37", "cols=23", "iters=7"},
+        std::vector<std::string>{"rows=3", "cols=3", "iters=1"}}) {
+    const Params params = jacobi_params(overrides);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run(params, 1, /*corrupt=*/true);
+    if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+    EXPECT_EQ(r.status, Status::failed);
+    EXPECT_NE(r.error.find("serial"), std::string::npos) << r.error;
+    EXPECT_GE(r.outputs.value("max_diff_vs_serial", 0.0), 0.5) << r.outputs.dump();
+    EXPECT_EQ(r.times_s.size(), 1u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllJacobiVariants, JacobiVariantTest,
+                         ::testing::ValuesIn(jacobi_variant_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+TEST(JacobiLadderTest, TheIssuesVariantsAreRegisteredInOrder) {
+  std::vector<std::string> expected = {"serial", "openmp"};
+#ifdef ACCLAB_HAVE_OPENACC
+  for (const char* name : {"acc_copy_per_iter", "acc_data_region", "acc_gang_vector", "acc_tuned"}) {
+    expected.push_back(name);
+  }
+#endif
+#ifdef ACCLAB_HAVE_CUDA
+  expected.push_back("cuda");
+#endif
+  EXPECT_EQ(jacobi_variant_names(), expected);
+  int step = 0;
+  for (const auto& name : jacobi_variant_names()) {
+    const Variant& v = jacobi_variant(name);
+    EXPECT_EQ(v.family, "jacobi") << name;
+    EXPECT_GT(v.step, step) << name;
+    step = v.step;
+  }
+}
+
+// ---- transfer share, async --------------------------------------------------------------------
+
+// The seed's lesson: copying per sweep (or per solve) is data movement a run pays for; the
+// resident variants pay it once, outside the timed runs, and host-only ones never.
+TEST(JacobiTransferTest, OnlyVariantsThatCopyInsideARunReportTransferTime) {
+#ifndef ACCLAB_HAVE_OPENACC
+  GTEST_SKIP() << "no OpenACC variants in this build";
+#endif
+  Machine machine;
+  Runner runner(machine);
+  const Params params = jacobi_params({"rows=37", "cols=23", "iters=7"});
+  RunOptions options;
+  options.reps = 2;
+  const std::set<std::string> copying = {"acc_copy_per_iter", "acc_data_region"};
+  int checked = 0;
+  for (const auto& name : jacobi_variant_names()) {
+    SCOPED_TRACE(name);
+    const Result r = runner.run(jacobi_variant(name), jacobi_workload(), params, options);
+    if (r.status == Status::unavailable) {
+      EXPECT_EQ(jacobi_variant(name).backend, Backend::cuda) << r.note;
+      continue;
+    }
+    ASSERT_EQ(r.status, Status::verified) << r.error;
+    ++checked;
+    if (copying.count(name)) {
+      ASSERT_TRUE(r.transfer_s.has_value());
+      EXPECT_GE(*r.transfer_s, 0.0);
+      ASSERT_TRUE(r.transfer_share().has_value());
+      EXPECT_LE(*r.transfer_share(), 1.0);
+    } else {
+      EXPECT_FALSE(r.transfer_s.has_value());
+      EXPECT_FALSE(r.transfer_share().has_value());
+    }
+  }
+  EXPECT_GE(checked, 6);
+}
+
+TEST(JacobiAsyncTest, AccTunedVerifiesQueuedAndSynchronous) {
+#ifndef ACCLAB_HAVE_OPENACC
+  GTEST_SKIP() << "no OpenACC variants in this build";
+#endif
+  Machine machine;
+  Runner runner(machine);
+  RunOptions options;
+  options.reps = 2;
+  for (const char* async : {"async=0", "async=1"}) {
+    for (const std::vector<std::string>& overrides :
+         {std::vector<std::string>{"rows=37", "cols=23", "iters=7", async},
+          std::vector<std::string>{"rows=17", "cols=9", "iters=100000", "tol=1e-6", async}}) {
+      const Params params = jacobi_params(overrides);
+      SCOPED_TRACE(params.json().dump());
+      const Result r =
+          runner.run(jacobi_variant("acc_tuned"), jacobi_workload(), params, options);
+      ASSERT_EQ(r.status, Status::verified) << r.error;
+      if (params.has("tol")) {
+        EXPECT_LT(r.outputs["residual"].get<double>(), 1e-6);
+      } else {
+        EXPECT_EQ(r.outputs["sweeps"].get<std::int64_t>(), 7);
+      }
+    }
+  }
+}
+
+// ---- the command line -------------------------------------------------------------------------
+
+struct Outcome {
+  int status = -1;
+  int term_signal = 0;
+  std::string out, err;
+  long max_rss_kib = 0;
+  double wall_s = 0;
+  bool timed_out = false;
+};
+
+std::ostream& operator<<(std::ostream& os, const Outcome& o) {
+  if (o.term_signal) os << "killed by signal " << o.term_signal << ", ";
+  return os << "exit " << o.status << (o.timed_out ? " (timed out)" : "") << " after "
+            << o.wall_s << " s\n--- stderr\n"
+            << o.err << "--- stdout (" << o.out.size() << " bytes)\n"
+            << o.out.substr(0, 2000);
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// ACCLAB_BINARY with `args` (no shell), stdout and stderr captured in a fresh directory, killed
+// after `deadline`; wait4 gives this child's peak memory.
+Outcome run_acclab(const std::vector<std::string>& args,
+                   std::chrono::seconds deadline = std::chrono::seconds(120)) {
+  std::string dir_pattern = (fs::temp_directory_path() / "acclab_jacobi_test.XXXXXX").string();
+  if (!mkdtemp(dir_pattern.data())) throw std::runtime_error("mkdtemp failed");
+  const fs::path dir = dir_pattern;
+  const std::string out_path = (dir / "stdout").string();
+  const std::string err_path = (dir / "stderr").string();
+  std::vector<std::string> argv_strings = {ACCLAB_BINARY};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  Outcome outcome;
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int in = open("/dev/null", O_RDONLY);
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0) _exit(126);
+    dup2(in, STDIN_FILENO);
+    dup2(out, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int wstatus = 0;
+  rusage usage{};
+  while (true) {
+    const pid_t done = wait4(pid, &wstatus, WNOHANG, &usage);
+    if (done == pid) break;
+    if (done < 0) throw std::runtime_error("wait4 failed");
+    if (std::chrono::steady_clock::now() - start > deadline) {
+      kill(pid, SIGKILL);
+      wait4(pid, &wstatus, 0, &usage);
+      outcome.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  outcome.term_signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+  outcome.max_rss_kib = usage.ru_maxrss;
+  outcome.out = read_file(out_path);
+  outcome.err = read_file(err_path);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  return outcome;
+}
+
+nlohmann::json parse_json(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    ADD_FAILURE() << "not JSON (" << e.what() << "):\n" << text.substr(0, 2000);
+    return nlohmann::json::object();
+  }
+}
+
+// Status 2, nothing on stdout, exactly one line on stderr naming what was wrong.
+::testing::AssertionResult is_usage_error(const Outcome& o, const std::vector<std::string>& names) {
+  if (o.timed_out) return ::testing::AssertionFailure() << "timed out\n" << o;
+  if (o.status != 2) return ::testing::AssertionFailure() << "status is not 2\n" << o;
+  if (!o.out.empty()) return ::testing::AssertionFailure() << "stdout is not empty\n" << o;
+  if (o.err.empty() || o.err.back() != '\n' || std::count(o.err.begin(), o.err.end(), '\n') != 1) {
+    return ::testing::AssertionFailure() << "stderr is not exactly one line\n" << o;
+  }
+  for (const auto& name : names) {
+    if (o.err.find(name) == std::string::npos) {
+      return ::testing::AssertionFailure() << "stderr does not name '" << name << "'\n" << o;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+std::size_t registered_jacobi_variants() { return jacobi_variant_names().size(); }
+
+TEST(JacobiCliTest, RunJsonVerifiesEveryAvailableVariantOnTheSmallPreset) {
+  const Outcome o = run_acclab({"run", "jacobi2d", "--format", "json"});
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_TRUE(o.err.empty()) << o;
+  auto doc = parse_json(o.out);
+  EXPECT_EQ(doc["workload"], "jacobi2d");
+  EXPECT_EQ(doc["preset"], "small");
+  ASSERT_EQ(doc["results"].size(), registered_jacobi_variants());
+  int verified = 0;
+  for (auto& r : doc["results"]) {
+    SCOPED_TRACE(r["variant"].dump());
+    const auto& params = r["params"];
+    EXPECT_EQ(params["rows"], 258);
+    EXPECT_EQ(params["cols"], 130);
+    EXPECT_EQ(params["height"], 1.0);
+    EXPECT_EQ(params["width"], 2.0);
+    EXPECT_EQ(params["iters"], 50);
+    EXPECT_FALSE(params.contains("tol")) << params.dump();
+    if (r["status"] == "unavailable") {
+      EXPECT_EQ(r["backend"], "cuda") << "only CUDA is unavailable without a GPU";
+      EXPECT_TRUE(r["note"].is_string());
+      continue;
+    }
+    EXPECT_EQ(r["status"], "verified") << r["error"];
+    EXPECT_EQ(r["outputs"]["sweeps"], 50);
+    EXPECT_FALSE(r["outputs"].contains("residual"));
+    const bool copies = r["variant"] == "acc_copy_per_iter" || r["variant"] == "acc_data_region";
+    EXPECT_EQ(r["transfer_s"].is_number(), copies) << r["transfer_s"];
+    EXPECT_EQ(r["transfer_share"].is_number(), copies) << r["transfer_share"];
+    ++verified;
+  }
+  EXPECT_GE(verified, 2);  // at least serial and openmp
+}
+
+TEST(JacobiCliTest, LadderReportsSpeedupsAgainstSerial) {
+  const Outcome o =
+      run_acclab({"ladder", "jacobi2d", "--variant", "serial,openmp", "--format", "json"});
+  ASSERT_EQ(o.status, 0) << o;
+  auto doc = parse_json(o.out);
+  EXPECT_EQ(doc["command"], "ladder");
+  auto& results = doc["results"];
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0]["variant"], "serial");
+  EXPECT_EQ(results[1]["variant"], "openmp");
+  ASSERT_TRUE(results[0]["speedup_vs_first"].is_number()) << results[0].dump();
+  ASSERT_TRUE(results[1]["speedup_vs_first"].is_number()) << results[1].dump();
+  EXPECT_EQ(results[0]["speedup_vs_first"].get<double>(), 1.0);
+  EXPECT_FALSE(results[0].contains("speedup_vs_previous"));
+  EXPECT_DOUBLE_EQ(results[1]["speedup_vs_first"].get<double>(),
+                   results[0]["time_s"]["median"].get<double>() /
+                       results[1]["time_s"]["median"].get<double>());
+  ASSERT_TRUE(results[1]["speedup_vs_previous"].is_number());
+  EXPECT_DOUBLE_EQ(results[1]["speedup_vs_previous"].get<double>(),
+                   results[1]["speedup_vs_first"].get<double>());
+}
+
+TEST(JacobiCliTest, TolModeReportsResidualSweepsAndError) {
+  // One timed run: each is 2 solves (warm-up, timed) of some 900 sweeps per variant.
+  const Outcome o =
+      run_acclab({"run", "jacobi2d", "--set", "tol=1e-4", "--set", "rows=33", "--set", "cols=17",
+                  "--set", "iters=100000", "--format", "json", "--reps", "1"});
+  ASSERT_EQ(o.status, 0) << o;
+  auto doc = parse_json(o.out);
+  ASSERT_EQ(doc["results"].size(), registered_jacobi_variants());
+  const auto p = jacobi2d::problem_of(
+      jacobi_params({"tol=1e-4", "rows=33", "cols=17", "iters=100000"}));
+  int verified = 0;
+  for (auto& r : doc["results"]) {
+    SCOPED_TRACE(r["variant"].dump());
+    EXPECT_EQ(r["params"]["tol"], 1e-4);
+    if (r["status"] == "unavailable") continue;
+    ASSERT_EQ(r["status"], "verified") << r["error"];
+    const auto& out = r["outputs"];
+    ASSERT_TRUE(out["residual"].is_number()) << out.dump();
+    ASSERT_TRUE(out["sweeps"].is_number_integer()) << out.dump();
+    ASSERT_TRUE(out["max_error"].is_number()) << out.dump();
+    EXPECT_GE(out["residual"].get<double>(), 0.0);
+    EXPECT_LT(out["residual"].get<double>(), 1e-4);
+    const auto sweeps = out["sweeps"].get<std::int64_t>();
+    EXPECT_GT(sweeps, 0);
+    EXPECT_LT(sweeps, 100000);
+    EXPECT_EQ(sweeps % 10, 0) << "checks every 10 sweeps by default";
+    EXPECT_LE(out["max_error"].get<double>(),
+              jacobi2d::converged_error_bound(p, out["residual"].get<double>()));
+    ++verified;
+  }
+  EXPECT_GE(verified, 2);
+}
+
+// ---- bad input: status 2, one line naming the parameter -----------------------------------------
+
+struct BadInput {
+  std::string name;
+  std::vector<std::string> sets;   // each passed as --set
+  std::vector<std::string> names;  // what the stderr line must contain
+};
+
+void PrintTo(const BadInput& c, std::ostream* os) {
+  *os << "acclab run jacobi2d";
+  for (const auto& s : c.sets) *os << " --set " << s;
+}
+
+class JacobiCliBadInputTest : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(JacobiCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
+  std::vector<std::string> args = {"run", "jacobi2d", "--reps", "1"};
+  for (const auto& s : GetParam().sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  const Outcome o = run_acclab(args, std::chrono::seconds(60));
+  EXPECT_TRUE(is_usage_error(o, GetParam().names));
+  EXPECT_EQ(o.err.rfind("acclab: ", 0), 0u) << o;
+  // Refused before any grid or probe: at once, and small.
+  EXPECT_LT(o.wall_s, 5.0) << o;
+  EXPECT_LT(o.max_rss_kib, 128 * 1024) << "peak memory " << o.max_rss_kib << " KiB";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    JacobiBadInput, JacobiCliBadInputTest,
+    ::testing::Values(BadInput{"Rows2", {"rows=2"}, {"rows=2", "rows"}},
+                      BadInput{"Cols2", {"cols=2"}, {"cols=2"}},
+                      BadInput{"Rows0", {"rows=0"}, {"rows=0"}},
+                      BadInput{"HeightZero", {"height=0"}, {"height=0"}},
+                      BadInput{"HeightNegative", {"height=-1"}, {"height=-1"}},
+                      BadInput{"WidthZero", {"width=0"}, {"width=0"}},
+                      BadInput{"ItersZero", {"iters=0"}, {"iters=0"}},
+                      BadInput{"TolZero", {"tol=0"}, {"tol=0"}},
+                      BadInput{"TolNegative", {"tol=-1"}, {"tol=-1"}},
+                      BadInput{"CheckEveryZero", {"check_every=0"}, {"check_every=0"}},
+                      BadInput{"Async2", {"async=2"}, {"async=2"}},
+                      BadInput{"MoreThan2To31Points",
+                               {"rows=65536", "cols=32769"},
+                               {"rows=65536", "cols=32769"}},
+                      BadInput{"ProductOverflows",
+                               {"rows=4294967296", "cols=4294967296"},
+                               {"rows=4294967296"}}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
+
+TEST(JacobiCliUsageTest, TooLargeForHostMemoryFailsQuicklyBeforeAllocating) {
+  // 2e9 points (within 2^31), 4 float grids: about 30 GiB.
+  const Params params = jacobi_params({"rows=2000000", "cols=1000"});
+  Machine machine;
+  if (machine.host().available_bytes <= 0 ||
+      machine.host().available_bytes >= jacobi_workload().host_bytes(params)) {
+    GTEST_SKIP() << "this host has the memory for it";
+  }
+  const Outcome o = run_acclab({"run", "jacobi2d", "--set", "rows=2000000", "--set", "cols=1000"},
+                               std::chrono::seconds(30));
+  EXPECT_TRUE(is_usage_error(o, {"host memory", "rows", "2000000"}));
+  EXPECT_LT(o.wall_s, 5.0) << o;
+  EXPECT_LT(o.max_rss_kib, 128 * 1024) << "peak memory " << o.max_rss_kib << " KiB";
+}
+
+// An iters-mode verify() builds the serial reference (two grids) while the instance still holds
+// its three: host_bytes must count 5 grids, and the measured peak must stay within it.
+TEST(JacobiCliUsageTest, HostBytesCoverThePeakOfAnItersModeRun) {
+  const Params params = jacobi_params({"rows=8193", "cols=8193", "iters=1"});
+  const double host_bytes = jacobi_workload().host_bytes(params);
+  Machine machine;
+  if (machine.host().available_bytes < 2 * host_bytes) GTEST_SKIP() << "not enough memory";
+  const Outcome o = run_acclab({"run", "jacobi2d", "--variant", "serial", "--reps", "1", "--set",
+                                "rows=8193", "--set", "cols=8193", "--set", "iters=1"});
+  ASSERT_EQ(o.status, 0) << o;
+  // 64 MiB for the process itself.
+  EXPECT_LE(double(o.max_rss_kib) * 1024, host_bytes + 64.0 * 1024 * 1024)
+      << "peak " << o.max_rss_kib << " KiB, host_bytes " << host_bytes / 1024 << " KiB";
+}
+
+// Extents whose float arithmetic breaks down are bad input, not a failed verification:
+// height=1e20 makes x^2 + y^2 overflow float, height=width=1e-30 makes the spacings squared 0.
+TEST(JacobiCliUsageTest, ExtentsOutsideFloatRangeAreUsageErrors) {
+  EXPECT_TRUE(is_usage_error(
+      run_acclab({"run", "jacobi2d", "--variant", "serial", "--reps", "1", "--set", "rows=5",
+                  "--set", "cols=5", "--set", "iters=1", "--set", "height=1e20"}),
+      {"height"}));
+  EXPECT_TRUE(is_usage_error(
+      run_acclab({"run", "jacobi2d", "--variant", "serial", "--reps", "1", "--set", "rows=5",
+                  "--set", "cols=5", "--set", "iters=1", "--set", "height=1e-30", "--set",
+                  "width=1e-30"}),
+      {"1e-30"}));
+}
+
+}  // namespace
+}  // namespace acclab
