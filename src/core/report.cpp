@@ -1,5 +1,6 @@
 #include "core/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -69,8 +70,8 @@ class TableReporter : public Reporter {
     fmt::print(out_, "host {} ({} cores)  {}{}\n\n", context_.host.value("cpu", "?"),
                context_.host.value("cores", 0), gpus, limits);
 
-    fmt::print(out_, "{:<8} {:<18} {:<8} {:>4} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7}",
-               "family", "variant", "backend", "step", "median", "min", "max", "xfer%",
+    fmt::print(out_, "{:<8} {:<18} {:<8} {:>4} {:>10} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7}",
+               "family", "variant", "backend", "step", "median", "min", "max", "xfer", "xfer%",
                "GFLOP/s", "GB/s", "%limit");
     if (ladder) fmt::print(out_, " {:>8} {:>8}", "vs 1st", "vs prev");
     fmt::print(out_, "  {:<11} {}\n", "status", "note");
@@ -78,12 +79,14 @@ class TableReporter : public Reporter {
     auto dash = [](bool have, auto&& f) { return have ? f() : std::string("-"); };
     for (const auto& r : results_) {
       const bool timed = !r.times_s.empty();
-      fmt::print(out_, "{:<8} {:<18} {:<8} {:>4} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7}",
+      fmt::print(out_, "{:<8} {:<18} {:<8} {:>4} {:>10} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7}",
                  r.variant->family, r.variant->name, to_string(r.variant->backend),
                  r.variant->step,
                  dash(timed, [&] { return format_seconds(r.median_s); }),
                  dash(timed, [&] { return format_seconds(r.min_s); }),
                  dash(timed, [&] { return format_seconds(r.max_s); }),
+                 dash(timed && r.transfer_s.has_value(),
+                      [&] { return format_seconds(*r.transfer_s); }),
                  dash(timed && r.transfer_share().has_value(),
                       [&] { return fmt::format("{:.1f}", 100 * *r.transfer_share()); }),
                  dash(timed && r.gflops > 0, [&] { return fmt::format("{:.2f}", r.gflops); }),
@@ -104,8 +107,9 @@ class TableReporter : public Reporter {
       }
       fmt::print(out_, "  {:<11} {}\n", to_string(r.status), note);
     }
-    fmt::print(out_, "\nmedian/min/max over the timed runs; xfer% = share of a run spent moving "
-                     "data (measured alone); %limit = GB/s over the copy bandwidth where it ran\n");
+    fmt::print(out_, "\nmedian/min/max over the timed runs; xfer = data movement of one run, measured "
+                     "alone (compute = median - xfer), xfer% its share;\n%limit = GB/s over the "
+                     "copy bandwidth where it ran\n");
     if (ladder) {
       fmt::print(out_, "vs 1st / vs prev: speedup against the family's first and previous verified "
                        "step (unavailable and failed steps are skipped)\n");
@@ -162,7 +166,7 @@ class CsvReporter : public Reporter {
   void finalize() override {
     static const char* columns[] = {
         "workload", "variant", "backend", "family", "step", "params", "reps", "min_s",
-        "median_s", "max_s", "setup_s", "transfer_s", "transfer_share", "copy_out_s", "gflops",
+        "median_s", "max_s", "setup_s", "transfer_s", "transfer_share", "compute_s", "copy_out_s", "gflops",
         "gbytes_per_s", "limit_fraction", "speedup_vs_first", "speedup_vs_previous", "status",
         "error", "note"};
     out_ << fmt::format("{}", fmt::join(columns, ",")) << '\n';
@@ -211,6 +215,9 @@ nlohmann::json result_to_json(const Result& r) {
       {"setup_s", timed ? nlohmann::json(r.setup_s) : nlohmann::json(nullptr)},
       {"transfer_s", optional_json(r.transfer_s)},
       {"transfer_share", optional_json(r.transfer_share())},
+      {"compute_s", r.transfer_s && timed
+                        ? nlohmann::json(std::max(0.0, r.median_s - *r.transfer_s))
+                        : (timed ? nlohmann::json(r.median_s) : nlohmann::json(nullptr))},
       {"copy_out_s", timed ? nlohmann::json(r.copy_out_s) : nlohmann::json(nullptr)},
       {"gflops", timed ? nlohmann::json(r.gflops) : nlohmann::json(nullptr)},
       {"gbytes_per_s", timed ? nlohmann::json(r.gbytes_per_s) : nlohmann::json(nullptr)},
