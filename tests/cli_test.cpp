@@ -1,12 +1,11 @@
 // The acclab command line as users and scripts see it: the real binary, its stdout, its stderr
 // and its exit status (0 all verified, 1 a verification failed, 2 bad usage or input).
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,12 +13,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/machine.hpp"
 

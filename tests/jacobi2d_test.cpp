@@ -5,13 +5,14 @@
 //     reference on the small preset and odd sizes, tol mode converging within the stated bound,
 //     failures for too few sweeps and for a corrupted result, the transfer share, async;
 //   - the real binary: reports, ladder speedups, and bad input (status 2, one line).
+#include "workloads/jacobi2d/jacobi2d.hpp"
+
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <numbers>
 #include <set>
 #include <sstream>
@@ -28,13 +30,10 @@
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "core/runner.hpp"
-#include "workloads/jacobi2d/jacobi2d.hpp"
 
 namespace acclab {
 namespace {
@@ -78,7 +77,8 @@ Params jacobi_params(const std::vector<std::string>& overrides,
 
 // max |u| over the grid: u = x^2 + y^2 is largest at the corner (height, width).
 double umax_of(const Params& params) {
-  return params.real("height") * params.real("height") + params.real("width") * params.real("width");
+  return params.real("height") * params.real("height") +
+         params.real("width") * params.real("width");
 }
 
 // The documented serial sweep, written here from the formula rather than taken from the
@@ -104,8 +104,8 @@ std::vector<float> serial_by_hand(const jacobi2d::Problem& p, std::int64_t sweep
 
 TEST(JacobiProblemTest, CoefficientsFollowTheSeed) {
   // rows - 1 = 4 intervals over height 0.5, cols - 1 = 3 over width 3.
-  const auto p = jacobi2d::problem_of(
-      jacobi_params({"rows=5", "cols=4", "height=0.5", "width=3", "iters=7"}));
+  const auto p =
+      jacobi2d::problem_of(jacobi_params({"rows=5", "cols=4", "height=0.5", "width=3", "iters=7"}));
   EXPECT_EQ(p.rows, 5);
   EXPECT_EQ(p.cols, 4);
   EXPECT_EQ(p.iters, 7);
@@ -155,7 +155,8 @@ TEST(JacobiProblemTest, InitialGridIsTheExactSolutionOnTheBoundaryAndZeroInside)
 TEST(JacobiProblemTest, SerialReferenceIsTheDocumentedFormula) {
   for (const std::vector<std::string>& overrides :
        {std::vector<std::string>{"rows=7", "cols=5", "height=0.5", "width=3"},
-        std::vector<std::string>{"rows=4", "cols=9"}, std::vector<std::string>{"rows=3", "cols=3"}}) {
+        std::vector<std::string>{"rows=4", "cols=9"},
+        std::vector<std::string>{"rows=3", "cols=3"}}) {
     const auto p = jacobi2d::problem_of(jacobi_params(overrides));
     for (std::int64_t sweeps : {0, 1, 2, 7}) {
       SCOPED_TRACE(testing::Message() << p.rows << "x" << p.cols << ", " << sweeps << " sweeps");
@@ -201,7 +202,8 @@ TEST(JacobiProblemTest, SpectralRadiusIsTheSweepsLargestEigenvalue) {
     };
     for (std::int64_t i = 1; i < R - 1; ++i) {
       for (std::int64_t j = 1; j < C - 1; ++j) {
-        const double je = c2 * (wy2 * (e(i - 1, j) + e(i + 1, j)) + hx2 * (e(i, j - 1) + e(i, j + 1)));
+        const double je =
+            c2 * (wy2 * (e(i - 1, j) + e(i + 1, j)) + hx2 * (e(i, j - 1) + e(i, j + 1)));
         ASSERT_NEAR(je, rho * e(i, j), 1e-12) << "at (" << i << ", " << j << ")";
       }
     }
@@ -359,9 +361,12 @@ class JacobiVariantTest : public ::testing::TestWithParam<std::string> {
 
   Place expected_place() {
     switch (variant().backend) {
-      case Backend::cuda: return Place::gpu;
-      case Backend::openacc: return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
-      default: return Place::host;
+      case Backend::cuda:
+        return Place::gpu;
+      case Backend::openacc:
+        return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
+      default:
+        return Place::host;
     }
   }
 
@@ -398,11 +403,11 @@ TEST_P(JacobiVariantTest, MatchesSerialOnSmallPresetAndOddSizes) {
     int reps;
   };
   const std::vector<Case> cases = {
-      {{}, 2},                                   // small preset: 258 x 130, 50 sweeps
-      {{"rows=37", "cols=23", "iters=7"}, 1},    // no vector length or block divides these
-      {{"rows=3", "cols=3", "iters=1"}, 1},      // a single interior point
-      {{"rows=5", "cols=130", "iters=3"}, 1},    // few rows, more columns than a 128 block
-      {{"rows=129", "cols=4", "iters=5"}, 1},    // many rows, two interior columns
+      {{}, 2},                                 // small preset: 258 x 130, 50 sweeps
+      {{"rows=37", "cols=23", "iters=7"}, 1},  // no vector length or block divides these
+      {{"rows=3", "cols=3", "iters=1"}, 1},    // a single interior point
+      {{"rows=5", "cols=130", "iters=3"}, 1},  // few rows, more columns than a 128 block
+      {{"rows=129", "cols=4", "iters=5"}, 1},  // many rows, two interior columns
       {{"rows=37", "cols=23", "iters=7", "height=0.5", "width=3"}, 1},
       {{"rows=66", "cols=35", "iters=4", "height=3", "width=0.5"}, 1},
   };
@@ -521,7 +526,8 @@ INSTANTIATE_TEST_SUITE_P(AllJacobiVariants, JacobiVariantTest,
 TEST(JacobiLadderTest, TheIssuesVariantsAreRegisteredInOrder) {
   std::vector<std::string> expected = {"serial", "openmp"};
 #ifdef ACCLAB_HAVE_OPENACC
-  for (const char* name : {"acc_copy_per_iter", "acc_data_region", "acc_gang_vector", "acc_tuned"}) {
+  for (const char* name :
+       {"acc_copy_per_iter", "acc_data_region", "acc_gang_vector", "acc_tuned"}) {
     expected.push_back(name);
   }
 #endif
@@ -589,8 +595,7 @@ TEST(JacobiAsyncTest, AccTunedVerifiesQueuedAndSynchronous) {
           std::vector<std::string>{"rows=17", "cols=9", "iters=100000", "tol=1e-6", async}}) {
       const Params params = jacobi_params(overrides);
       SCOPED_TRACE(params.json().dump());
-      const Result r =
-          runner.run(jacobi_variant("acc_tuned"), jacobi_workload(), params, options);
+      const Result r = runner.run(jacobi_variant("acc_tuned"), jacobi_workload(), params, options);
       ASSERT_EQ(r.status, Status::verified) << r.error;
       if (params.has("tol")) {
         EXPECT_LT(r.outputs["residual"].get<double>(), 1e-6);
@@ -614,8 +619,8 @@ struct Outcome {
 
 std::ostream& operator<<(std::ostream& os, const Outcome& o) {
   if (o.term_signal) os << "killed by signal " << o.term_signal << ", ";
-  return os << "exit " << o.status << (o.timed_out ? " (timed out)" : "") << " after "
-            << o.wall_s << " s\n--- stderr\n"
+  return os << "exit " << o.status << (o.timed_out ? " (timed out)" : "") << " after " << o.wall_s
+            << " s\n--- stderr\n"
             << o.err << "--- stdout (" << o.out.size() << " bytes)\n"
             << o.out.substr(0, 2000);
 }
@@ -757,9 +762,9 @@ TEST(JacobiCliTest, LadderReportsSpeedupsAgainstSerial) {
   ASSERT_TRUE(results[1]["speedup_vs_first"].is_number()) << results[1].dump();
   EXPECT_EQ(results[0]["speedup_vs_first"].get<double>(), 1.0);
   EXPECT_FALSE(results[0].contains("speedup_vs_previous"));
-  EXPECT_DOUBLE_EQ(results[1]["speedup_vs_first"].get<double>(),
-                   results[0]["time_s"]["median"].get<double>() /
-                       results[1]["time_s"]["median"].get<double>());
+  EXPECT_DOUBLE_EQ(
+      results[1]["speedup_vs_first"].get<double>(),
+      results[0]["time_s"]["median"].get<double>() / results[1]["time_s"]["median"].get<double>());
   ASSERT_TRUE(results[1]["speedup_vs_previous"].is_number());
   EXPECT_DOUBLE_EQ(results[1]["speedup_vs_previous"].get<double>(),
                    results[1]["speedup_vs_first"].get<double>());
@@ -773,8 +778,8 @@ TEST(JacobiCliTest, TolModeReportsResidualSweepsAndError) {
   ASSERT_EQ(o.status, 0) << o;
   auto doc = parse_json(o.out);
   ASSERT_EQ(doc["results"].size(), registered_jacobi_variants());
-  const auto p = jacobi2d::problem_of(
-      jacobi_params({"tol=1e-4", "rows=33", "cols=17", "iters=100000"}));
+  const auto p =
+      jacobi2d::problem_of(jacobi_params({"tol=1e-4", "rows=33", "cols=17", "iters=100000"}));
   int verified = 0;
   for (auto& r : doc["results"]) {
     SCOPED_TRACE(r["variant"].dump());
@@ -829,23 +834,18 @@ TEST_P(JacobiCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 
 INSTANTIATE_TEST_SUITE_P(
     JacobiBadInput, JacobiCliBadInputTest,
-    ::testing::Values(BadInput{"Rows2", {"rows=2"}, {"rows=2", "rows"}},
-                      BadInput{"Cols2", {"cols=2"}, {"cols=2"}},
-                      BadInput{"Rows0", {"rows=0"}, {"rows=0"}},
-                      BadInput{"HeightZero", {"height=0"}, {"height=0"}},
-                      BadInput{"HeightNegative", {"height=-1"}, {"height=-1"}},
-                      BadInput{"WidthZero", {"width=0"}, {"width=0"}},
-                      BadInput{"ItersZero", {"iters=0"}, {"iters=0"}},
-                      BadInput{"TolZero", {"tol=0"}, {"tol=0"}},
-                      BadInput{"TolNegative", {"tol=-1"}, {"tol=-1"}},
-                      BadInput{"CheckEveryZero", {"check_every=0"}, {"check_every=0"}},
-                      BadInput{"Async2", {"async=2"}, {"async=2"}},
-                      BadInput{"MoreThan2To31Points",
-                               {"rows=65536", "cols=32769"},
-                               {"rows=65536", "cols=32769"}},
-                      BadInput{"ProductOverflows",
-                               {"rows=4294967296", "cols=4294967296"},
-                               {"rows=4294967296"}}),
+    ::testing::Values(
+        BadInput{"Rows2", {"rows=2"}, {"rows=2", "rows"}},
+        BadInput{"Cols2", {"cols=2"}, {"cols=2"}}, BadInput{"Rows0", {"rows=0"}, {"rows=0"}},
+        BadInput{"HeightZero", {"height=0"}, {"height=0"}},
+        BadInput{"HeightNegative", {"height=-1"}, {"height=-1"}},
+        BadInput{"WidthZero", {"width=0"}, {"width=0"}},
+        BadInput{"ItersZero", {"iters=0"}, {"iters=0"}}, BadInput{"TolZero", {"tol=0"}, {"tol=0"}},
+        BadInput{"TolNegative", {"tol=-1"}, {"tol=-1"}},
+        BadInput{"CheckEveryZero", {"check_every=0"}, {"check_every=0"}},
+        BadInput{"Async2", {"async=2"}, {"async=2"}},
+        BadInput{"MoreThan2To31Points", {"rows=65536", "cols=32769"}, {"rows=65536", "cols=32769"}},
+        BadInput{"ProductOverflows", {"rows=4294967296", "cols=4294967296"}, {"rows=4294967296"}}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
 
 TEST(JacobiCliUsageTest, TooLargeForHostMemoryFailsQuicklyBeforeAllocating) {
@@ -885,11 +885,10 @@ TEST(JacobiCliUsageTest, ExtentsOutsideFloatRangeAreUsageErrors) {
       run_acclab({"run", "jacobi2d", "--variant", "serial", "--reps", "1", "--set", "rows=5",
                   "--set", "cols=5", "--set", "iters=1", "--set", "height=1e20"}),
       {"height"}));
-  EXPECT_TRUE(is_usage_error(
-      run_acclab({"run", "jacobi2d", "--variant", "serial", "--reps", "1", "--set", "rows=5",
-                  "--set", "cols=5", "--set", "iters=1", "--set", "height=1e-30", "--set",
-                  "width=1e-30"}),
-      {"1e-30"}));
+  EXPECT_TRUE(is_usage_error(run_acclab({"run", "jacobi2d", "--variant", "serial", "--reps", "1",
+                                         "--set", "rows=5", "--set", "cols=5", "--set", "iters=1",
+                                         "--set", "height=1e-30", "--set", "width=1e-30"}),
+                             {"1e-30"}));
 }
 
 }  // namespace

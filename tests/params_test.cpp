@@ -1,5 +1,7 @@
 // Params::resolve and parse_param_value: preset values, --set overrides, and the one-line
 // UsageErrors that must name the argument at fault (the CLI prints them as they are).
+#include "core/params.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/params.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab {

@@ -1,5 +1,7 @@
 // The registry: what register_all_workloads provides, how select() picks and orders variants,
 // and the errors a user sees for names that do not exist.
+#include "core/registry.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/registry.hpp"
 
 namespace acclab {
 namespace {

@@ -1,17 +1,17 @@
 // Reporters: the JSON document (schema acclab.run/1), CSV and the table, built from results
 // made here so that every field has a known value.
+#include "core/report.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/error.hpp"
-#include "core/report.hpp"
 
 namespace acclab {
 namespace {

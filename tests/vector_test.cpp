@@ -1,6 +1,8 @@
 // Every vector variant through the real harness (Runner), on the small preset and on odd sizes,
 // plus the harness's own contract (call order, failures, rates, ladder speedups) checked with
 // an instance that records what the runner does.
+#include "workloads/vector/vector.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +17,6 @@
 #include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "core/runner.hpp"
-#include "workloads/vector/vector.hpp"
 
 namespace acclab {
 namespace {
@@ -78,9 +79,12 @@ class VectorVariantTest : public ::testing::TestWithParam<std::string> {
 
   Place expected_place() {
     switch (variant().backend) {
-      case Backend::cuda: return Place::gpu;
-      case Backend::openacc: return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
-      default: return Place::host;
+      case Backend::cuda:
+        return Place::gpu;
+      case Backend::openacc:
+        return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
+      default:
+        return Place::host;
     }
   }
 

@@ -1,8 +1,11 @@
 // The acclab command line: list, info, run, ladder.
 #include "apps/acclab/commands.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ostream.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -12,10 +15,6 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <fmt/ostream.h>
 
 #include "core/build_config.hpp"
 #include "core/error.hpp"
@@ -161,13 +160,10 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   for (const Variant* variant : variants) {
     auto reason = runner.unavailable_reason(*variant);
     if (!reason) continue;
-    for (std::size_t start = 0; start <= args.variant.size();) {
-      auto comma = std::min(args.variant.find(',', start), args.variant.size());
-      const std::string pattern = args.variant.substr(start, comma - start);
+    for (const auto& pattern : split_patterns(args.variant)) {
       if (!has_glob_characters(pattern) && pattern == variant->name) {
         throw UsageError(fmt::format("--variant {}: {}: {}", args.variant, variant->name, *reason));
       }
-      start = comma + 1;
     }
   }
   for (const Variant* variant : variants) {
@@ -227,7 +223,8 @@ int list_command(const std::string& format, Registry& registry) {
     std::cout << doc.dump(2) << '\n';
     return 0;
   }
-  if (format != "table") throw UsageError(fmt::format("--format {}: expected table or json", format));
+  if (format != "table")
+    throw UsageError(fmt::format("--format {}: expected table or json", format));
   for (const auto& w : registry.workloads()) {
     fmt::print("{}: {}\n", w.name, w.description);
     for (const auto& v : registry.variants()) {
@@ -249,12 +246,10 @@ int info_command(bool probe, const std::string& format) {
     machine.host_copy_gbytes_per_s();
     machine.device_copy_gbytes_per_s();
   }
-  nlohmann::json doc = {{"schema", "acclab.info/1"},
-                        {"host", machine.host_json()},
-                        {"devices", machine.devices_json()},
-                        {"openacc_on_gpu", machine.openacc_runs_on_gpu()},
-                        {"compiler", machine.compiler_json()},
-                        {"limits", machine.limits_json()}};
+  nlohmann::json doc = {
+      {"schema", "acclab.info/1"},           {"host", machine.host_json()},
+      {"devices", machine.devices_json()},   {"openacc_on_gpu", machine.openacc_runs_on_gpu()},
+      {"compiler", machine.compiler_json()}, {"limits", machine.limits_json()}};
   if (format == "json") {
     std::cout << doc.dump(2) << '\n';
     return 0;
@@ -266,7 +261,9 @@ int info_command(bool probe, const std::string& format) {
              host.available_bytes / (1 << 30));
   fmt::print("compiler  {}\n", doc["compiler"]["cxx"].get<std::string>());
   for (const auto& [key, value] : doc["compiler"].items()) {
-    if (key != "cxx") fmt::print("          {}: {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());
+    if (key != "cxx")
+      fmt::print("          {}: {}\n", key,
+                 value.is_string() ? value.get<std::string>() : value.dump());
   }
   if (machine.gpus().empty()) {
     fmt::print("GPUs      none (OpenACC runs on the host; CUDA variants are unavailable)\n");

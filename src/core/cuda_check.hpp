@@ -17,12 +17,12 @@ namespace acclab {
 
 }  // namespace acclab
 
-#define CUDA_CHECK(expr)                                                           \
-  do {                                                                             \
-    cudaError_t acclab_status_ = (expr);                                           \
-    if (acclab_status_ != cudaSuccess) {                                           \
-      ::acclab::cuda_fail(acclab_status_, #expr, __FILE__, __LINE__);              \
-    }                                                                              \
+#define CUDA_CHECK(expr)                                              \
+  do {                                                                \
+    cudaError_t acclab_status_ = (expr);                              \
+    if (acclab_status_ != cudaSuccess) {                              \
+      ::acclab::cuda_fail(acclab_status_, #expr, __FILE__, __LINE__); \
+    }                                                                 \
   } while (0)
 
 // After a kernel launch: the launch's own error, not a later one.

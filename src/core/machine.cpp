@@ -1,12 +1,12 @@
 #include "core/machine.hpp"
 
-#include "core/build_config.hpp"
-
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "core/build_config.hpp"
 
 namespace acclab {
 

@@ -1,11 +1,10 @@
 // What this machine is and what its memories can do, measured in this process.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace acclab {
 
@@ -28,13 +27,13 @@ struct DeviceInfo {
 
 // Backend queries. Each is defined in the source of its programming model; where that model
 // was not built, machine.cpp defines it as "no device".
-int openacc_gpu_count();                       // acc_get_num_devices(acc_device_nvidia)
+int openacc_gpu_count();  // acc_get_num_devices(acc_device_nvidia)
 std::vector<DeviceInfo> openacc_gpus();
-double openacc_device_copy_gbps();             // device-to-device copy kernel, bytes read+written
-int cuda_gpu_count();                          // 0 without a driver or a GPU; never throws
+double openacc_device_copy_gbps();  // device-to-device copy kernel, bytes read+written
+int cuda_gpu_count();               // 0 without a driver or a GPU; never throws
 std::vector<DeviceInfo> cuda_gpus();
-double cuda_device_copy_gbps();                // cudaMemcpy device-to-device, bytes read+written
-double host_copy_gbps();                       // OpenMP copy over all cores, bytes read+written
+double cuda_device_copy_gbps();  // cudaMemcpy device-to-device, bytes read+written
+double host_copy_gbps();         // OpenMP copy over all cores, bytes read+written
 
 // Facts about the machine, gathered once and cached. Probes run only when first asked for.
 class Machine {

@@ -1,12 +1,12 @@
 #include "core/params.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 
@@ -36,16 +36,16 @@ nlohmann::json parse_param_value(const ParamSpec& spec, const std::string& text,
         throw UsageError(fmt::format("{}: '{}' is not a finite number", origin, text));
       }
       if (!(value > spec.minimum)) {
-        throw UsageError(fmt::format("{}: {} must be greater than {}", origin, spec.key,
-                                     spec.minimum));
+        throw UsageError(
+            fmt::format("{}: {} must be greater than {}", origin, spec.key, spec.minimum));
       }
       return value;
     }
     case ParamType::text:
       if (!spec.choices.empty() &&
           std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end()) {
-        throw UsageError(fmt::format("{}: '{}' is not one of {}", origin, text,
-                                     fmt::join(spec.choices, ", ")));
+        throw UsageError(
+            fmt::format("{}: '{}' is not one of {}", origin, text, fmt::join(spec.choices, ", ")));
       }
       return text;
   }
@@ -75,16 +75,16 @@ Params Params::resolve(const std::vector<ParamSpec>& specs, const std::string& p
       throw UsageError(fmt::format("--set {}: expected key=value", assignment));
     }
     std::string key = assignment.substr(0, equals);
-    auto spec = std::find_if(specs.begin(), specs.end(),
-                             [&](const ParamSpec& s) { return s.key == key; });
+    auto spec =
+        std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.key == key; });
     if (spec == specs.end()) {
       std::vector<std::string> keys;
       for (const auto& s : specs) keys.push_back(s.key);
       throw UsageError(fmt::format("--set {}: unknown key '{}' (known: {})", assignment, key,
                                    fmt::join(keys, ", ")));
     }
-    params.values_[key] =
-        parse_param_value(*spec, assignment.substr(equals + 1), fmt::format("--set {}", assignment));
+    params.values_[key] = parse_param_value(*spec, assignment.substr(equals + 1),
+                                            fmt::format("--set {}", assignment));
   }
   return params;
 }

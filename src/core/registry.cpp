@@ -1,9 +1,9 @@
 #include "core/registry.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "core/error.hpp"
 #include "core/glob.hpp"
@@ -12,10 +12,14 @@ namespace acclab {
 
 const char* to_string(Backend backend) {
   switch (backend) {
-    case Backend::serial: return "serial";
-    case Backend::openmp: return "openmp";
-    case Backend::openacc: return "openacc";
-    case Backend::cuda: return "cuda";
+    case Backend::serial:
+      return "serial";
+    case Backend::openmp:
+      return "openmp";
+    case Backend::openacc:
+      return "openacc";
+    case Backend::cuda:
+      return "cuda";
   }
   return "?";
 }
@@ -52,14 +56,8 @@ const Workload& Registry::workload(const std::string& name) const {
 std::vector<const Variant*> Registry::select(const std::string& workload_name,
                                              const std::string& glob) const {
   workload(workload_name);
-  std::vector<std::string> patterns;
-  for (std::size_t start = 0; start <= glob.size();) {
-    auto comma = std::min(glob.find(',', start), glob.size());
-    patterns.push_back(glob.substr(start, comma - start));
-    start = comma + 1;
-  }
   std::vector<const Variant*> selected;
-  for (const auto& pattern : patterns) {
+  for (const auto& pattern : split_patterns(glob)) {
     bool matched = false;
     for (const auto& variant : variants_) {
       if (variant.workload != workload_name || !glob_match(pattern, variant.name)) continue;

@@ -4,11 +4,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/params.hpp"
 
@@ -28,7 +27,7 @@ enum class Place { host, gpu };
 
 struct Verification {
   bool ok = false;
-  std::string detail;                            // one line: what was compared and how it ended
+  std::string detail;  // one line: what was compared and how it ended
   nlohmann::json outputs = nlohmann::json::object();  // values the user reads (e.g. the mean)
 };
 
@@ -36,7 +35,8 @@ struct Verification {
 //   setup() once, run() once untimed (warm-up: GCC JIT-compiles PTX at first launch),
 //   transfers_only() (while it returns true) a few times timed, run() `reps` times timed,
 //   finish() once, verify() once: the results verified are those of the last timed run.
-// reset() comes, untimed, before every run() and every transfers_only(). The destructor releases everything, whatever was called.
+// reset() comes, untimed, before every run() and every transfers_only(). The destructor releases
+// everything, whatever was called.
 class Instance {
  public:
   virtual ~Instance() = default;

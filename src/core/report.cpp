@@ -1,11 +1,11 @@
 #include "core/report.hpp"
 
-#include <algorithm>
-#include <cmath>
-
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 
@@ -79,21 +79,19 @@ class TableReporter : public Reporter {
     auto dash = [](bool have, auto&& f) { return have ? f() : std::string("-"); };
     for (const auto& r : results_) {
       const bool timed = !r.times_s.empty();
-      fmt::print(out_, "{:<8} {:<18} {:<8} {:>4} {:>10} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7}",
-                 r.variant->family, r.variant->name, to_string(r.variant->backend),
-                 r.variant->step,
-                 dash(timed, [&] { return format_seconds(r.median_s); }),
-                 dash(timed, [&] { return format_seconds(r.min_s); }),
-                 dash(timed, [&] { return format_seconds(r.max_s); }),
-                 dash(timed && r.transfer_s.has_value(),
-                      [&] { return format_seconds(*r.transfer_s); }),
-                 dash(timed && r.transfer_share().has_value(),
-                      [&] { return fmt::format("{:.1f}", 100 * *r.transfer_share()); }),
-                 dash(timed && r.gflops > 0, [&] { return fmt::format("{:.2f}", r.gflops); }),
-                 dash(timed && r.gbytes_per_s > 0,
-                      [&] { return fmt::format("{:.1f}", r.gbytes_per_s); }),
-                 dash(r.limit_fraction.has_value(),
-                      [&] { return fmt::format("{:.1f}", 100 * *r.limit_fraction); }));
+      fmt::print(
+          out_, "{:<8} {:<18} {:<8} {:>4} {:>10} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7}",
+          r.variant->family, r.variant->name, to_string(r.variant->backend), r.variant->step,
+          dash(timed, [&] { return format_seconds(r.median_s); }),
+          dash(timed, [&] { return format_seconds(r.min_s); }),
+          dash(timed, [&] { return format_seconds(r.max_s); }),
+          dash(timed && r.transfer_s.has_value(), [&] { return format_seconds(*r.transfer_s); }),
+          dash(timed && r.transfer_share().has_value(),
+               [&] { return fmt::format("{:.1f}", 100 * *r.transfer_share()); }),
+          dash(timed && r.gflops > 0, [&] { return fmt::format("{:.2f}", r.gflops); }),
+          dash(timed && r.gbytes_per_s > 0, [&] { return fmt::format("{:.1f}", r.gbytes_per_s); }),
+          dash(r.limit_fraction.has_value(),
+               [&] { return fmt::format("{:.1f}", 100 * *r.limit_fraction); }));
       if (ladder) {
         fmt::print(out_, " {:>8} {:>8}",
                    dash(r.speedup_vs_first.has_value(),
@@ -107,12 +105,14 @@ class TableReporter : public Reporter {
       }
       fmt::print(out_, "  {:<11} {}\n", to_string(r.status), note);
     }
-    fmt::print(out_, "\nmedian/min/max over the timed runs; xfer = data movement of one run, measured "
-                     "alone (compute = median - xfer), xfer% its share;\n%limit = GB/s over the "
-                     "copy bandwidth where it ran\n");
+    fmt::print(out_,
+               "\nmedian/min/max over the timed runs; xfer = data movement of one run, measured "
+               "alone (compute = median - xfer), xfer% its share;\n%limit = GB/s over the "
+               "copy bandwidth where it ran\n");
     if (ladder) {
-      fmt::print(out_, "vs 1st / vs prev: speedup against the family's first and previous verified "
-                       "step (unavailable and failed steps are skipped)\n");
+      fmt::print(out_,
+                 "vs 1st / vs prev: speedup against the family's first and previous verified "
+                 "step (unavailable and failed steps are skipped)\n");
     }
   }
 
@@ -164,11 +164,29 @@ class CsvReporter : public Reporter {
     results_.insert(results_.end(), results.begin(), results.end());
   }
   void finalize() override {
-    static const char* columns[] = {
-        "workload", "variant", "backend", "family", "step", "params", "reps", "min_s",
-        "median_s", "max_s", "setup_s", "transfer_s", "transfer_share", "compute_s", "copy_out_s", "gflops",
-        "gbytes_per_s", "limit_fraction", "speedup_vs_first", "speedup_vs_previous", "status",
-        "error", "note"};
+    static const char* columns[] = {"workload",
+                                    "variant",
+                                    "backend",
+                                    "family",
+                                    "step",
+                                    "params",
+                                    "reps",
+                                    "min_s",
+                                    "median_s",
+                                    "max_s",
+                                    "setup_s",
+                                    "transfer_s",
+                                    "transfer_share",
+                                    "compute_s",
+                                    "copy_out_s",
+                                    "gflops",
+                                    "gbytes_per_s",
+                                    "limit_fraction",
+                                    "speedup_vs_first",
+                                    "speedup_vs_previous",
+                                    "status",
+                                    "error",
+                                    "note"};
     out_ << fmt::format("{}", fmt::join(columns, ",")) << '\n';
     for (const auto& r : results_) {
       auto j = result_to_json(r);
@@ -226,8 +244,8 @@ nlohmann::json result_to_json(const Result& r) {
       {"status", to_string(r.status)},
       {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
       {"note", r.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.note)},
-      {"verification", r.verification.empty() ? nlohmann::json(nullptr)
-                                              : nlohmann::json(r.verification)},
+      {"verification",
+       r.verification.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.verification)},
       {"outputs", r.outputs},
   };
   if (r.speedup_vs_first) j["speedup_vs_first"] = *r.speedup_vs_first;

@@ -2,18 +2,17 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/runner.hpp"
 
 namespace acclab {
 
 struct ReportContext {
-  std::string command;   // "run" or "ladder"
+  std::string command;  // "run" or "ladder"
   std::string workload;
   std::string preset;
   nlohmann::json host = nlohmann::json::object();

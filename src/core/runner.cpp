@@ -1,10 +1,10 @@
 #include "core/runner.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 
@@ -12,9 +12,12 @@ namespace acclab {
 
 const char* to_string(Status status) {
   switch (status) {
-    case Status::verified: return "verified";
-    case Status::failed: return "failed";
-    case Status::unavailable: return "unavailable";
+    case Status::verified:
+      return "verified";
+    case Status::failed:
+      return "failed";
+    case Status::unavailable:
+      return "unavailable";
   }
   return "?";
 }
@@ -50,14 +53,16 @@ std::optional<std::string> Runner::unavailable_reason(const Variant& variant) {
 
 Place Runner::place_of(const Variant& variant) {
   switch (variant.backend) {
-    case Backend::cuda: return Place::gpu;
-    case Backend::openacc: return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
-    default: return Place::host;
+    case Backend::cuda:
+      return Place::gpu;
+    case Backend::openacc:
+      return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
+    default:
+      return Place::host;
   }
 }
 
-void Runner::check_memory(const Variant& variant, const Workload& workload,
-                          const Params& params) {
+void Runner::check_memory(const Variant& variant, const Workload& workload, const Params& params) {
   if (workload.host_bytes) {
     const double need = workload.host_bytes(params);
     const double have = machine_.host().available_bytes;
@@ -145,7 +150,8 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     result.max_s = sorted.back();
     result.median_s = median_of(sorted);
     if (result.median_s > 0) {
-      if (variant.model.flops) result.gflops = variant.model.flops(params, result.outputs) / result.median_s / 1e9;
+      if (variant.model.flops)
+        result.gflops = variant.model.flops(params, result.outputs) / result.median_s / 1e9;
       if (variant.model.bytes) {
         result.gbytes_per_s = variant.model.bytes(params, result.outputs) / result.median_s / 1e9;
       }

@@ -1,9 +1,9 @@
 // jacobi2d in hand-written CUDA, grids resident on the device (copied in at setup, the result
 // back in finish); the sweeps are queued on one stream, and the host waits only for a
 // convergence check or at the end.
-#include <cstring>
-
 #include <cuda_runtime.h>
+
+#include <cstring>
 
 #include "core/cuda_check.hpp"
 #include "workloads/jacobi2d/cuda_kernels.hpp"
@@ -40,8 +40,8 @@ class Cuda : public JacobiInstance {
     CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   void run() override {
-    const cuda::Coefficients c{static_cast<int>(p_.rows), static_cast<int>(p_.cols), p_.c1f,
-                               p_.wy2, p_.hx2, p_.c2};
+    const cuda::Coefficients c{
+        static_cast<int>(p_.rows), static_cast<int>(p_.cols), p_.c1f, p_.wy2, p_.hx2, p_.c2};
     iterate(u0_dev_, u1_dev_, [&](const float* in, float* out, bool check) {
       if (!check) {
         cuda::sweep(c, in, out, nullptr, stream_);
@@ -76,8 +76,6 @@ class Cuda : public JacobiInstance {
 
 }  // namespace
 
-std::unique_ptr<Instance> make_cuda(const Params& params) {
-  return std::make_unique<Cuda>(params);
-}
+std::unique_ptr<Instance> make_cuda(const Params& params) { return std::make_unique<Cuda>(params); }
 
 }  // namespace acclab::jacobi2d

@@ -11,8 +11,8 @@ namespace {
 constexpr int block_columns = 128;
 constexpr int rows_per_thread = 16;
 
-__global__ void sweep_kernel(Coefficients c, const float* __restrict__ in,
-                             float* __restrict__ out, unsigned int* change) {
+__global__ void sweep_kernel(Coefficients c, const float* __restrict__ in, float* __restrict__ out,
+                             unsigned int* change) {
   const int jy = 1 + blockIdx.x * block_columns + threadIdx.x;
   const int row_begin = 1 + blockIdx.y * rows_per_thread;
   const int row_end = min(row_begin + rows_per_thread, c.rows - 1);
@@ -24,7 +24,8 @@ __global__ void sweep_kernel(Coefficients c, const float* __restrict__ in,
     for (int ix = row_begin; ix < row_end; ++ix) {
       const int k = ix * c.cols + jy;
       const float down = __ldg(in + k + c.cols);
-      const float v = (c.c1f + c.wy2 * (up + down) + c.hx2 * (__ldg(in + k - 1) + __ldg(in + k + 1))) * c.c2;
+      const float v =
+          (c.c1f + c.wy2 * (up + down) + c.hx2 * (__ldg(in + k - 1) + __ldg(in + k + 1))) * c.c2;
       out[k] = v;
       if (change) max_change = fmaxf(max_change, fabsf(v - centre));
       up = centre;

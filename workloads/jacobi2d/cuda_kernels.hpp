@@ -2,9 +2,9 @@
 // go to `stream` and are checked; nothing here waits for the device.
 #pragma once
 
-#include <cstdint>
-
 #include <cuda_runtime.h>
+
+#include <cstdint>
 
 namespace acclab::jacobi2d::cuda {
 

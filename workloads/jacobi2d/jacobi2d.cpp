@@ -1,13 +1,13 @@
 // Problem definition, parameters and verification shared by every jacobi2d variant.
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <numbers>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 
@@ -79,9 +79,8 @@ Workload make_workload() {
     // Indices are 32-bit ints in the GPU kernels: fewer than 2^31 points.
     constexpr std::int64_t max_points = (std::int64_t(1) << 31) - 1;
     if (cols > max_points / rows) {
-      throw UsageError(
-          fmt::format("--set rows={} cols={}: 2^31 grid points or more (at most {})", rows, cols,
-                      max_points));
+      throw UsageError(fmt::format("--set rows={} cols={}: 2^31 grid points or more (at most {})",
+                                   rows, cols, max_points));
     }
     // The float arithmetic must stay in range: spacings squared and their product normal,
     // u = x^2 + y^2 finite.
@@ -95,9 +94,10 @@ Workload make_workload() {
           p.height, p.width, rows, cols, p.hx2, p.wy2, p.hx2 * p.wy2, umax));
     }
     if (params.has("tol") && params.integer("check_every") > params.integer("iters")) {
-      throw UsageError(fmt::format("--set check_every={}: more than iters={}, so tol would never "
-                                   "be checked", params.integer("check_every"),
-                                   params.integer("iters")));
+      throw UsageError(
+          fmt::format("--set check_every={}: more than iters={}, so tol would never "
+                      "be checked",
+                      params.integer("check_every"), params.integer("iters")));
     }
     if (params.integer("async") > 1) {
       throw UsageError(fmt::format("--set async={}: expected 0 or 1", params.integer("async")));
@@ -207,8 +207,9 @@ Verification JacobiInstance::verify() {
   const double bound = 4.0 * eps * umax * double(sweeps_);
   v.ok = max_diff <= bound;
   v.outputs["max_diff_vs_serial"] = max_diff;
-  v.detail = fmt::format("max |u - serial| = {:.3g} at ({}, {}) {} bound 4 eps |u|max sweeps = {:.3g}",
-                         max_diff, worst / p_.cols, worst % p_.cols, v.ok ? "<=" : ">", bound);
+  v.detail =
+      fmt::format("max |u - serial| = {:.3g} at ({}, {}) {} bound 4 eps |u|max sweeps = {:.3g}",
+                  max_diff, worst / p_.cols, worst % p_.cols, v.ok ? "<=" : ">", bound);
   return v;
 }
 

@@ -16,16 +16,16 @@ namespace acclab::jacobi2d {
 struct Problem {
   std::int64_t rows = 0, cols = 0;  // grid points, boundaries included (seed: 8192 x 1024)
   double height = 0, width = 0;
-  std::int64_t iters = 0;           // sweeps; in tol mode the most sweeps allowed
+  std::int64_t iters = 0;  // sweeps; in tol mode the most sweeps allowed
   bool tol_mode = false;
-  double tol = 0;                   // stop when max |u_new - u_old| < tol (tol mode)
-  std::int64_t check_every = 1;     // sweeps between two convergence checks (tol mode)
-  bool async = true;                // acc_tuned: queue the sweeps asynchronously
+  double tol = 0;                // stop when max |u_new - u_old| < tol (tol mode)
+  std::int64_t check_every = 1;  // sweeps between two convergence checks (tol mode)
+  bool async = true;             // acc_tuned: queue the sweeps asynchronously
 
-  float hx = 0, wy = 0;   // grid spacing along rows (x) and columns (y)
+  float hx = 0, wy = 0;  // grid spacing along rows (x) and columns (y)
   float hx2 = 0, wy2 = 0;
-  float c1f = 0;          // hx^2 * wy^2 * f, with f = -4 (the seed's sign: f = -laplacian)
-  float c2 = 0;           // 1 / (2 (hx^2 + wy^2))
+  float c1f = 0;  // hx^2 * wy^2 * f, with f = -4 (the seed's sign: f = -laplacian)
+  float c2 = 0;   // 1 / (2 (hx^2 + wy^2))
 
   std::int64_t points() const { return rows * cols; }
   std::int64_t interior() const { return (rows - 2) * (cols - 2); }
@@ -84,7 +84,7 @@ class JacobiInstance : public Instance {
   std::vector<float> initial_, u0_, u1_;
   const float* result_ = nullptr;  // host grid holding the result once finish() returned
   std::int64_t sweeps_ = 0;
-  double residual_ = -1;           // last checked max change (tol mode)
+  double residual_ = -1;  // last checked max change (tol mode)
 };
 
 template <typename Sweep>

@@ -19,8 +19,8 @@ void sweep_rows(const Problem& p, const float* in, float* out, std::int64_t row_
   for (std::int64_t ix = row_begin; ix < row_end; ++ix) {
     for (std::int64_t jy = 1; jy < cols - 1; ++jy) {
       const std::int64_t k = ix * cols + jy;
-      out[k] = (p.c1f + p.wy2 * (in[k - cols] + in[k + cols]) + p.hx2 * (in[k - 1] + in[k + 1])) *
-               p.c2;
+      out[k] =
+          (p.c1f + p.wy2 * (in[k - cols] + in[k + cols]) + p.hx2 * (in[k - 1] + in[k + 1])) * p.c2;
       if (change) max_change = std::fmax(max_change, std::fabs(out[k] - in[k]));
     }
   }

@@ -38,8 +38,8 @@ void register_variants(Registry& registry) {
   add("openmp", Backend::openmp, 2, "rows split over OpenMP threads, fused max reduction",
       make_openmp);
 #ifdef ACCLAB_HAVE_OPENACC
-  add("acc_copy_per_iter", Backend::openacc, 3,
-      "seed v1: kernels copy(u0,u1) around every sweep", make_acc_copy_per_iter);
+  add("acc_copy_per_iter", Backend::openacc, 3, "seed v1: kernels copy(u0,u1) around every sweep",
+      make_acc_copy_per_iter);
   add("acc_data_region", Backend::openacc, 4,
       "seed v2: one data region around all sweeps, present in the sweep", make_acc_data_region);
   add("acc_gang_vector", Backend::openacc, 5,
@@ -48,8 +48,7 @@ void register_variants(Registry& registry) {
       "grids resident; one flat gang-vector loop, fused residual, async queue", make_acc_tuned);
 #endif
 #ifdef ACCLAB_HAVE_CUDA
-  add("cuda", Backend::cuda, 7, "CUDA: column-marching register window, queued sweeps",
-      make_cuda);
+  add("cuda", Backend::cuda, 7, "CUDA: column-marching register window, queued sweeps", make_cuda);
 #endif
 }
 

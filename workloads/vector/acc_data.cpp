@@ -39,9 +39,7 @@ class AccData : public CourseInstance {
       }
       for (std::int64_t step = 0; step < size_.nt; ++step) calc(size_.nx, size_.ny, a, b, c);
     }
-    double sum = 0.0;
-    for (std::int64_t i = 0; i < n; ++i) sum += c[i];
-    mean_ = sum / static_cast<double>(n);
+    mean_on_host();
   }
   bool transfers_only() override {
     const std::int64_t n = size_.n();

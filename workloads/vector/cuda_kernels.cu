@@ -57,13 +57,15 @@ __global__ void triad_kernel(float* a, const float* b, const float* c, float s, 
 
 __device__ double block_sum(double value) {
   __shared__ double warp_sums[32];
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
+  for (int offset = 16; offset > 0; offset /= 2)
+    value += __shfl_down_sync(0xffffffffu, value, offset);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (lane == 0) warp_sums[warp] = value;
   __syncthreads();
   value = threadIdx.x < blockDim.x / 32 ? warp_sums[lane] : 0.0;
   if (warp == 0) {
-    for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
+    for (int offset = 16; offset > 0; offset /= 2)
+      value += __shfl_down_sync(0xffffffffu, value, offset);
   }
   return value;  // valid in thread 0
 }
@@ -125,7 +127,9 @@ void triad(float* a, const float* b, const float* c, float s, std::int64_t n) {
   CUDA_CHECK_LAUNCH();
 }
 
-double sum(const float* x, std::int64_t n, double* partial) { return reduce(x, nullptr, n, partial); }
+double sum(const float* x, std::int64_t n, double* partial) {
+  return reduce(x, nullptr, n, partial);
+}
 
 double dot(const float* b, const float* c, std::int64_t n, double* partial) {
   return reduce(b, c, n, partial);

@@ -18,13 +18,15 @@ PerfModel course_model() {
 // Triad a = b + s*c: each pass reads b and c and writes a (12 B, 2 flops per element).
 PerfModel triad_model() {
   return {[](const Params& p, const nlohmann::json&) { return 2.0 * nt_of(p) * n_of(p); },
-          [](const Params& p, const nlohmann::json&) { return 12.0 * nt_of(p) * n_of(p); }, Resource::memory_bandwidth};
+          [](const Params& p, const nlohmann::json&) { return 12.0 * nt_of(p) * n_of(p); },
+          Resource::memory_bandwidth};
 }
 
 // Dot sum(b*c): each pass reads b and c (8 B, 2 flops per element).
 PerfModel dot_model() {
   return {[](const Params& p, const nlohmann::json&) { return 2.0 * nt_of(p) * n_of(p); },
-          [](const Params& p, const nlohmann::json&) { return 8.0 * nt_of(p) * n_of(p); }, Resource::memory_bandwidth};
+          [](const Params& p, const nlohmann::json&) { return 8.0 * nt_of(p) * n_of(p); },
+          Resource::memory_bandwidth};
 }
 
 }  // namespace
@@ -48,8 +50,8 @@ void register_variants(Registry& registry) {
       "03 kernels+copy: copy(a,b,c) around every calc", make_acc_kernels_copy, course_model());
   add("acc_loop", Backend::openacc, "course", 4,
       "04 loop independent: the loops declared independent", make_acc_loop, course_model());
-  add("acc_data", Backend::openacc, "course", 5,
-      "05 data: one data region around the time loop", make_acc_data, course_model());
+  add("acc_data", Backend::openacc, "course", 5, "05 data: one data region around the time loop",
+      make_acc_data, course_model());
   add("acc_present", Backend::openacc, "course", 6,
       "06 present: calc asserts its arrays are present", make_acc_present, course_model());
   add("acc_reduction", Backend::openacc, "course", 7,

@@ -40,6 +40,9 @@ class CourseInstance : public Instance {
   void corrupt_result() override;
 
  protected:
+  // The mean of c on the host, summed in double as the course does (steps 01-06).
+  void mean_on_host();
+
   Size size_;
   std::vector<float> a_, b_, c_;
   double mean_ = 0;
