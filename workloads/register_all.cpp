@@ -1,5 +1,6 @@
 // Every workload built into acclab, registered explicitly in the order `acclab list` shows.
 #include "core/registry.hpp"
+#include "workloads/diffusion3d/diffusion3d.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 #include "workloads/vector/vector.hpp"
 
@@ -8,6 +9,7 @@ namespace acclab {
 void register_all_workloads(Registry& registry) {
   vector::register_variants(registry);
   jacobi2d::register_variants(registry);
+  diffusion3d::register_variants(registry);
 }
 
 }  // namespace acclab

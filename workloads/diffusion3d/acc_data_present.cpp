@@ -1,0 +1,67 @@
+// Course step (3)/(4) data + present: one data region copy(f[0:n]) create(fn[0:n]) around the
+// whole time loop, as the course's main() has, and `present(f, fn)` on the stencil's kernels
+// region with `loop independent` at every level. The fields cross the bus once per solve.
+#include "workloads/diffusion3d/diffusion3d.hpp"
+
+namespace acclab::diffusion3d {
+namespace {
+
+void step(const Problem& p, const float* f, float* fn) {
+  const int nx = p.nx, ny = p.ny, nz = p.nz, n = nx * ny * nz;
+  const float cc = p.cc, ce = p.ce, cw = p.cw, cn = p.cn, cs = p.cs, ct = p.ct, cb = p.cb;
+#pragma acc kernels present(f[0:n], fn[0:n])
+#pragma acc loop independent
+  for (int k = 0; k < nz; k++) {
+#pragma acc loop independent
+    for (int j = 0; j < ny; j++) {
+#pragma acc loop independent
+      for (int i = 0; i < nx; i++) {
+        const int ix = nx * ny * k + nx * j + i;
+        const int ip = i == nx - 1 ? ix : ix + 1;
+        const int im = i == 0 ? ix : ix - 1;
+        const int jp = j == ny - 1 ? ix : ix + nx;
+        const int jm = j == 0 ? ix : ix - nx;
+        const int kp = k == nz - 1 ? ix : ix + nx * ny;
+        const int km = k == 0 ? ix : ix - nx * ny;
+        fn[ix] = cc * f[ix] + ce * f[ip] + cw * f[im] + cn * f[jp] + cs * f[jm] + ct * f[kp] +
+                 cb * f[km];
+      }
+    }
+  }
+}
+
+class AccDataPresent : public DiffusionInstance {
+ public:
+  using DiffusionInstance::DiffusionInstance;
+  void run() override {
+    const std::int64_t n = p_.points();
+    float* f = f_.data();
+    float* fn = fn_.data();
+#pragma acc data copy(f[0:n]) create(fn[0:n])
+    {
+      iterate(f, fn, [&](const float* in, float* out) { step(p_, in, out); });
+      // The region copies back only the array named f; after an odd number of steps the
+      // result is in the other one (the course's 1638 steps never are).
+      if (result_ == fn) {
+#pragma acc update self(fn[0:n])
+      }
+    }
+  }
+  bool transfers_only() override {
+    const std::int64_t n = p_.points();
+    float* f = f_.data();
+    float* fn = fn_.data();
+#pragma acc data copy(f[0:n]) create(fn[0:n])
+    {
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Instance> make_acc_data_present(const Params& params) {
+  return std::make_unique<AccDataPresent>(params);
+}
+
+}  // namespace acclab::diffusion3d

@@ -1,0 +1,227 @@
+// Problem definition, parameters and verification shared by every diffusion3d variant.
+#include "workloads/diffusion3d/diffusion3d.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numbers>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace acclab::diffusion3d {
+
+double stable_dt_limit(double kappa, double dx, double dy, double dz) {
+  return 0.5 / (kappa * (1 / (dx * dx) + 1 / (dy * dy) + 1 / (dz * dz)));
+}
+
+Problem problem_of(const Params& params) {
+  Problem p;
+  p.nx = params.integer("nx");
+  p.ny = params.integer("ny");
+  p.nz = params.integer("nz");
+  p.kappa = params.real("kappa");
+  p.async = params.integer("async") != 0;
+  p.dx = 1.0 / double(p.nx);
+  p.dy = 1.0 / double(p.ny);
+  p.dz = 1.0 / double(p.nz);
+  // The course's time step: 0.1 min(dx^2, dy^2, dz^2) / kappa.
+  p.dt = params.has("dt") ? params.real("dt")
+                          : 0.1 * std::min({p.dx * p.dx, p.dy * p.dy, p.dz * p.dz}) / p.kappa;
+  if (params.has("steps")) {
+    p.steps = params.integer("steps");
+  } else {
+    // As the course's main loop: step while time + dt/2 < end time.
+    const double end_time = params.real("end_time");
+    if (end_time / p.dt > 2e9) {
+      p.steps = -1;  // more steps than anyone will wait for: validate refuses it
+      return p;
+    }
+    double time = 0;
+    while (time + 0.5 * p.dt < end_time) {
+      time += p.dt;
+      ++p.steps;
+    }
+  }
+  p.ce = p.cw = static_cast<float>(p.kappa * p.dt / (p.dx * p.dx));
+  p.cn = p.cs = static_cast<float>(p.kappa * p.dt / (p.dy * p.dy));
+  p.ct = p.cb = static_cast<float>(p.kappa * p.dt / (p.dz * p.dz));
+  p.cc = 1.0f - (p.ce + p.cw + p.cn + p.cs + p.ct + p.cb);
+  return p;
+}
+
+Workload make_workload() {
+  Workload w;
+  w.name = "diffusion3d";
+  w.description = "course openacc_diffusion: 7-point heat equation, analytic error";
+  auto same = [](const char* value) {
+    return std::map<std::string, std::string>{{"seed", value}, {"small", value}, {"large", value}};
+  };
+  w.params = {
+      {.key = "nx",
+       .help = "cells along x",
+       .presets = {{"seed", "128"}, {"small", "24"}, {"large", "256"}},
+       .minimum = 2},
+      {.key = "ny",
+       .help = "cells along y",
+       .presets = {{"seed", "128"}, {"small", "20"}, {"large", "256"}},
+       .minimum = 2},
+      {.key = "nz",
+       .help = "cells along z",
+       .presets = {{"seed", "128"}, {"small", "16"}, {"large", "256"}},
+       .minimum = 2},
+      {.key = "kappa",
+       .type = ParamType::real,
+       .help = "diffusion coefficient",
+       .presets = same("0.1"),
+       .minimum = 0},
+      {.key = "end_time",
+       .type = ParamType::real,
+       .help = "step while time + dt/2 < end_time",
+       .presets = same("0.1"),
+       .minimum = 0},
+      {.key = "steps",
+       .help = "optional: this many steps instead of end_time",
+       .presets = {{"seed", ""}, {"small", ""}, {"large", "100"}}},
+      {.key = "dt",
+       .type = ParamType::real,
+       .help = "optional: time step (default 0.1 min(dx^2, dy^2, dz^2) / kappa)",
+       .presets = same(""),
+       .minimum = 0},
+      {.key = "async",
+       .help = "acc_tuned only: 1 queues the steps asynchronously, 0 waits for each",
+       .presets = same("1"),
+       .minimum = 0},
+  };
+  w.validate = [](const Params& params) {
+    const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
+                       nz = params.integer("nz");
+    // Indices are 32-bit ints in the GPU kernels.
+    constexpr std::int64_t max_points = (std::int64_t(1) << 31) - 1;
+    if (ny > max_points / nx || nz > max_points / (nx * ny)) {
+      throw UsageError(fmt::format("--set nx={} ny={} nz={}: 2^31 cells or more", nx, ny, nz));
+    }
+    if (params.integer("async") > 1) {
+      throw UsageError(fmt::format("--set async={}: expected 0 or 1", params.integer("async")));
+    }
+    const Problem p = problem_of(params);
+    const double limit = stable_dt_limit(p.kappa, p.dx, p.dy, p.dz);
+    if (p.dt > limit) {
+      throw UsageError(fmt::format(
+          "--set dt={:g}: above the explicit stability bound 1/(2 kappa (1/dx^2 + 1/dy^2 + "
+          "1/dz^2)) = {:g} for kappa={:g} on {}x{}x{}",
+          p.dt, limit, p.kappa, nx, ny, nz));
+    }
+    if (p.steps < 0) {
+      throw UsageError(fmt::format("--set end_time={:g}: more than 2e9 steps of dt={:g}",
+                                   params.real("end_time"), p.dt));
+    }
+    if (p.steps < 1) {
+      throw UsageError(fmt::format("--set end_time={:g}: shorter than half a time step ({:g})",
+                                   params.real("end_time"), 0.5 * p.dt));
+    }
+  };
+  // Two fields and the initial one, plus the cached reference and the field it steps into.
+  w.host_bytes = [](const Params& params) {
+    return 5.0 * sizeof(float) * params.integer("nx") * params.integer("ny") *
+           params.integer("nz");
+  };
+  w.device_bytes = [](const Params& params) {
+    return 3.0 * sizeof(float) * params.integer("nx") * params.integer("ny") *
+           params.integer("nz");
+  };
+  return w;
+}
+
+std::vector<float> initial_field(const Problem& p) {
+  std::vector<float> f(static_cast<std::size_t>(p.points()));
+  const double two_pi = 2 * std::numbers::pi;
+  for (std::int64_t k = 0; k < p.nz; ++k) {
+    const double z = p.dz * (double(k) + 0.5);
+    for (std::int64_t j = 0; j < p.ny; ++j) {
+      const double y = p.dy * (double(j) + 0.5);
+      for (std::int64_t i = 0; i < p.nx; ++i) {
+        const double x = p.dx * (double(i) + 0.5);
+        f[(k * p.ny + j) * p.nx + i] = static_cast<float>(
+            0.125 * (1 - std::cos(two_pi * x)) * (1 - std::cos(two_pi * y)) *
+            (1 - std::cos(two_pi * z)));
+      }
+    }
+  }
+  return f;
+}
+
+double analytic(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k, double t) {
+  const double two_pi = 2 * std::numbers::pi;
+  const double decay = std::exp(-p.kappa * t * two_pi * two_pi);
+  const double x = p.dx * (double(i) + 0.5), y = p.dy * (double(j) + 0.5),
+               z = p.dz * (double(k) + 0.5);
+  return 0.125 * (1 - decay * std::cos(two_pi * x)) * (1 - decay * std::cos(two_pi * y)) *
+         (1 - decay * std::cos(two_pi * z));
+}
+
+double rms_error(const Problem& p, const float* f, double t) {
+  double sum = 0;
+  for (std::int64_t k = 0; k < p.nz; ++k) {
+    for (std::int64_t j = 0; j < p.ny; ++j) {
+      for (std::int64_t i = 0; i < p.nx; ++i) {
+        const double diff = f[(k * p.ny + j) * p.nx + i] - analytic(p, i, j, k, t);
+        sum += diff * diff;
+      }
+    }
+  }
+  return std::sqrt(sum / double(p.points()));
+}
+
+DiffusionInstance::DiffusionInstance(const Params& params) : p_(problem_of(params)) {}
+
+void DiffusionInstance::setup() {
+  initial_ = initial_field(p_);
+  f_ = initial_;
+  fn_ = initial_;
+}
+
+void DiffusionInstance::reset() {
+  std::memcpy(f_.data(), initial_.data(), initial_.size() * sizeof(float));
+  std::memcpy(fn_.data(), initial_.data(), initial_.size() * sizeof(float));
+}
+
+Verification DiffusionInstance::verify() {
+  Verification v;
+  if (!result_) {
+    v.detail = "no result";
+    return v;
+  }
+  const auto& reference = reference_after(p_, p_.steps);
+  double max_diff = 0;
+  std::int64_t worst = 0;
+  for (std::int64_t n = 0; n < p_.points(); ++n) {
+    const double diff = std::abs(double(result_[n]) - double(reference[n]));
+    if (!(diff <= max_diff)) {  // a NaN counts as an infinite difference
+      max_diff = std::isnan(diff) ? std::numeric_limits<double>::infinity() : diff;
+      worst = n;
+    }
+  }
+  v.outputs["steps"] = p_.steps;
+  v.outputs["time"] = p_.end_time();
+  v.outputs["error"] = rms_error(p_, result_, p_.end_time());
+  v.outputs["max_diff_vs_original"] = max_diff;
+  // max |f| <= 1 (0.125 * 2^3) at all times: the scheme is a convex combination.
+  const double bound = 4.0 * std::numeric_limits<float>::epsilon() * double(p_.steps);
+  v.ok = max_diff <= bound;
+  const std::int64_t plane = p_.nx * p_.ny;
+  v.detail = fmt::format(
+      "max |f - original| = {:.3g} at ({}, {}, {}) {} bound 4 eps max|f| steps = {:.3g}",
+      max_diff, worst % p_.nx, (worst % plane) / p_.nx, worst / plane, v.ok ? "<=" : ">", bound);
+  return v;
+}
+
+void DiffusionInstance::corrupt_result() {
+  if (!result_) return;
+  auto* field = const_cast<float*>(result_);
+  field[p_.points() / 2] += 0.5f;
+}
+
+}  // namespace acclab::diffusion3d

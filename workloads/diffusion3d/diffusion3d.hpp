@@ -1,0 +1,88 @@
+// The course's openacc_diffusion workload: the heat equation df/dt = kappa laplacian(f) on the
+// unit cube, an nx x ny x nz float grid of cell centres, explicit Euler steps of a 7-point
+// stencil with zero-flux walls (a missing neighbour is replaced by the cell itself).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/registry.hpp"
+
+namespace acclab::diffusion3d {
+
+struct Problem {
+  std::int64_t nx = 0, ny = 0, nz = 0;
+  double kappa = 0;
+  double dt = 0;
+  std::int64_t steps = 0;
+  bool async = true;  // acc_tuned: queue the steps asynchronously
+  double dx = 0, dy = 0, dz = 0;
+  // The course's coefficients: ce = cw = kappa dt / dx^2, and so on; cc = 1 - their sum.
+  float ce = 0, cw = 0, cn = 0, cs = 0, ct = 0, cb = 0, cc = 0;
+
+  std::int64_t points() const { return nx * ny * nz; }
+  double end_time() const { return double(steps) * dt; }
+};
+Problem problem_of(const Params& params);
+
+// The largest stable dt: kappa dt (1/dx^2 + 1/dy^2 + 1/dz^2) <= 1/2, so that cc >= 0.
+double stable_dt_limit(double kappa, double dx, double dy, double dz);
+
+Workload make_workload();
+
+// f = 0.125 (1 - cos 2 pi x)(1 - cos 2 pi y)(1 - cos 2 pi z) at the cell centres.
+std::vector<float> initial_field(const Problem& p);
+
+// The continuous solution at time t: each cosine multiplied by exp(-kappa t (2 pi)^2).
+double analytic(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k, double t);
+
+// Root-mean-square difference between `f` and the continuous solution at time t.
+double rms_error(const Problem& p, const float* f, double t);
+
+// One step of the reference, for planes [k_begin, k_end).
+void step_planes(const Problem& p, const float* f, float* fn, std::int64_t k_begin,
+                 std::int64_t k_end);
+// The serial reference after `steps` steps (planes split over OpenMP threads: every point's
+// arithmetic is the serial code's, so the result is bit for bit the serial one). Cached.
+const std::vector<float>& reference_after(const Problem& p, std::int64_t steps);
+
+// Host fields, the result and its verification, shared by every variant.
+class DiffusionInstance : public Instance {
+ public:
+  explicit DiffusionInstance(const Params& params);
+  void setup() override;
+  void reset() override;
+  // max |f - original| <= 4 eps max|f| steps: the stencil is a convex combination (cc >= 0),
+  // so rounding differences (and GPU FMA contraction) do not grow faster than that.
+  Verification verify() override;
+  void corrupt_result() override;
+
+ protected:
+  // Runs the steps, `step(f, fn)` doing one, swapping fields in between; leaves result_ on
+  // the field holding the last step.
+  template <typename Step>
+  void iterate(float* f, float* fn, Step&& step) {
+    for (std::int64_t s = 0; s < p_.steps; ++s) {
+      step(f, fn);
+      std::swap(f, fn);
+    }
+    result_ = f;
+  }
+
+  Problem p_;
+  std::vector<float> initial_, f_, fn_;
+  const float* result_ = nullptr;
+};
+
+std::unique_ptr<Instance> make_original(const Params& params);
+std::unique_ptr<Instance> make_openmp(const Params& params);
+std::unique_ptr<Instance> make_acc_kernels(const Params& params);
+std::unique_ptr<Instance> make_acc_loop(const Params& params);
+std::unique_ptr<Instance> make_acc_data_present(const Params& params);
+std::unique_ptr<Instance> make_acc_tuned(const Params& params);
+std::unique_ptr<Instance> make_cuda(const Params& params);
+
+void register_variants(Registry& registry);
+
+}  // namespace acclab::diffusion3d
