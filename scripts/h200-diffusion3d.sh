@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The diffusion3d workload's H200 measurements, as committed in bench/results/h200/.
+# Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh:
+#   OUT=some/folder scripts/h200-diffusion3d.sh
+set -uo pipefail
+export LD_LIBRARY_PATH=$PWD/bundle
+acclab=./bundle/acclab
+out=${OUT:-bench/results/h200}
+mkdir -p "$out"
+run() {  # run NAME ARGS...: JSON to $out/NAME.json, its command appended to $out/commands.txt
+  local name=$1; shift
+  echo "$name.json: acclab $* --format json --out $name.json" >> "$out/commands.txt"
+  echo "== acclab $*"
+  "$acclab" "$@" --format json --out "$out/$name.json"
+  python3 scripts/results-table.py "$out/$name.json"
+}
+# acc_kernels stays on one gang under GCC: a few steps show its cost per step.
+run diffusion3d_seed_kernels_3steps ladder diffusion3d --preset seed --set steps=3 \
+  --variant 'original,acc_kernels,acc_loop' --reps 1
+run diffusion3d_seed ladder diffusion3d --preset seed \
+  --variant 'original,openmp,acc_loop,acc_data_present,acc_tuned,cuda' --reps 2
+run diffusion3d_256 ladder diffusion3d --preset large --variant 'acc_data_present,acc_tuned,cuda' --reps 3
+run diffusion3d_512 ladder diffusion3d --preset large --set nx=512 --set ny=512 --set nz=512 \
+  --set steps=50 --variant 'acc_tuned,cuda' --reps 3
