@@ -17,6 +17,10 @@ target_include_directories(acclab_objects PUBLIC ${PROJECT_SOURCE_DIR}/src ${PRO
 target_link_libraries(acclab_objects PUBLIC fmt::fmt nlohmann_json::nlohmann_json)
 target_compile_options(acclab_objects PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
 set(ACCLAB_NOTES_DIR ${PROJECT_BINARY_DIR}/notes)
+if(ACCLAB_OPENACC_NOTES_FLAGS)
+  set_property(TARGET acclab_objects PROPERTY CXX_COMPILER_LAUNCHER
+               ${PROJECT_SOURCE_DIR}/cmake/truncate-notes.sh)
+endif()
 file(MAKE_DIRECTORY ${ACCLAB_NOTES_DIR})
 
 function(acclab_sources)

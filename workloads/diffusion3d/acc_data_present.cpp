@@ -17,12 +17,15 @@ void step(const Problem& p, const float* f, float* fn) {
 #pragma acc loop independent
       for (int i = 0; i < nx; i++) {
         const int ix = nx * ny * k + nx * j + i;
-        const int ip = i == nx - 1 ? ix : ix + 1;
-        const int im = i == 0 ? ix : ix - 1;
-        const int jp = j == ny - 1 ? ix : ix + nx;
-        const int jm = j == 0 ? ix : ix - nx;
-        const int kp = k == nz - 1 ? ix : ix + nx * ny;
-        const int km = k == 0 ? ix : ix - nx * ny;
+        // The course's `i == nx - 1 ? ix : ix + 1` written without branches: GCC 12's kernels
+        // decomposition hands any loop nest with a conditional to parloops, which ran it on one
+        // gang (0.27 s per step at 128^3 on an H200). The offsets are the same.
+        const int ip = ix + (i < nx - 1);
+        const int im = ix - (i > 0);
+        const int jp = ix + nx * (j < ny - 1);
+        const int jm = ix - nx * (j > 0);
+        const int kp = ix + nx * ny * (k < nz - 1);
+        const int km = ix - nx * ny * (k > 0);
         fn[ix] = cc * f[ix] + ce * f[ip] + cw * f[im] + cn * f[jp] + cs * f[jm] + ct * f[kp] +
                  cb * f[km];
       }
