@@ -34,16 +34,23 @@ class Cuda : public DiffusionInstance {
     CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   void run() override {
-    const cuda::Coefficients c{static_cast<int>(p_.nx), static_cast<int>(p_.ny),
-                               static_cast<int>(p_.nz), p_.cc, p_.ce, p_.cw, p_.cn,
-                               p_.cs, p_.ct, p_.cb};
+    const cuda::Coefficients c{static_cast<int>(p_.nx),
+                               static_cast<int>(p_.ny),
+                               static_cast<int>(p_.nz),
+                               p_.cc,
+                               p_.ce,
+                               p_.cw,
+                               p_.cn,
+                               p_.cs,
+                               p_.ct,
+                               p_.cb};
     iterate(f_dev_, fn_dev_, [&](const float* f, float* fn) { cuda::step(c, f, fn, stream_); });
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     device_result_ = result_;
   }
   void finish() override {
-    CUDA_CHECK(cudaMemcpy(f_.data(), device_result_, p_.points() * sizeof(float),
-                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(
+        cudaMemcpy(f_.data(), device_result_, p_.points() * sizeof(float), cudaMemcpyDeviceToHost));
     result_ = f_.data();
   }
 
@@ -57,8 +64,6 @@ class Cuda : public DiffusionInstance {
 
 }  // namespace
 
-std::unique_ptr<Instance> make_cuda(const Params& params) {
-  return std::make_unique<Cuda>(params);
-}
+std::unique_ptr<Instance> make_cuda(const Params& params) { return std::make_unique<Cuda>(params); }
 
 }  // namespace acclab::diffusion3d

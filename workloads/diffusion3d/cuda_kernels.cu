@@ -23,10 +23,11 @@ __global__ void step_kernel(Coefficients c, const float* __restrict__ f, float* 
   // Zero-flux walls: a missing neighbour is the cell itself.
   const int di_plus = i == c.nx - 1 ? 0 : 1, di_minus = i == 0 ? 0 : 1;
   const int dj_plus = j == c.ny - 1 ? 0 : c.nx, dj_minus = j == 0 ? 0 : c.nx;
-  int ix = k_begin * plane + j * c.nx + i;
-  float centre = __ldg(f + ix);
-  float below = k_begin == 0 ? centre : __ldg(f + ix - plane);
-  for (int k = k_begin; k < k_end; ++k, ix += plane) {
+  const int column = j * c.nx + i;
+  float centre = __ldg(f + k_begin * plane + column);
+  float below = k_begin == 0 ? centre : __ldg(f + (k_begin - 1) * plane + column);
+  for (int k = k_begin; k < k_end; ++k) {
+    const int ix = k * plane + column;  // never past the last plane: no int overflow
     const float above = k == c.nz - 1 ? centre : __ldg(f + ix + plane);
     fn[ix] = c.cc * centre + c.ce * __ldg(f + ix + di_plus) + c.cw * __ldg(f + ix - di_minus) +
              c.cn * __ldg(f + ix + dj_plus) + c.cs * __ldg(f + ix - dj_minus) + c.ct * above +

@@ -1,13 +1,13 @@
 // Problem definition, parameters and verification shared by every diffusion3d variant.
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <numbers>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 
@@ -30,25 +30,32 @@ Problem problem_of(const Params& params) {
   // The course's time step: 0.1 min(dx^2, dy^2, dz^2) / kappa.
   p.dt = params.has("dt") ? params.real("dt")
                           : 0.1 * std::min({p.dx * p.dx, p.dy * p.dy, p.dz * p.dz}) / p.kappa;
+  p.ce = p.cw = static_cast<float>(p.kappa * p.dt / (p.dx * p.dx));
+  p.cn = p.cs = static_cast<float>(p.kappa * p.dt / (p.dy * p.dy));
+  p.ct = p.cb = static_cast<float>(p.kappa * p.dt / (p.dz * p.dz));
+  p.cc = 1.0f - (p.ce + p.cw + p.cn + p.cs + p.ct + p.cb);
   if (params.has("steps")) {
     p.steps = params.integer("steps");
   } else {
     // As the course's main loop: step while time + dt/2 < end time.
     const double end_time = params.real("end_time");
-    if (end_time / p.dt > 2e9) {
-      p.steps = -1;  // more steps than anyone will wait for: validate refuses it
+    const double estimate = end_time / p.dt;
+    if (!(estimate <= 2e9)) {
+      p.steps = -1;  // more steps than anyone will wait for (or no finite dt): validate refuses it
       return p;
     }
-    double time = 0;
-    while (time + 0.5 * p.dt < end_time) {
-      time += p.dt;
-      ++p.steps;
+    if (estimate > 1e7) {
+      // Past ten million steps the summed time's rounding no longer matters: count directly.
+      p.steps = static_cast<std::int64_t>(std::ceil(estimate - 0.5));
+    } else {
+      // As the course's main loop: step while time + dt/2 < end time, time summed in double.
+      double time = 0;
+      while (time + 0.5 * p.dt < end_time) {
+        time += p.dt;
+        ++p.steps;
+      }
     }
   }
-  p.ce = p.cw = static_cast<float>(p.kappa * p.dt / (p.dx * p.dx));
-  p.cn = p.cs = static_cast<float>(p.kappa * p.dt / (p.dy * p.dy));
-  p.ct = p.cb = static_cast<float>(p.kappa * p.dt / (p.dz * p.dz));
-  p.cc = 1.0f - (p.ce + p.cw + p.cn + p.cs + p.ct + p.cb);
   return p;
 }
 
@@ -108,6 +115,15 @@ Workload make_workload() {
     }
     const Problem p = problem_of(params);
     const double limit = stable_dt_limit(p.kappa, p.dx, p.dy, p.dz);
+    if (!std::isnormal(p.kappa) || !std::isfinite(p.dt) || !std::isfinite(limit) ||
+        !std::isnormal(p.cc + p.ce)) {
+      throw UsageError(fmt::format(
+          "--set kappa={}: outside double range for this grid (dt = {:g}, stability bound {:g})",
+          p.kappa, p.dt, limit));
+    }
+    if (params.has("steps") && params.integer("steps") > 2000000000) {
+      throw UsageError(fmt::format("--set steps={}: more than 2e9 steps", params.integer("steps")));
+    }
     if (p.dt > limit) {
       throw UsageError(fmt::format(
           "--set dt={:g}: above the explicit stability bound 1/(2 kappa (1/dx^2 + 1/dy^2 + "
@@ -125,12 +141,10 @@ Workload make_workload() {
   };
   // Two fields and the initial one, plus the cached reference and the field it steps into.
   w.host_bytes = [](const Params& params) {
-    return 5.0 * sizeof(float) * params.integer("nx") * params.integer("ny") *
-           params.integer("nz");
+    return 5.0 * sizeof(float) * params.integer("nx") * params.integer("ny") * params.integer("nz");
   };
   w.device_bytes = [](const Params& params) {
-    return 3.0 * sizeof(float) * params.integer("nx") * params.integer("ny") *
-           params.integer("nz");
+    return 3.0 * sizeof(float) * params.integer("nx") * params.integer("ny") * params.integer("nz");
   };
   return w;
 }
@@ -144,9 +158,9 @@ std::vector<float> initial_field(const Problem& p) {
       const double y = p.dy * (double(j) + 0.5);
       for (std::int64_t i = 0; i < p.nx; ++i) {
         const double x = p.dx * (double(i) + 0.5);
-        f[(k * p.ny + j) * p.nx + i] = static_cast<float>(
-            0.125 * (1 - std::cos(two_pi * x)) * (1 - std::cos(two_pi * y)) *
-            (1 - std::cos(two_pi * z)));
+        f[(k * p.ny + j) * p.nx + i] =
+            static_cast<float>(0.125 * (1 - std::cos(two_pi * x)) * (1 - std::cos(two_pi * y)) *
+                               (1 - std::cos(two_pi * z)));
       }
     }
   }
@@ -208,13 +222,15 @@ Verification DiffusionInstance::verify() {
   v.outputs["time"] = p_.end_time();
   v.outputs["error"] = rms_error(p_, result_, p_.end_time());
   v.outputs["max_diff_vs_original"] = max_diff;
-  // max |f| <= 1 (0.125 * 2^3) at all times: the scheme is a convex combination.
-  const double bound = 4.0 * std::numeric_limits<float>::epsilon() * double(p_.steps);
+  // max |f| <= 1 (0.125 * 2^3) at all times: the scheme is a convex combination. Two
+  // evaluation orders of the 7-term update (a GPU's fused multiply-adds, say) differ by at most
+  // about 7 eps per step: 8 eps per step.
+  const double bound = 8.0 * std::numeric_limits<float>::epsilon() * double(p_.steps);
   v.ok = max_diff <= bound;
   const std::int64_t plane = p_.nx * p_.ny;
   v.detail = fmt::format(
-      "max |f - original| = {:.3g} at ({}, {}, {}) {} bound 4 eps max|f| steps = {:.3g}",
-      max_diff, worst % p_.nx, (worst % plane) / p_.nx, worst / plane, v.ok ? "<=" : ">", bound);
+      "max |f - original| = {:.3g} at ({}, {}, {}) {} bound 8 eps max|f| steps = {:.3g}", max_diff,
+      worst % p_.nx, (worst % plane) / p_.nx, worst / plane, v.ok ? "<=" : ">", bound);
   return v;
 }
 

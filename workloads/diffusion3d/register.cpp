@@ -5,8 +5,8 @@ namespace acclab::diffusion3d {
 namespace {
 
 double cell_steps(const Params& params, const nlohmann::json& outputs) {
-  const double steps = outputs.contains("steps") ? outputs["steps"].get<double>()
-                                                 : double(problem_of(params).steps);
+  const double steps =
+      outputs.contains("steps") ? outputs["steps"].get<double>() : double(problem_of(params).steps);
   return steps * double(params.integer("nx")) * double(params.integer("ny")) *
          double(params.integer("nz"));
 }
@@ -37,8 +37,8 @@ void register_variants(Registry& registry) {
   add("acc_loop", Backend::openacc, 4, "(2) plus loop independent at every level", make_acc_loop);
   add("acc_data_present", Backend::openacc, 5,
       "(3)(4) data region around all steps, present in the stencil", make_acc_data_present);
-  add("acc_tuned", Backend::openacc, 6,
-      "fields resident; one flat gang-vector loop, async queue", make_acc_tuned);
+  add("acc_tuned", Backend::openacc, 6, "fields resident; one flat gang-vector loop, async queue",
+      make_acc_tuned);
 #endif
 #ifdef ACCLAB_HAVE_CUDA
   add("cuda", Backend::cuda, 7, "CUDA: z-marching register window in z chunks, queued steps",

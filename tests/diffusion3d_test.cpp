@@ -1,0 +1,1260 @@
+// diffusion3d: the course's openacc_diffusion, df/dt = kappa laplacian(f) on the unit cube, an
+// explicit 7-point stencil over cell centres with zero-flux walls.
+//   - the problem's own pieces (seed preset, time step and step count, coefficients, initial
+//     field, analytic solution, stability bound, serial stencil, verify()) checked against
+//     values computed here, without the harness;
+//   - the exact solution of the discrete scheme (a sum of 8 separable cosine modes), computed
+//     here in double: the serial result matches it to float rounding, and its distance from
+//     the analytic solution bounds the reported error by a bound derived below;
+//   - conservation of the total of f by the zero-flux walls, for every variant;
+//   - every registered variant through the real harness (Runner) on the small preset and
+//     non-cubic grids, corrupted results, the transfer share, async;
+//   - the real binary: reports, ladder speedups, and bad input (status 2, one line).
+#include "workloads/diffusion3d/diffusion3d.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/machine.hpp"
+#include "core/registry.hpp"
+#include "core/runner.hpp"
+
+namespace acclab {
+namespace {
+
+namespace fs = std::filesystem;
+using diffusion3d::Problem;
+
+constexpr double float_eps = std::numeric_limits<float>::epsilon();
+constexpr double two_pi = 2 * std::numbers::pi;
+
+const Registry& all() {
+  static const Registry registry = [] {
+    Registry r;
+    register_all_workloads(r);
+    return r;
+  }();
+  return registry;
+}
+
+const Workload& diffusion_workload() { return all().workload("diffusion3d"); }
+
+const Variant& diffusion_variant(const std::string& name) {
+  for (const auto& v : all().variants()) {
+    if (v.workload == "diffusion3d" && v.name == name) return v;
+  }
+  throw std::logic_error("no variant diffusion3d/" + name);
+}
+
+std::vector<std::string> diffusion_variant_names() {
+  std::vector<std::string> names;
+  for (const auto& v : all().variants()) {
+    if (v.workload == "diffusion3d") names.push_back(v.name);
+  }
+  return names;
+}
+
+Params diffusion_params(const std::vector<std::string>& overrides,
+                        const std::string& preset = "small") {
+  Params params = Params::resolve(diffusion_workload().params, preset, overrides);
+  diffusion_workload().validate(params);
+  return params;
+}
+
+Problem problem(const std::vector<std::string>& overrides, const std::string& preset = "small") {
+  return diffusion3d::problem_of(diffusion_params(overrides, preset));
+}
+
+std::string validate_error(const std::vector<std::string>& overrides,
+                           const std::string& preset = "small") {
+  try {
+    diffusion_params(overrides, preset);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::int64_t index_of(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k) {
+  return (k * p.ny + j) * p.nx + i;
+}
+
+double sum_of(const float* f, std::int64_t n) {
+  double sum = 0;
+  for (std::int64_t m = 0; m < n; ++m) sum += f[m];
+  return sum;
+}
+
+// The result field of any diffusion3d instance (result_ is protected: a pointer to member
+// named through a derived class reaches it). Never constructed.
+struct ResultOf : diffusion3d::DiffusionInstance {
+  static const float* of(const Instance& instance) {
+    const auto& d = dynamic_cast<const diffusion3d::DiffusionInstance&>(instance);
+    return d.*(&ResultOf::result_);
+  }
+};
+
+// The documented stencil written here rather than taken from the workload: the mirror walls as
+// clamped indices, the seven products summed in the course's order (cc, e, w, n, s, t, b).
+std::vector<float> stencil_by_hand(const Problem& p, std::int64_t steps) {
+  std::vector<float> f = diffusion3d::initial_field(p), fn = f;
+  auto at = [&](const std::vector<float>& g, std::int64_t i, std::int64_t j, std::int64_t k) {
+    i = std::clamp<std::int64_t>(i, 0, p.nx - 1);
+    j = std::clamp<std::int64_t>(j, 0, p.ny - 1);
+    k = std::clamp<std::int64_t>(k, 0, p.nz - 1);
+    return g[index_of(p, i, j, k)];
+  };
+  for (std::int64_t s = 0; s < steps; ++s) {
+    for (std::int64_t k = 0; k < p.nz; ++k) {
+      for (std::int64_t j = 0; j < p.ny; ++j) {
+        for (std::int64_t i = 0; i < p.nx; ++i) {
+          fn[index_of(p, i, j, k)] = p.cc * at(f, i, j, k) + p.ce * at(f, i + 1, j, k) +
+                                     p.cw * at(f, i - 1, j, k) + p.cn * at(f, i, j + 1, k) +
+                                     p.cs * at(f, i, j - 1, k) + p.ct * at(f, i, j, k + 1) +
+                                     p.cb * at(f, i, j, k - 1);
+        }
+      }
+    }
+    std::swap(f, fn);
+  }
+  return f;
+}
+
+// ---- the exact solution of the discrete scheme ------------------------------------------------
+//
+// The scheme is linear and separable. With cell-centred mirror walls, c_i = cos(2 pi x_i),
+// x_i = (i + 1/2) h, is an exact eigenvector of the 1D discrete Laplacian: the missing
+// neighbour of cell 0 is cell 0 itself, and cos(2 pi (-h/2)) = cos(2 pi (h/2)); likewise at the
+// far wall, cos(2 pi (1 + h/2)) = cos(2 pi (1 - h/2)). The eigenvalue is
+// -(2 - 2 cos(2 pi h)) / h^2; a constant has eigenvalue 0. Expanding
+// f0 = 0.125 prod_d (1 - c_d) over the subsets S of {x, y, z}, after s steps
+//   f_s = 0.125 sum_S (-1)^|S| mu_S^s prod_{d in S} c_d,
+//   mu_S = 1 - dt kappa sum_{d in S} (2 - 2 cos(2 pi h_d)) / h_d^2.
+// The analytic solution is the same sum with mu_S^s replaced by exp(-|S| kappa t (2 pi)^2).
+struct Modes {
+  std::array<double, 8> mu{}, decay{};  // per subset S (bit d set: d in S), s steps
+  std::array<std::vector<double>, 3> cosines;
+};
+
+double laplacian_eigenvalue(double kappa, double h) {
+  return kappa * (2 - 2 * std::cos(two_pi * h)) / (h * h);
+}
+
+Modes modes_of(const Problem& p, std::int64_t steps) {
+  Modes m;
+  const std::array<double, 3> h = {p.dx, p.dy, p.dz};
+  const std::array<std::int64_t, 3> n = {p.nx, p.ny, p.nz};
+  for (int d = 0; d < 3; ++d) {
+    for (std::int64_t i = 0; i < n[d]; ++i) {
+      m.cosines[d].push_back(std::cos(two_pi * h[d] * (double(i) + 0.5)));
+    }
+  }
+  const double t = double(steps) * p.dt;
+  for (int s = 0; s < 8; ++s) {
+    double lambda = 0;
+    int size = 0;
+    for (int d = 0; d < 3; ++d) {
+      if (s & (1 << d)) {
+        lambda += laplacian_eigenvalue(p.kappa, h[d]);
+        ++size;
+      }
+    }
+    m.mu[s] = std::pow(1 - p.dt * lambda, double(steps));
+    m.decay[s] = std::exp(-double(size) * p.kappa * t * two_pi * two_pi);
+  }
+  return m;
+}
+
+double mode_sum(const Modes& m, const std::array<double, 8>& amplitude, std::int64_t i,
+                std::int64_t j, std::int64_t k) {
+  double value = 0;
+  for (int s = 0; s < 8; ++s) {
+    double term = (std::popcount(unsigned(s)) % 2 ? -1.0 : 1.0) * amplitude[s];
+    if (s & 1) term *= m.cosines[0][i];
+    if (s & 2) term *= m.cosines[1][j];
+    if (s & 4) term *= m.cosines[2][k];
+    value += term;
+  }
+  return 0.125 * value;
+}
+
+std::vector<double> discrete_solution(const Problem& p, std::int64_t steps) {
+  const Modes m = modes_of(p, steps);
+  std::vector<double> f(std::size_t(p.points()));
+  for (std::int64_t k = 0; k < p.nz; ++k) {
+    for (std::int64_t j = 0; j < p.ny; ++j) {
+      for (std::int64_t i = 0; i < p.nx; ++i) f[index_of(p, i, j, k)] = mode_sum(m, m.mu, i, j, k);
+    }
+  }
+  return f;
+}
+
+// The truncation error of the scheme, bounded mode by mode. With Lambda_S the discrete rate
+// (mu_S = 1 - dt Lambda_S) and L_S = |S| kappa (2 pi)^2 the continuous one:
+//   - stability gives 0 <= dt Lambda_S <= 4 kappa dt sum 1/h^2 <= 1, so mu_S and exp(-dt L_S)
+//     lie in [0, 1] and |a^s - b^s| <= s |a - b|;
+//   - |mu_S - exp(-dt L_S)| <= |1 - x - exp(-x)| + |exp(-x) - exp(-dt L_S)| with x = dt Lambda_S
+//     <= x^2 / 2 + dt |L_S - Lambda_S| (time: O(dt^2) per step);
+//   - 2 - 2 cos(theta) >= theta^2 - theta^4 / 12, so 0 <= L_S - Lambda_S
+//     <= kappa (2 pi)^4 sum_{d in S} h_d^2 / 12 (space: O(h^2)).
+// Over the cells, the RMS of cos(2 pi x_i) is sqrt(1/2) (sum cos^2 = n/2 for n >= 3; 0 for
+// n = 2), and the RMS of a separable product is the product of the RMS, so by the triangle
+// inequality for the RMS, after s steps (t = s dt):
+//   rms(f_discrete - f_analytic) <= 0.125 t sum_{S != {}} 2^(-|S|/2) (dt Lambda_S^2 / 2
+//                                     + kappa (2 pi)^4 sum_{d in S} h_d^2 / 12),
+// O(dt) + O(h^2). (The time error makes the discrete modes decay faster, the space error
+// slower: they partly cancel, so the actual error is well inside the bound.)
+double truncation_bound(const Problem& p, std::int64_t steps) {
+  const std::array<double, 3> h = {p.dx, p.dy, p.dz};
+  const double k4 = std::pow(two_pi, 4);
+  double sum = 0;
+  for (int s = 1; s < 8; ++s) {
+    double lambda = 0, space = 0;
+    for (int d = 0; d < 3; ++d) {
+      if (s & (1 << d)) {
+        lambda += laplacian_eigenvalue(p.kappa, h[d]);
+        space += p.kappa * k4 * h[d] * h[d] / 12;
+      }
+    }
+    sum += std::pow(0.5, 0.5 * std::popcount(unsigned(s))) * (p.dt * lambda * lambda / 2 + space);
+  }
+  return 0.125 * double(steps) * p.dt * sum;
+}
+
+// Float rounding of the scheme against the exact-coefficient discrete solution: the initial
+// field's rounding (eps/2), then per step at most 4 eps max|f| (max|f| <= 1) from the
+// arithmetic plus 4 eps from the float coefficients (their rounding, and
+// cc = 1 - sum rounded, move each mu_S by a few eps).
+double rounding_bound(std::int64_t steps) { return float_eps * (0.5 + 8.0 * double(steps)); }
+
+// ---- the problem's pieces, without the harness -------------------------------------------------
+
+TEST(DiffusionProblemTest, SeedPresetIsTheCoursesProblem) {
+  const Params seed = diffusion_params({}, "seed");
+  EXPECT_EQ(seed.integer("nx"), 128);
+  EXPECT_EQ(seed.integer("ny"), 128);
+  EXPECT_EQ(seed.integer("nz"), 128);
+  EXPECT_EQ(seed.real("kappa"), 0.1);
+  EXPECT_EQ(seed.real("end_time"), 0.1);
+  EXPECT_FALSE(seed.has("steps")) << "the seed counts steps from the end time";
+  EXPECT_FALSE(seed.has("dt"));
+  const Problem p = diffusion3d::problem_of(seed);
+  EXPECT_EQ(p.nx, 128);
+  EXPECT_EQ(p.points(), 128 * 128 * 128);
+  EXPECT_EQ(p.dx, 1.0 / 128);
+  EXPECT_EQ(p.dz, 1.0 / 128);
+  // dt = 0.1 dx^2 / kappa = 2^-14, exactly.
+  EXPECT_EQ(p.dt, 6.103515625e-05);
+  EXPECT_EQ(p.dt, 0.1 * p.dx * p.dx / 0.1);
+  // The course's loop: step while time + dt/2 < 0.1; 0.1 / dt = 1638.4.
+  EXPECT_EQ(p.steps, 1638);
+  EXPECT_EQ(p.end_time(), 1638 * 6.103515625e-05);
+  EXPECT_LT(p.end_time() + 0.5 * p.dt, 0.1 + p.dt);
+  EXPECT_GE(p.end_time() + 0.5 * p.dt, 0.1);
+  // kappa dt / dx^2 = 0.1 in every direction, cc = 1 - 6 * 0.1.
+  for (float c : {p.ce, p.cw, p.cn, p.cs, p.ct, p.cb}) EXPECT_EQ(c, 0.1f);
+  EXPECT_EQ(p.cc, 1.0f - (0.1f + 0.1f + 0.1f + 0.1f + 0.1f + 0.1f));
+  EXPECT_NEAR(p.cc, 0.4, 4 * float_eps);
+  EXPECT_TRUE(p.async);
+
+  const Problem small = problem({});
+  EXPECT_EQ(small.nx, 24);
+  EXPECT_EQ(small.ny, 20);
+  EXPECT_EQ(small.nz, 16);
+  // dt = 0.1 / 24^2 / 0.1 = 1/576; 0.1 * 576 = 57.6: 58 steps.
+  EXPECT_DOUBLE_EQ(small.dt, 1.0 / 576);
+  EXPECT_EQ(small.steps, 58);
+  const Params large = diffusion_params({}, "large");
+  EXPECT_EQ(large.integer("nx") * large.integer("ny") * large.integer("nz"), 256 * 256 * 256);
+  EXPECT_EQ(large.integer("steps"), 100);
+  for (const char* preset : {"seed", "small", "large"}) EXPECT_EQ(validate_error({}, preset), "");
+}
+
+TEST(DiffusionProblemTest, CoefficientsPairEachDirectionWithItsSpacing) {
+  // 17 x 9 x 33: the smallest spacing is dz, so dt = 0.1 dz^2 / kappa and ct = cb = 0.1.
+  const Problem p = problem({"nx=17", "ny=9", "nz=33", "steps=5"});
+  EXPECT_EQ(p.steps, 5);
+  EXPECT_DOUBLE_EQ(p.dt, 0.1 / (33.0 * 33.0) / 0.1);
+  EXPECT_FLOAT_EQ(p.ce, static_cast<float>(0.1 * p.dt * 17 * 17));
+  EXPECT_EQ(p.cw, p.ce);
+  EXPECT_FLOAT_EQ(p.cn, static_cast<float>(0.1 * p.dt * 9 * 9));
+  EXPECT_EQ(p.cs, p.cn);
+  EXPECT_FLOAT_EQ(p.ct, static_cast<float>(0.1 * p.dt * 33 * 33));
+  EXPECT_EQ(p.cb, p.ct);
+  EXPECT_FLOAT_EQ(p.ct, 0.1f);
+  EXPECT_EQ(p.cc, 1.0f - (p.ce + p.cw + p.cn + p.cs + p.ct + p.cb));
+  EXPECT_GT(p.cc, 0.0f);
+  EXPECT_NEAR(double(p.cc) + 2 * (double(p.ce) + p.cn + p.ct), 1.0, 4 * float_eps);
+
+  // An explicit dt and kappa.
+  const Problem q = problem({"nx=4", "ny=8", "nz=2", "kappa=0.5", "dt=0.001", "steps=3"});
+  EXPECT_EQ(q.dt, 0.001);
+  EXPECT_EQ(q.kappa, 0.5);
+  EXPECT_FLOAT_EQ(q.ce, static_cast<float>(0.5 * 0.001 * 16));
+  EXPECT_FLOAT_EQ(q.cn, static_cast<float>(0.5 * 0.001 * 64));
+  EXPECT_FLOAT_EQ(q.ct, static_cast<float>(0.5 * 0.001 * 4));
+  EXPECT_NEAR(q.end_time(), 0.003, 1e-15);
+  EXPECT_FALSE(problem({"async=0"}).async);
+}
+
+TEST(DiffusionProblemTest, StableDtLimitIsTheBoundWhereCcReachesZero) {
+  // kappa dt (1/dx^2 + 1/dy^2 + 1/dz^2) <= 1/2: on 24 x 20 x 16 with kappa = 0.1,
+  // 0.5 / (0.1 (576 + 400 + 256)) = 0.5 / 123.2.
+  EXPECT_DOUBLE_EQ(diffusion3d::stable_dt_limit(0.1, 1.0 / 24, 1.0 / 20, 1.0 / 16), 0.5 / 123.2);
+  EXPECT_DOUBLE_EQ(diffusion3d::stable_dt_limit(2.0, 0.5, 0.25, 1.0), 0.5 / (2.0 * 21));
+  // At the limit cc is 0 (to rounding); just above it is refused, just below accepted.
+  const double limit = 0.5 / 123.2;
+  std::ostringstream at_limit, above, below;
+  at_limit.precision(17);
+  above.precision(17);
+  below.precision(17);
+  at_limit << "dt=" << limit;
+  above << "dt=" << limit * (1 + 1e-9);
+  below << "dt=" << limit * (1 - 1e-9);
+  EXPECT_EQ(validate_error({below.str()}), "");
+  const std::string refused = validate_error({above.str()});
+  EXPECT_NE(refused.find("stability"), std::string::npos) << refused;
+  if (validate_error({at_limit.str()}).empty()) {
+    const Problem p = problem({at_limit.str()});
+    EXPECT_NEAR(p.cc, 0.0f, 8 * float_eps);
+  }
+  // The default dt, 0.1 min(h^2) / kappa, is always within it (0.1 < 1/6 of the cube's limit).
+  for (const auto& grid : {std::vector<std::string>{"nx=2", "ny=2", "nz=2", "steps=1"},
+                           std::vector<std::string>{"nx=2", "ny=1000", "nz=3", "steps=1"}}) {
+    const Problem p = problem(grid);
+    EXPECT_LT(p.dt, diffusion3d::stable_dt_limit(p.kappa, p.dx, p.dy, p.dz));
+    EXPECT_GE(p.cc, 0.0f);
+  }
+}
+
+TEST(DiffusionProblemTest, InitialFieldIsTheCosineProductAtCellCentres) {
+  // 4 x 4 x 4 by hand: x = 1/8, 3/8, 5/8, 7/8, and 1 - cos(2 pi x) = 1 -+ sqrt(2)/2.
+  {
+    const Problem p = problem({"nx=4", "ny=4", "nz=4", "steps=1"});
+    const auto f = diffusion3d::initial_field(p);
+    ASSERT_EQ(f.size(), 64u);
+    const double lo = 1 - std::sqrt(0.5), hi = 1 + std::sqrt(0.5);
+    EXPECT_NEAR(f[index_of(p, 0, 0, 0)], 0.125 * lo * lo * lo, float_eps);
+    EXPECT_NEAR(f[index_of(p, 1, 1, 1)], 0.125 * hi * hi * hi, float_eps);
+    EXPECT_NEAR(f[index_of(p, 2, 0, 3)], 0.125 * hi * lo * lo, float_eps);
+    EXPECT_NEAR(f[index_of(p, 3, 2, 1)], 0.125 * lo * hi * hi, float_eps);
+  }
+  // A non-cubic grid: each direction with its own spacing, and x fastest in memory.
+  const Problem p = problem({"nx=17", "ny=9", "nz=33", "steps=1"});
+  const auto f = diffusion3d::initial_field(p);
+  ASSERT_EQ(f.size(), std::size_t(17 * 9 * 33));
+  double max_f = 0;
+  for (std::int64_t k = 0; k < p.nz; ++k) {
+    for (std::int64_t j = 0; j < p.ny; ++j) {
+      for (std::int64_t i = 0; i < p.nx; ++i) {
+        const double x = (double(i) + 0.5) / 17, y = (double(j) + 0.5) / 9,
+                     z = (double(k) + 0.5) / 33;
+        const double expected = 0.125 * (1 - std::cos(two_pi * x)) * (1 - std::cos(two_pi * y)) *
+                                (1 - std::cos(two_pi * z));
+        const float value = f[index_of(p, i, j, k)];
+        ASSERT_NEAR(value, expected, float_eps * std::max(expected, 1e-30))
+            << "at (" << i << ", " << j << ", " << k << ")";
+        // analytic(t = 0) is the same field (its float rounding exactly).
+        ASSERT_EQ(static_cast<float>(diffusion3d::analytic(p, i, j, k, 0.0)), value)
+            << "at (" << i << ", " << j << ", " << k << ")";
+        max_f = std::max(max_f, double(value));
+      }
+    }
+  }
+  EXPECT_LE(max_f, 1.0);
+  EXPECT_GT(max_f, 0.9);  // near the centre (1 - cos) ~ 2 in each direction
+  // The rms error of the initial field at t = 0 is its float rounding.
+  EXPECT_LT(diffusion3d::rms_error(p, f.data(), 0.0), float_eps);
+}
+
+TEST(DiffusionProblemTest, AnalyticSolutionDecaysEachCosineAndRmsErrorIsTheRms) {
+  const Problem p = problem({"nx=6", "ny=5", "nz=7", "steps=1"});
+  const double t = 0.03, decay = std::exp(-0.1 * t * two_pi * two_pi);
+  for (auto [i, j, k] : {std::array<std::int64_t, 3>{0, 0, 0}, {5, 4, 6}, {2, 3, 1}}) {
+    const double x = (double(i) + 0.5) / 6, y = (double(j) + 0.5) / 5, z = (double(k) + 0.5) / 7;
+    const double expected = 0.125 * (1 - decay * std::cos(two_pi * x)) *
+                            (1 - decay * std::cos(two_pi * y)) * (1 - decay * std::cos(two_pi * z));
+    EXPECT_NEAR(diffusion3d::analytic(p, i, j, k, t), expected, 1e-15);
+  }
+  // Long after: the mean, 0.125.
+  EXPECT_NEAR(diffusion3d::analytic(p, 1, 2, 3, 100.0), 0.125, 1e-15);
+  // rms_error: the analytic field itself is 0 (to its float rounding), an offset of 1e-3
+  // everywhere is 1e-3, and 2e-3 in one cell of 210 is 2e-3 / sqrt(210).
+  std::vector<float> f(std::size_t(p.points()));
+  for (std::int64_t k = 0; k < p.nz; ++k) {
+    for (std::int64_t j = 0; j < p.ny; ++j) {
+      for (std::int64_t i = 0; i < p.nx; ++i) {
+        f[index_of(p, i, j, k)] = static_cast<float>(diffusion3d::analytic(p, i, j, k, t));
+      }
+    }
+  }
+  EXPECT_LT(diffusion3d::rms_error(p, f.data(), t), float_eps);
+  auto shifted = f;
+  for (auto& v : shifted) v += 1e-3f;
+  EXPECT_NEAR(diffusion3d::rms_error(p, shifted.data(), t), 1e-3, 2 * float_eps);
+  auto one = f;
+  one[index_of(p, 3, 2, 4)] += 2e-3f;
+  EXPECT_NEAR(diffusion3d::rms_error(p, one.data(), t), 2e-3 / std::sqrt(210.0), 2 * float_eps);
+}
+
+// The test that does not trust verify(): the serial reference every variant is verified
+// against, compared bit for bit with the stencil written here from the documentation.
+TEST(DiffusionProblemTest, SerialReferenceIsTheDocumentedStencil) {
+  for (const std::vector<std::string>& overrides :
+       {std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=1"},
+        std::vector<std::string>{"nx=2", "ny=2", "nz=2", "steps=1"},
+        std::vector<std::string>{"nx=33", "ny=5", "nz=2", "steps=1"},
+        std::vector<std::string>{"nx=5", "ny=3", "nz=4", "kappa=0.7", "dt=0.01", "steps=1"}}) {
+    const Problem p = problem(overrides);
+    for (std::int64_t steps : {0, 1, 2, 7}) {
+      SCOPED_TRACE(testing::Message()
+                   << p.nx << "x" << p.ny << "x" << p.nz << ", " << steps << " steps");
+      const auto expected = stencil_by_hand(p, steps);
+      const auto& reference = diffusion3d::reference_after(p, steps);
+      ASSERT_EQ(reference.size(), expected.size());
+      for (std::size_t n = 0; n < expected.size(); ++n) {
+        ASSERT_EQ(reference[n], expected[n]) << "at cell " << n;
+      }
+    }
+  }
+  // One cell by hand, on a field that is not symmetric: a corner sees itself through three
+  // walls, so (0, 0, 0) after one step is (cc + ce + cn + ct) f000 + cw f100 + cs f010 + cb f001.
+  const Problem p = problem({"nx=3", "ny=4", "nz=5", "steps=1"});
+  std::vector<float> f(std::size_t(p.points())), fn(f.size());
+  for (std::size_t n = 0; n < f.size(); ++n) f[n] = float(n % 7) + 0.25f * float(n % 3);
+  diffusion3d::step_planes(p, f.data(), fn.data(), 0, p.nz);
+  const double f000 = f[0], f100 = f[1], f010 = f[3], f001 = f[12];
+  const double corner = (double(p.cc) + p.ce + p.cn + p.ct) * f000 + double(p.cw) * f100 +
+                        double(p.cs) * f010 + double(p.cb) * f001;
+  EXPECT_NEAR(fn[0], corner, 8 * float_eps * 7);
+  // An interior cell (1, 1, 1): its six neighbours.
+  const auto c = [&](int i, int j, int k) { return double(f[index_of(p, i, j, k)]); };
+  const double interior = p.cc * c(1, 1, 1) + p.ce * c(2, 1, 1) + p.cw * c(0, 1, 1) +
+                          p.cn * c(1, 2, 1) + p.cs * c(1, 0, 1) + p.ct * c(1, 1, 2) +
+                          p.cb * c(1, 1, 0);
+  EXPECT_NEAR(fn[index_of(p, 1, 1, 1)], interior, 8 * float_eps * 7);
+  // step_planes writes only the planes it is given.
+  std::vector<float> part(f.size(), -1.0f);
+  diffusion3d::step_planes(p, f.data(), part.data(), 2, 4);
+  for (std::int64_t n = 0; n < p.points(); ++n) {
+    const std::int64_t k = n / (p.nx * p.ny);
+    if (k >= 2 && k < 4) {
+      EXPECT_EQ(part[n], fn[n]) << n;
+    } else {
+      EXPECT_EQ(part[n], -1.0f) << n;
+    }
+  }
+}
+
+// Check 3 of the issue: the analytic error below a bound derived from the exact discrete
+// solution (see discrete_solution and truncation_bound above).
+TEST(DiffusionAnalyticTest, SerialMatchesTheExactDiscreteSolutionAndTheErrorIsTruncation) {
+  struct Case {
+    std::vector<std::string> overrides;
+    std::int64_t steps;
+  };
+  // 16^3 to end time 0.01: dt = 1/256, 3 steps (t = 0.0117); 17 x 9 x 33 with 5 steps: every
+  // direction its own spacing and eigenvalue; the small preset's 58 steps.
+  for (const Case& c : {Case{{"nx=16", "ny=16", "nz=16", "end_time=0.01"}, 3},
+                        Case{{"nx=17", "ny=9", "nz=33", "steps=5"}, 5}, Case{{}, 58}}) {
+    const Params params = diffusion_params(c.overrides);
+    const Problem p = diffusion3d::problem_of(params);
+    SCOPED_TRACE(params.json().dump());
+    ASSERT_EQ(p.steps, c.steps);
+    const auto discrete = discrete_solution(p, p.steps);
+    const auto& serial = diffusion3d::reference_after(p, p.steps);
+    const double t = p.end_time();
+
+    // The serial field is the discrete solution to float rounding. (The exact-coefficient
+    // modes are checked against the initial field too: at s = 0 they are f0.)
+    const auto at_zero = discrete_solution(p, 0);
+    const auto f0 = diffusion3d::initial_field(p);
+    double worst = 0, rms_truncation = 0, rms_serial = 0;
+    for (std::int64_t n = 0; n < p.points(); ++n) {
+      ASSERT_NEAR(at_zero[n], f0[n], float_eps) << n;
+      worst = std::max(worst, std::abs(double(serial[n]) - discrete[n]));
+    }
+    EXPECT_LE(worst, rounding_bound(p.steps));
+    EXPECT_LE(worst, 1e-5);
+
+    // The rms error against the analytic solution is the rms of (discrete - analytic), the
+    // truncation error, to within the same rounding (|rms(a) - rms(b)| <= max|a - b|).
+    for (std::int64_t k = 0; k < p.nz; ++k) {
+      for (std::int64_t j = 0; j < p.ny; ++j) {
+        for (std::int64_t i = 0; i < p.nx; ++i) {
+          const double exact = diffusion3d::analytic(p, i, j, k, t);
+          const double d = discrete[index_of(p, i, j, k)] - exact;
+          rms_truncation += d * d;
+          const double e = double(serial[index_of(p, i, j, k)]) - exact;
+          rms_serial += e * e;
+        }
+      }
+    }
+    rms_truncation = std::sqrt(rms_truncation / double(p.points()));
+    rms_serial = std::sqrt(rms_serial / double(p.points()));
+    const double reported = diffusion3d::rms_error(p, serial.data(), t);
+    EXPECT_NEAR(reported, rms_serial, 1e-12);
+    EXPECT_NEAR(reported, rms_truncation, rounding_bound(p.steps));
+
+    // The bound: O(h^2) + O(dt) (truncation_bound). On 16^3 to t = 0.0117 it is 9.5e-4 (the
+    // actual error 7.0e-5), on 17 x 9 x 33 3.0e-4 (9.3e-5), on the small preset to t = 0.1
+    // 4.6e-3 (2.8e-4): an error within it is close to the continuous solution, whose
+    // amplitudes are 0.125.
+    const double bound = truncation_bound(p, p.steps);
+    EXPECT_LT(bound, p.steps == 3 ? 1e-3 : 5e-3);
+    EXPECT_LE(rms_truncation, bound);
+    EXPECT_LE(reported, bound + rounding_bound(p.steps));
+    EXPECT_GT(rms_truncation, 1e-3 * bound) << "the bound is not vacuous about a zero error";
+  }
+}
+
+// Halving h (dt = 0.1 h^2 / kappa goes with it) divides the error by about 4: second order.
+TEST(DiffusionAnalyticTest, ErrorIsSecondOrderInTheSpacing) {
+  const Problem coarse = problem({"nx=16", "ny=16", "nz=16", "steps=4"});
+  const Problem fine = problem({"nx=32", "ny=32", "nz=32", "steps=16"});
+  ASSERT_DOUBLE_EQ(coarse.end_time(), fine.end_time());  // 4/256 = 16/1024
+  const double e_coarse = diffusion3d::rms_error(
+      coarse, diffusion3d::reference_after(coarse, 4).data(), coarse.end_time());
+  const double e_fine =
+      diffusion3d::rms_error(fine, diffusion3d::reference_after(fine, 16).data(), fine.end_time());
+  EXPECT_GT(e_coarse / e_fine, 3.5) << e_coarse << " vs " << e_fine;
+  EXPECT_LT(e_coarse / e_fine, 4.5) << e_coarse << " vs " << e_fine;
+}
+
+// ---- conservation ------------------------------------------------------------------------------
+//
+// Zero-flux walls conserve the total: every cell gives ce f to its +x neighbour and takes
+// cw f from it, and at a wall the missing neighbour is the cell itself, so
+// sum fn = (cc + 2 ce + 2 cn + 2 ct) sum f. In float, per step:
+//   - the coefficients: |cc + 2(ce + cn + ct) - 1| <= u + 5u (sum of six, each <= 1) <= 3 eps;
+//   - each cell's 7 products and 6 sums: <= gamma_7 sum |c f| <= 3.5 eps max|f|;
+// the field stays within [min f0, max f0] (a convex combination), so after S steps
+//   |sum f_S - sum f_0| <= 7 eps n S max|f0|.
+double conservation_bound(std::int64_t cells, std::int64_t steps, double max_f) {
+  return 7 * float_eps * double(cells) * double(steps) * max_f;
+}
+
+TEST(DiffusionConservationTest, StencilConservesTheTotalOfAnyField) {
+  // A random field, large at the walls, where a wrong wall would lose or gain the most.
+  const Problem p = problem({"nx=17", "ny=9", "nz=33", "steps=1"});
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  std::vector<float> f(std::size_t(p.points())), fn(f.size());
+  for (auto& v : f) v = uniform(rng);
+  const double total = sum_of(f.data(), p.points());
+  const std::int64_t steps = 40;
+  // What one step with absorbing walls (missing neighbour 0) would lose: c times the face
+  // values, on six faces.
+  double wall_flux = 0;
+  for (std::int64_t k = 0; k < p.nz; ++k) {
+    for (std::int64_t j = 0; j < p.ny; ++j) {
+      for (std::int64_t i = 0; i < p.nx; ++i) {
+        const double v = f[index_of(p, i, j, k)];
+        if (i == 0 || i == p.nx - 1) wall_flux += p.ce * v;
+        if (j == 0 || j == p.ny - 1) wall_flux += p.cn * v;
+        if (k == 0 || k == p.nz - 1) wall_flux += p.ct * v;
+      }
+    }
+  }
+  const double bound = conservation_bound(p.points(), steps, 1.0);
+  ASSERT_LT(bound, 1e-3 * total);
+  ASSERT_LT(bound, 1e-2 * wall_flux) << "a wrong wall would not be noticed";
+  for (std::int64_t s = 0; s < steps; ++s) {
+    diffusion3d::step_planes(p, f.data(), fn.data(), 0, p.nz);
+    std::swap(f, fn);
+  }
+  EXPECT_NEAR(sum_of(f.data(), p.points()), total, bound);
+  EXPECT_GE(*std::min_element(f.begin(), f.end()), 0.0f);
+  EXPECT_LE(*std::max_element(f.begin(), f.end()), 1.0f);
+}
+
+// Every available variant's own result field (not the reference's), run through its
+// instance as the runner does.
+TEST(DiffusionConservationTest, EveryVariantConservesTheTotal) {
+  Machine machine;
+  Runner runner(machine);
+  int checked = 0;
+  for (const std::vector<std::string>& overrides :
+       {std::vector<std::string>{"nx=16", "ny=16", "nz=16", "steps=20"},
+        std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=21"}}) {
+    const Params params = diffusion_params(overrides);
+    const Problem p = diffusion3d::problem_of(params);
+    const auto f0 = diffusion3d::initial_field(p);
+    const double total = sum_of(f0.data(), p.points());
+    // Cell-centred cosines sum to 0 over whole periods: the total is 0.125 n.
+    EXPECT_NEAR(total, 0.125 * double(p.points()), 1e-9 * double(p.points()));
+    const double max_f = *std::max_element(f0.begin(), f0.end());
+    const double bound = conservation_bound(p.points(), p.steps, max_f);
+    ASSERT_LT(bound, 1e-3 * total);
+    for (const auto& name : diffusion_variant_names()) {
+      SCOPED_TRACE(name + " " + params.json().dump());
+      const Variant& variant = diffusion_variant(name);
+      if (runner.unavailable_reason(variant)) continue;
+      auto instance = variant.factory(params);
+      instance->setup();
+      instance->reset();
+      instance->run();
+      instance->finish();
+      const float* result = ResultOf::of(*instance);
+      ASSERT_NE(result, nullptr);
+      EXPECT_NEAR(sum_of(result, p.points()), total, bound);
+      // And it moved: the field is no longer the initial one.
+      EXPECT_NE(result[index_of(p, p.nx / 2, p.ny / 2, p.nz / 2)],
+                f0[index_of(p, p.nx / 2, p.ny / 2, p.nz / 2)]);
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 4);
+}
+
+// ---- verify() itself ---------------------------------------------------------------------------
+
+class ReachableInstance : public diffusion3d::DiffusionInstance {
+ public:
+  using DiffusionInstance::DiffusionInstance;
+  void run() override {
+    iterate(f_.data(), fn_.data(),
+            [&](const float* f, float* fn) { diffusion3d::step_planes(p_, f, fn, 0, p_.nz); });
+  }
+  float* result() { return const_cast<float*>(result_); }
+  const Problem& problem() const { return p_; }
+};
+
+// verify() must accept the serial answer and reject a wrong value anywhere: corners, faces and
+// the last cell included, not only the centre that corrupt_result() touches.
+TEST(DiffusionVerifyTest, RejectsAWrongValueAnywhereInTheGrid) {
+  for (const std::vector<std::string>& overrides :
+       {std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=5"},
+        std::vector<std::string>{"nx=2", "ny=2", "nz=2", "steps=4"}}) {
+    ReachableInstance instance(diffusion_params(overrides));
+    instance.setup();
+    instance.reset();
+    EXPECT_FALSE(instance.verify().ok) << "no run, no result";
+    instance.run();
+    instance.finish();
+    const auto good = instance.verify();
+    ASSERT_TRUE(good.ok) << good.detail;
+    const auto& p = instance.problem();
+    EXPECT_EQ(good.outputs["steps"].get<std::int64_t>(), p.steps);
+    EXPECT_EQ(good.outputs["max_diff_vs_original"].get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(good.outputs["time"].get<double>(), double(p.steps) * p.dt);
+    EXPECT_NEAR(good.outputs["error"].get<double>(),
+                diffusion3d::rms_error(p, instance.result(), p.end_time()), 1e-15);
+    // Above the tolerance (8 eps steps <= 4.8e-6), far below the values.
+    const float delta = 1e-4f;
+    for (std::int64_t n : {std::int64_t(0), p.nx - 1, p.nx * p.ny - 1, p.points() / 2 + 1,
+                           index_of(p, 0, p.ny - 1, p.nz - 1), p.points() - 1}) {
+      SCOPED_TRACE(testing::Message() << "perturbed cell " << n);
+      float* field = instance.result();
+      const float saved = field[n];
+      field[n] = saved + delta;
+      const auto bad = instance.verify();
+      EXPECT_FALSE(bad.ok) << bad.detail;
+      EXPECT_NEAR(bad.outputs["max_diff_vs_original"].get<double>(), delta, 1e-6);
+      field[n] = saved - delta;
+      EXPECT_FALSE(instance.verify().ok) << "too low accepted";
+      field[n] = std::numeric_limits<float>::quiet_NaN();
+      EXPECT_FALSE(instance.verify().ok) << "NaN accepted";
+      field[n] = std::numeric_limits<float>::infinity();
+      EXPECT_FALSE(instance.verify().ok) << "inf accepted";
+      field[n] = saved;
+    }
+    EXPECT_TRUE(instance.verify().ok);
+  }
+}
+
+// ---- the workload's own checks -----------------------------------------------------------------
+
+TEST(DiffusionWorkloadTest, ValidateRefusesMoreThan2To31CellsWithoutOverflowing) {
+  // 2 * 2 * 536870911 = 2^31 - 4: accepted; 2 * 2 * 2^29 = 2^31: refused.
+  EXPECT_EQ(validate_error({"nx=2", "ny=2", "nz=536870911", "steps=1"}), "");
+  const std::string at = validate_error({"nx=2", "ny=2", "nz=536870912", "steps=1"});
+  EXPECT_NE(at.find("nz=536870912"), std::string::npos) << at;
+  EXPECT_NE(validate_error({"nx=2048", "ny=1024", "nz=1024"}), "");
+  EXPECT_EQ(validate_error({"nx=1290", "ny=1290", "nz=1290", "steps=1"}), "");
+  // Products that wrap around in std::int64_t.
+  EXPECT_NE(validate_error({"nx=2097152", "ny=2097152", "nz=2097152"}), "");
+  EXPECT_NE(validate_error({"nx=9223372036854775807", "ny=2", "nz=2"}), "");
+  EXPECT_NE(validate_error({"nx=2", "ny=2", "nz=9223372036854775807"}), "");
+  EXPECT_NE(validate_error({"nx=4294967296", "ny=4294967296", "nz=2"}), "");
+}
+
+TEST(DiffusionWorkloadTest, EndTimeTooLongIsRefusedAtOnce) {
+  const auto start = std::chrono::steady_clock::now();
+  // dt = 1/576 on the small preset: 1e9 / dt = 5.8e11 steps; dt = 1e-12: 1e12 steps.
+  const std::string long_run = validate_error({"end_time=1e9"});
+  EXPECT_NE(long_run.find("end_time"), std::string::npos) << long_run;
+  EXPECT_NE(validate_error({"end_time=1", "dt=1e-12"}), "");
+  EXPECT_NE(validate_error({"end_time=1e300", "dt=1e-300"}), "");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  // Shorter than half a step: no step at all.
+  const std::string none = validate_error({"end_time=1e-9"});
+  EXPECT_NE(none.find("end_time"), std::string::npos) << none;
+  EXPECT_EQ(problem({"end_time=0.0009"}).steps, 1);  // just over dt/2 = 0.000868
+}
+
+TEST(DiffusionWorkloadTest, MemoryEstimatesCountTheFields) {
+  const Params params = diffusion_params({"nx=17", "ny=9", "nz=33", "steps=1"});
+  // Host: three fields in the instance plus the reference and the field it steps into.
+  EXPECT_EQ(diffusion_workload().host_bytes(params), 5.0 * 4 * 17 * 9 * 33);
+  // Device: the initial field and the two being stepped.
+  EXPECT_EQ(diffusion_workload().device_bytes(params), 3.0 * 4 * 17 * 9 * 33);
+}
+
+// ---- every registered variant ------------------------------------------------------------------
+
+TEST(DiffusionLadderTest, TheIssuesVariantsAreRegisteredInOrder) {
+  std::vector<std::string> expected = {"original", "openmp"};
+#ifdef ACCLAB_HAVE_OPENACC
+  for (const char* name : {"acc_kernels", "acc_loop", "acc_data_present", "acc_tuned"}) {
+    expected.push_back(name);
+  }
+#endif
+#ifdef ACCLAB_HAVE_CUDA
+  expected.push_back("cuda");
+#endif
+  EXPECT_EQ(diffusion_variant_names(), expected);
+  int step = 0;
+  for (const auto& name : diffusion_variant_names()) {
+    const Variant& v = diffusion_variant(name);
+    EXPECT_EQ(v.family, "diffusion") << name;
+    EXPECT_GT(v.step, step) << name;
+    EXPECT_EQ(v.model.resource, Resource::memory_bandwidth) << name;
+    step = v.step;
+  }
+  // The course's count: 13 flops and at best 8 bytes per cell and step, from the verified
+  // outputs' steps.
+  const Variant& v = diffusion_variant("original");
+  const Params params = diffusion_params({"nx=17", "ny=9", "nz=33", "steps=5"});
+  const nlohmann::json outputs = {{"steps", 5}};
+  EXPECT_DOUBLE_EQ(v.model.flops(params, outputs), 13.0 * 17 * 9 * 33 * 5);
+  EXPECT_DOUBLE_EQ(v.model.bytes(params, outputs), 8.0 * 17 * 9 * 33 * 5);
+  EXPECT_DOUBLE_EQ(v.model.flops(diffusion_params({}), nlohmann::json::object()),
+                   13.0 * 24 * 20 * 16 * 58);
+}
+
+class DiffusionVariantTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  const Variant& variant() const { return diffusion_variant(GetParam()); }
+
+  bool expect_available() {
+    const Variant& v = variant();
+    if (v.backend == Backend::cuda) return machine_.cuda_available();
+    if (!v.gpu_unavailable_reason.empty()) return !machine_.openacc_runs_on_gpu();
+    return true;
+  }
+
+  Place expected_place() {
+    switch (variant().backend) {
+      case Backend::cuda:
+        return Place::gpu;
+      case Backend::openacc:
+        return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
+      default:
+        return Place::host;
+    }
+  }
+
+  Result run(const Params& params, int reps = 1, bool corrupt = false) {
+    RunOptions options;
+    options.reps = reps;
+    options.corrupt_result = corrupt;
+    return runner_.run(variant(), diffusion_workload(), params, options);
+  }
+
+  // Skips the rest of the test (after checking the unavailable result) where the variant
+  // cannot run. Returns true when skipped.
+  bool skipped_as_unavailable(const Result& r) {
+    if (expect_available()) return false;
+    EXPECT_EQ(r.status, Status::unavailable) << to_string(r.status) << ": " << r.error;
+    EXPECT_FALSE(r.note.empty()) << "an unavailable result says why";
+    EXPECT_TRUE(r.times_s.empty());
+    return true;
+  }
+
+  static Machine& shared_machine() {
+    static Machine machine;
+    return machine;
+  }
+  Machine& machine_ = shared_machine();
+  Runner runner_{machine_};
+};
+
+// One test for all sizes: each test is its own process under ctest, and each process that
+// times a variant measures the host's copy bandwidth once.
+TEST_P(DiffusionVariantTest, MatchesOriginalOnSmallPresetAndNonCubicGrids) {
+  struct Case {
+    std::vector<std::string> overrides;
+    int reps;
+  };
+  const std::vector<Case> cases = {
+      {{}, 2},                                     // small preset: 24 x 20 x 16, 58 steps
+      {{"nx=17", "ny=9", "nz=33", "steps=5"}, 1},  // no vector length or tile divides these
+      {{"nx=2", "ny=2", "nz=2", "steps=3"}, 1},    // every cell a corner
+      {{"nx=33", "ny=5", "nz=2", "steps=4"}, 1},   // more than a 32-wide tile, two planes
+      {{"steps=7"}, 1},                            // odd: the result is in the second field
+      {{"nx=9", "ny=40", "nz=3", "steps=2", "kappa=2", "async=0"}, 1},
+  };
+  for (const auto& c : cases) {
+    const Params params = diffusion_params(c.overrides);
+    const Problem p = diffusion3d::problem_of(params);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run(params, c.reps);
+    if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+    ASSERT_EQ(r.status, Status::verified) << r.error;
+    EXPECT_EQ(r.params.json(), params.json());
+    EXPECT_EQ(r.place, expected_place());
+    ASSERT_EQ(r.times_s.size(), static_cast<std::size_t>(c.reps));
+    EXPECT_LE(r.min_s, r.median_s);
+    EXPECT_LE(r.median_s, r.max_s);
+    // The outputs, checked here rather than through verify()'s verdict: every step asked for,
+    // and the field within 8 eps max|f| per step of the original (max|f| <= 1; bit for bit for
+    // original itself, which is the reference's own code).
+    ASSERT_TRUE(r.outputs.contains("steps")) << r.outputs.dump();
+    EXPECT_EQ(r.outputs["steps"].get<std::int64_t>(), p.steps);
+    if (params.has("steps")) EXPECT_EQ(p.steps, params.integer("steps"));
+    ASSERT_TRUE(r.outputs.contains("max_diff_vs_original")) << r.outputs.dump();
+    const double diff = r.outputs["max_diff_vs_original"].get<double>();
+    EXPECT_GE(diff, 0.0);
+    EXPECT_LE(diff, 8 * float_eps * double(p.steps));
+    if (variant().backend == Backend::serial) EXPECT_EQ(diff, 0.0);
+    ASSERT_TRUE(r.outputs.contains("time"));
+    EXPECT_DOUBLE_EQ(r.outputs["time"].get<double>(), double(p.steps) * p.dt);
+    ASSERT_TRUE(r.outputs.contains("error"));
+    const double error = r.outputs["error"].get<double>();
+    EXPECT_TRUE(std::isfinite(error));
+    // The reported error is the discrete scheme's truncation error (bounded above) plus
+    // rounding and the variant's distance from the original.
+    EXPECT_LE(error, truncation_bound(p, p.steps) + rounding_bound(p.steps) + diff);
+    if (variant().backend == Backend::serial || variant().backend == Backend::openmp) {
+      EXPECT_FALSE(r.transfer_s.has_value());
+    }
+    if (c.overrides.empty()) {
+      EXPECT_EQ(p.steps, 58);
+      EXPECT_GT(r.median_s, 0);
+      // The model's 13 flops and 8 bytes per cell and step, over the median.
+      EXPECT_DOUBLE_EQ(r.gflops, 13.0 * 24 * 20 * 16 * 58 / r.median_s / 1e9);
+      EXPECT_DOUBLE_EQ(r.gbytes_per_s, 8.0 * 24 * 20 * 16 * 58 / r.median_s / 1e9);
+    }
+  }
+}
+
+TEST_P(DiffusionVariantTest, CorruptResultFailsVerification) {
+  for (const std::vector<std::string>& overrides :
+       {std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=5"},
+        std::vector<std::string>{"nx=2", "ny=2", "nz=2", "steps=3"},
+        std::vector<std::string>{"nx=33", "ny=5", "nz=2", "steps=4"}}) {
+    const Params params = diffusion_params(overrides);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run(params, 1, /*corrupt=*/true);
+    if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+    EXPECT_EQ(r.status, Status::failed);
+    EXPECT_NE(r.error.find("original"), std::string::npos) << r.error;
+    EXPECT_GE(r.outputs.value("max_diff_vs_original", 0.0), 0.49) << r.outputs.dump();
+    EXPECT_EQ(r.times_s.size(), 1u) << "timed: the failure is in the answer, not in the run";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDiffusionVariants, DiffusionVariantTest,
+                         ::testing::ValuesIn(diffusion_variant_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+// ---- transfer share, async ---------------------------------------------------------------------
+
+// The course's lesson: kernels and loop copy both fields every step, data+present once per
+// solve; acc_tuned keeps them resident (copied at setup), host-only variants never copy.
+TEST(DiffusionTransferTest, OnlyVariantsThatCopyInsideARunReportTransferTime) {
+#ifndef ACCLAB_HAVE_OPENACC
+  GTEST_SKIP() << "no OpenACC variants in this build";
+#endif
+  Machine machine;
+  Runner runner(machine);
+  const Params params = diffusion_params({"nx=17", "ny=9", "nz=33", "steps=5"});
+  RunOptions options;
+  options.reps = 2;
+  const std::set<std::string> copying = {"acc_kernels", "acc_loop", "acc_data_present"};
+  std::set<std::string> checked;
+  for (const auto& name : diffusion_variant_names()) {
+    SCOPED_TRACE(name);
+    const Result r = runner.run(diffusion_variant(name), diffusion_workload(), params, options);
+    if (r.status == Status::unavailable) {
+      EXPECT_EQ(diffusion_variant(name).backend, Backend::cuda) << r.note;
+      continue;
+    }
+    ASSERT_EQ(r.status, Status::verified) << r.error;
+    checked.insert(name);
+    if (copying.count(name)) {
+      ASSERT_TRUE(r.transfer_s.has_value());
+      EXPECT_GE(*r.transfer_s, 0.0);
+      ASSERT_TRUE(r.transfer_share().has_value());
+      EXPECT_GE(*r.transfer_share(), 0.0);
+      EXPECT_LE(*r.transfer_share(), 1.0);
+    } else {
+      EXPECT_FALSE(r.transfer_s.has_value());
+      EXPECT_FALSE(r.transfer_share().has_value());
+    }
+  }
+  for (const char* name :
+       {"original", "openmp", "acc_kernels", "acc_loop", "acc_data_present", "acc_tuned"}) {
+    EXPECT_TRUE(checked.count(name)) << name << " was not run";
+  }
+}
+
+TEST(DiffusionAsyncTest, AccTunedVerifiesQueuedAndSynchronous) {
+#ifndef ACCLAB_HAVE_OPENACC
+  GTEST_SKIP() << "no OpenACC variants in this build";
+#endif
+  Machine machine;
+  Runner runner(machine);
+  RunOptions options;
+  options.reps = 2;
+  for (const char* async : {"async=0", "async=1"}) {
+    for (const std::vector<std::string>& overrides :
+         {std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=5", async},
+          std::vector<std::string>{"steps=8", async}}) {
+      const Params params = diffusion_params(overrides);
+      SCOPED_TRACE(params.json().dump());
+      EXPECT_EQ(diffusion3d::problem_of(params).async, std::string(async) == "async=1");
+      const Result r =
+          runner.run(diffusion_variant("acc_tuned"), diffusion_workload(), params, options);
+      ASSERT_EQ(r.status, Status::verified) << r.error;
+      EXPECT_EQ(r.outputs["steps"].get<std::int64_t>(), params.integer("steps"));
+      EXPECT_LE(r.outputs["max_diff_vs_original"].get<double>(),
+                4 * float_eps * double(params.integer("steps")));
+    }
+  }
+}
+
+// ---- the command line --------------------------------------------------------------------------
+
+struct Outcome {
+  int status = -1;
+  int term_signal = 0;
+  std::string out, err;
+  long max_rss_kib = 0;
+  double wall_s = 0;
+  bool timed_out = false;
+};
+
+std::ostream& operator<<(std::ostream& os, const Outcome& o) {
+  if (o.term_signal) os << "killed by signal " << o.term_signal << ", ";
+  return os << "exit " << o.status << (o.timed_out ? " (timed out)" : "") << " after " << o.wall_s
+            << " s\n--- stderr\n"
+            << o.err << "--- stdout (" << o.out.size() << " bytes)\n"
+            << o.out.substr(0, 2000);
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// ACCLAB_BINARY with `args` (no shell), stdout and stderr captured in a fresh directory, killed
+// after `deadline`; wait4 gives this child's peak memory.
+Outcome run_acclab(const std::vector<std::string>& args,
+                   std::chrono::seconds deadline = std::chrono::seconds(120)) {
+  std::string dir_pattern = (fs::temp_directory_path() / "acclab_diffusion_test.XXXXXX").string();
+  if (!mkdtemp(dir_pattern.data())) throw std::runtime_error("mkdtemp failed");
+  const fs::path dir = dir_pattern;
+  const std::string out_path = (dir / "stdout").string();
+  const std::string err_path = (dir / "stderr").string();
+  std::vector<std::string> argv_strings = {ACCLAB_BINARY};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  Outcome outcome;
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int in = open("/dev/null", O_RDONLY);
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0) _exit(126);
+    dup2(in, STDIN_FILENO);
+    dup2(out, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int wstatus = 0;
+  rusage usage{};
+  while (true) {
+    const pid_t done = wait4(pid, &wstatus, WNOHANG, &usage);
+    if (done == pid) break;
+    if (done < 0) throw std::runtime_error("wait4 failed");
+    if (std::chrono::steady_clock::now() - start > deadline) {
+      kill(pid, SIGKILL);
+      wait4(pid, &wstatus, 0, &usage);
+      outcome.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  outcome.term_signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+  outcome.max_rss_kib = usage.ru_maxrss;
+  outcome.out = read_file(out_path);
+  outcome.err = read_file(err_path);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  return outcome;
+}
+
+nlohmann::json parse_json(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    ADD_FAILURE() << "not JSON (" << e.what() << "):\n" << text.substr(0, 2000);
+    return nlohmann::json::object();
+  }
+}
+
+// Status 2, nothing on stdout, exactly one line on stderr naming what was wrong.
+::testing::AssertionResult is_usage_error(const Outcome& o, const std::vector<std::string>& names) {
+  if (o.timed_out) return ::testing::AssertionFailure() << "timed out\n" << o;
+  if (o.status != 2) return ::testing::AssertionFailure() << "status is not 2\n" << o;
+  if (!o.out.empty()) return ::testing::AssertionFailure() << "stdout is not empty\n" << o;
+  if (o.err.empty() || o.err.back() != '\n' || std::count(o.err.begin(), o.err.end(), '\n') != 1) {
+    return ::testing::AssertionFailure() << "stderr is not exactly one line\n" << o;
+  }
+  for (const auto& name : names) {
+    if (o.err.find(name) == std::string::npos) {
+      return ::testing::AssertionFailure() << "stderr does not name '" << name << "'\n" << o;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(DiffusionCliTest, RunJsonVerifiesEveryAvailableVariantOnTheSmallPreset) {
+  const Outcome o = run_acclab({"run", "diffusion3d", "--format", "json"});
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_TRUE(o.err.empty()) << o;
+  auto doc = parse_json(o.out);
+  EXPECT_EQ(doc["workload"], "diffusion3d");
+  EXPECT_EQ(doc["preset"], "small");
+  ASSERT_EQ(doc["results"].size(), diffusion_variant_names().size());
+  const Problem p = problem({});
+  int verified = 0;
+  for (auto& r : doc["results"]) {
+    SCOPED_TRACE(r["variant"].dump());
+    const auto& params = r["params"];
+    EXPECT_EQ(params["nx"], 24);
+    EXPECT_EQ(params["ny"], 20);
+    EXPECT_EQ(params["nz"], 16);
+    EXPECT_EQ(params["kappa"], 0.1);
+    EXPECT_EQ(params["end_time"], 0.1);
+    EXPECT_FALSE(params.contains("steps")) << params.dump();
+    if (r["status"] == "unavailable") {
+      EXPECT_EQ(r["backend"], "cuda") << "only CUDA is unavailable without a GPU";
+      EXPECT_TRUE(r["note"].is_string());
+      continue;
+    }
+    EXPECT_EQ(r["status"], "verified") << r["error"];
+    const auto& out = r["outputs"];
+    EXPECT_EQ(out["steps"], 58);
+    ASSERT_TRUE(out["time"].is_number()) << out.dump();
+    EXPECT_DOUBLE_EQ(out["time"].get<double>(), 58.0 / 576);
+    ASSERT_TRUE(out["error"].is_number()) << out.dump();
+    EXPECT_GT(out["error"].get<double>(), 0.0);
+    EXPECT_LE(out["error"].get<double>(),
+              truncation_bound(p, 58) + rounding_bound(58) + 4 * float_eps * 58);
+    ASSERT_TRUE(r["gflops"].is_number());
+    EXPECT_GT(r["gflops"].get<double>(), 0.0);
+    const std::set<std::string> copies = {"acc_kernels", "acc_loop", "acc_data_present"};
+    const bool copying = copies.count(r["variant"].get<std::string>()) > 0;
+    EXPECT_EQ(r["transfer_s"].is_number(), copying) << r["transfer_s"];
+    EXPECT_EQ(r["transfer_share"].is_number(), copying) << r["transfer_share"];
+    ++verified;
+  }
+  EXPECT_GE(verified, 2);  // at least original and openmp
+}
+
+TEST(DiffusionCliTest, TablePrintsGflopsAndTheError) {
+  const Outcome o = run_acclab({"run", "diffusion3d", "--variant", "original", "--reps", "1"});
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_NE(o.out.find("GFLOP/s"), std::string::npos) << o;
+  EXPECT_NE(o.out.find("GB/s"), std::string::npos) << o;
+  EXPECT_NE(o.out.find("error = "), std::string::npos) << o;
+  EXPECT_NE(o.out.find("steps = 58"), std::string::npos) << o;
+  EXPECT_NE(o.out.find("verified"), std::string::npos) << o;
+  // The original's row has a GFLOP/s figure: the columns end "GFLOP/s GB/s %limit status"
+  // (the times before them have units, so count back from the status).
+  std::istringstream lines(o.out);
+  std::string line;
+  std::vector<std::string> header, row;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::vector<std::string> tokens;
+    for (std::string w; words >> w;) tokens.push_back(w);
+    if (line.find("GFLOP/s") != std::string::npos) header = tokens;
+    if (tokens.size() > 2 && tokens[0] == "diffusion" && tokens[1] == "original") row = tokens;
+  }
+  ASSERT_FALSE(header.empty()) << o;
+  ASSERT_FALSE(row.empty()) << o;
+  const auto column = [](const std::vector<std::string>& tokens, const std::string& name) {
+    return std::size_t(std::find(tokens.begin(), tokens.end(), name) - tokens.begin());
+  };
+  ASSERT_EQ(column(header, "status") - column(header, "GFLOP/s"), 3u) << o;
+  const std::size_t status = column(row, "verified");
+  ASSERT_LT(status, row.size()) << o;
+  ASSERT_GE(status, 3u) << o;
+  EXPECT_GT(std::stod(row[status - 3]), 0.0) << o;
+}
+
+TEST(DiffusionCliTest, LadderReportsSpeedupsAgainstOriginal) {
+  const Outcome o =
+      run_acclab({"ladder", "diffusion3d", "--variant", "original,openmp", "--format", "json"});
+  ASSERT_EQ(o.status, 0) << o;
+  auto doc = parse_json(o.out);
+  EXPECT_EQ(doc["command"], "ladder");
+  auto& results = doc["results"];
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0]["variant"], "original");
+  EXPECT_EQ(results[1]["variant"], "openmp");
+  ASSERT_TRUE(results[0]["speedup_vs_first"].is_number()) << results[0].dump();
+  ASSERT_TRUE(results[1]["speedup_vs_first"].is_number()) << results[1].dump();
+  EXPECT_EQ(results[0]["speedup_vs_first"].get<double>(), 1.0);
+  EXPECT_FALSE(results[0].contains("speedup_vs_previous"));
+  EXPECT_DOUBLE_EQ(
+      results[1]["speedup_vs_first"].get<double>(),
+      results[0]["time_s"]["median"].get<double>() / results[1]["time_s"]["median"].get<double>());
+  ASSERT_TRUE(results[1]["speedup_vs_previous"].is_number());
+  EXPECT_DOUBLE_EQ(results[1]["speedup_vs_previous"].get<double>(),
+                   results[1]["speedup_vs_first"].get<double>());
+}
+
+// ---- bad input: status 2, one line naming the parameter ---------------------------------------
+
+struct BadInput {
+  std::string name;
+  std::vector<std::string> sets;   // each passed as --set
+  std::vector<std::string> names;  // what the stderr line must contain
+};
+
+void PrintTo(const BadInput& c, std::ostream* os) {
+  *os << "acclab run diffusion3d";
+  for (const auto& s : c.sets) *os << " --set " << s;
+}
+
+class DiffusionCliBadInputTest : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(DiffusionCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
+  std::vector<std::string> args = {"run", "diffusion3d", "--reps", "1"};
+  for (const auto& s : GetParam().sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  const Outcome o = run_acclab(args, std::chrono::seconds(60));
+  EXPECT_TRUE(is_usage_error(o, GetParam().names));
+  EXPECT_EQ(o.err.rfind("acclab: ", 0), 0u) << o;
+  // Refused before any field or probe: at once, and small.
+  EXPECT_LT(o.wall_s, 5.0) << o;
+  EXPECT_LT(o.max_rss_kib, 128 * 1024) << "peak memory " << o.max_rss_kib << " KiB";
+}
+
+// The stability bound on the small preset (24 x 20 x 16, kappa = 0.1):
+// 0.5 / (0.1 (24^2 + 20^2 + 16^2)) = 0.5 / 123.2 = 0.00405844..., printed as %g.
+INSTANTIATE_TEST_SUITE_P(
+    DiffusionBadInput, DiffusionCliBadInputTest,
+    ::testing::Values(
+        BadInput{"Nx1", {"nx=1"}, {"nx=1"}}, BadInput{"Ny0", {"ny=0"}, {"ny=0"}},
+        BadInput{"NzNegative", {"nz=-3"}, {"nz=-3"}},
+        BadInput{"KappaZero", {"kappa=0"}, {"kappa=0"}},
+        BadInput{"KappaNegative", {"kappa=-1"}, {"kappa=-1"}},
+        BadInput{"EndTimeZero", {"end_time=0"}, {"end_time=0"}},
+        BadInput{"EndTimeNegative", {"end_time=-1"}, {"end_time=-1"}},
+        BadInput{"EndTimeShorterThanHalfAStep", {"end_time=1e-9"}, {"end_time"}},
+        BadInput{"DtZero", {"dt=0"}, {"dt=0"}},
+        BadInput{"DtAboveStability", {"dt=0.01"}, {"dt=0.01", "stability", "0.00405844"}},
+        BadInput{"DtJustAboveStability", {"dt=0.00406"}, {"dt=0.00406", "stability", "0.00405844"}},
+        BadInput{"DtAboveStabilityNonCubic",
+                 {"nx=17", "ny=9", "nz=33", "dt=0.01"},
+                 {"dt=0.01", "stability", "17x9x33"}},
+        BadInput{"StepsZero", {"steps=0"}, {"steps=0"}},
+        BadInput{"Async2", {"async=2"}, {"async=2"}},
+        BadInput{"Grid4000Cubed", {"nx=4000", "ny=4000", "nz=4000"}, {"nx=4000"}},
+        BadInput{"TwoTo31Cells", {"nx=2048", "ny=1024", "nz=1024"}, {"nx=2048", "nz=1024"}},
+        BadInput{"ProductOverflows", {"nx=2097152", "ny=2097152", "nz=2097152"}, {"nx=2097152"}},
+        BadInput{"EndTimeOver2e9Steps", {"end_time=1e9"}, {"end_time", "2e9"}},
+        BadInput{"TinyDtOver2e9Steps", {"end_time=1", "dt=1e-12"}, {"end_time", "2e9"}}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
+
+TEST(DiffusionCliUsageTest, TooLargeForHostMemoryFailsQuicklyBeforeAllocating) {
+  // 1290^3 = 2.15e9 cells (within 2^31), 5 float fields: about 40 GiB.
+  const Params params = diffusion_params({"nx=1290", "ny=1290", "nz=1290", "steps=1"});
+  Machine machine;
+  if (machine.host().available_bytes <= 0 ||
+      machine.host().available_bytes >= diffusion_workload().host_bytes(params)) {
+    GTEST_SKIP() << "this host has the memory for it";
+  }
+  const Outcome o = run_acclab({"run", "diffusion3d", "--set", "nx=1290", "--set", "ny=1290",
+                                "--set", "nz=1290", "--set", "steps=1"},
+                               std::chrono::seconds(30));
+  EXPECT_TRUE(is_usage_error(o, {"host memory", "1290"}));
+  EXPECT_LT(o.wall_s, 5.0) << o;
+  EXPECT_LT(o.max_rss_kib, 128 * 1024) << "peak memory " << o.max_rss_kib << " KiB";
+}
+
+// A positive but subnormal kappa (1e-320) makes the default dt = 0.1 min(h^2) / kappa and the
+// stability limit both overflow to inf, so `dt > limit` alone cannot catch it: it must be
+// refused as bad input (exit 2, one line), not run into NaN.
+TEST(DiffusionCliUsageTest, SubnormalKappaIsRefusedNotRunIntoNaN) {
+  const std::string message = validate_error({"kappa=1e-320", "steps=1"});
+  EXPECT_NE(message, "") << "accepted: dt = " << problem({"kappa=1e-320", "steps=1"}).dt;
+  const Outcome o = run_acclab({"run", "diffusion3d", "--variant", "original", "--reps", "1",
+                                "--set", "kappa=1e-320", "--set", "steps=1"},
+                               std::chrono::seconds(30));
+  EXPECT_TRUE(is_usage_error(o, {"1e-320"}));
+}
+
+// verify() builds the serial reference (two fields) while the instance still holds its three:
+// host_bytes must count 5 fields, and the measured peak must stay within it. (400 x 400 x 256:
+// 5 fields are 800 MiB, above the ~530 MiB the host bandwidth probe itself touches.)
+TEST(DiffusionCliUsageTest, HostBytesCoverThePeakOfARun) {
+  const Params params = diffusion_params({"nx=400", "ny=400", "nz=256", "steps=1"});
+  const double host_bytes = diffusion_workload().host_bytes(params);
+  Machine machine;
+  if (machine.host().available_bytes < 2 * host_bytes) GTEST_SKIP() << "not enough memory";
+  const Outcome o =
+      run_acclab({"run", "diffusion3d", "--variant", "original", "--reps", "1", "--set", "nx=400",
+                  "--set", "ny=400", "--set", "nz=256", "--set", "steps=1"});
+  ASSERT_EQ(o.status, 0) << o;
+  // 64 MiB for the process itself.
+  EXPECT_LE(double(o.max_rss_kib) * 1024, host_bytes + 64.0 * 1024 * 1024)
+      << "peak " << o.max_rss_kib << " KiB, host_bytes " << host_bytes / 1024 << " KiB";
+}
+
+}  // namespace
+}  // namespace acclab
