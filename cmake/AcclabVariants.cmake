@@ -21,6 +21,12 @@ if(ACCLAB_OPENACC_NOTES_FLAGS)
   set_property(TARGET acclab_objects PROPERTY CXX_COMPILER_LAUNCHER
                ${PROJECT_SOURCE_DIR}/cmake/truncate-notes.sh)
 endif()
+if(ACCLAB_HAVE_CUDA)
+  # ptxas's per-kernel resource report, kept for acclab explain.
+  target_compile_options(acclab_objects PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-v>)
+  set_property(TARGET acclab_objects PROPERTY CUDA_COMPILER_LAUNCHER
+               ${PROJECT_SOURCE_DIR}/cmake/capture-ptxas.sh ${ACCLAB_NOTES_DIR})
+endif()
 file(MAKE_DIRECTORY ${ACCLAB_NOTES_DIR})
 
 function(acclab_sources)

@@ -1,17 +1,20 @@
 // The acclab command line: list, info, run, ladder.
 #include "apps/acclab/commands.hpp"
 
+#include <cxxabi.h>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -283,6 +286,106 @@ int info_command(bool probe, const std::string& format) {
   return 0;
 }
 
+// The compiler's notes kept for a variant's source: GCC's -fopt-info-omp-all for OpenACC,
+// ptxas's resource report for CUDA. Looked up beside the binary first (a GPU bundle), then in
+// the build tree.
+int explain_command(const std::string& target, Registry& registry) {
+  const auto slash = target.find('/');
+  if (slash == std::string::npos) {
+    throw UsageError(fmt::format("explain {}: expected WORKLOAD/VARIANT", target));
+  }
+  const std::string workload = target.substr(0, slash), name = target.substr(slash + 1);
+  registry.workload(workload);
+  const Variant* variant = nullptr;
+  for (const auto& v : registry.variants()) {
+    if (v.workload == workload && v.name == name) variant = &v;
+  }
+  if (!variant) {
+    throw UsageError(fmt::format("explain {}: {} has no variant '{}' (see acclab list)", target,
+                                 workload, name));
+  }
+  fmt::print("{}  step {} of {}, {}: {}\n", variant->id(), variant->step, variant->family,
+             to_string(variant->backend), variant->description);
+  fmt::print("source    workloads/{}/{}\n", workload, variant->source);
+  if (variant->backend == Backend::serial || variant->backend == Backend::openmp) {
+    fmt::print("A CPU variant: the compiler keeps no offload notes for it.\n");
+    return 0;
+  }
+  const bool cuda = variant->backend == Backend::cuda;
+  const std::string stem = variant->source.substr(0, variant->source.rfind('.'));
+  const std::string file = fmt::format("{}/{}{}", workload, stem, cuda ? ".ptxas.txt" : ".txt");
+  std::filesystem::path notes;
+  std::error_code ignored;
+  const auto exe_dir = std::filesystem::read_symlink("/proc/self/exe", ignored).parent_path();
+  for (const std::filesystem::path dir :
+       {exe_dir / "notes", std::filesystem::path(ACCLAB_NOTES_DIR)}) {
+    if (std::filesystem::exists(dir / file)) {
+      notes = dir / file;
+      break;
+    }
+  }
+  if (notes.empty()) {
+    throw UsageError(fmt::format("explain {}: no compiler notes for {} beside the binary or in {}",
+                                 target, file, ACCLAB_NOTES_DIR));
+  }
+  fmt::print("notes     {}\n\n", notes.string());
+  std::ifstream in(notes);
+  std::string line;
+  if (cuda) {
+    // ptxas: one block per kernel; names demangled enough to read.
+    while (std::getline(in, line)) {
+      const auto entry = line.find("Compiling entry function '");
+      if (entry != std::string::npos) {
+        const auto begin = entry + 26, end = line.find('\'', begin);
+        int status = 0;
+        char* readable =
+            abi::__cxa_demangle(line.substr(begin, end - begin).c_str(), nullptr, nullptr, &status);
+        fmt::print("kernel {}\n", status == 0 ? readable : line.substr(begin, end - begin));
+        std::free(readable);
+      } else if (line.find("Used ") != std::string::npos ||
+                 line.find("bytes stack frame") != std::string::npos) {
+        fmt::print("  {}\n", line.substr(line.find_first_not_of(' ', line.find(':') + 1)));
+      }
+    }
+    return 0;
+  }
+  // GCC: "path:line:col: kind: message", printed once each by source line, with the line.
+  std::map<int, std::vector<std::string>> by_line;
+  std::map<int, std::string> source_lines;
+  std::string source_path;
+  while (std::getline(in, line)) {
+    const auto first = line.find(':');
+    if (first == std::string::npos) continue;
+    const auto second = line.find(':', first + 1), third = line.find(':', second + 1);
+    if (second == std::string::npos || third == std::string::npos) continue;
+    int line_number = 0;
+    try {
+      line_number = std::stoi(line.substr(first + 1, second - first - 1));
+    } catch (const std::exception&) {
+      continue;
+    }
+    source_path = line.substr(0, first);
+    std::string message = line.substr(third + 2);
+    // GCC's bookkeeping about variables it makes addressable says nothing about parallelism.
+    if (message.find("made addressable") != std::string::npos) continue;
+    auto& messages = by_line[line_number];
+    if (std::find(messages.begin(), messages.end(), message) == messages.end()) {
+      messages.push_back(message);
+    }
+  }
+  std::ifstream source(source_path);
+  for (int number = 1; std::getline(source, line); ++number) {
+    if (by_line.count(number)) source_lines[number] = line;
+  }
+  for (const auto& [number, messages] : by_line) {
+    fmt::print(
+        "{:>5} | {}\n", number,
+        source_lines.count(number) ? source_lines[number] : std::string("(source not here)"));
+    for (const auto& message : messages) fmt::print("      ^ {}\n", message);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv) {
@@ -300,6 +403,10 @@ int cli_main(int argc, char** argv) {
   info->add_flag("--probe", probe, "measure host and device copy bandwidth");
   info->add_option("--format", info_format, "table or json");
 
+  std::string explain_target;
+  auto* explain = app.add_subcommand("explain", "show what the compiler decided for a variant");
+  explain->add_option("target", explain_target, "WORKLOAD/VARIANT")->required();
+
   RunArgs run_args, ladder_args;
   auto* run = app.add_subcommand("run", "run variants of a workload, verify and time them");
   add_run_options(run, run_args);
@@ -310,8 +417,10 @@ int cli_main(int argc, char** argv) {
   // CLI11 answers an unknown command with "A subcommand is required"; name the word instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
-    if (command != "list" && command != "info" && command != "run" && command != "ladder") {
-      fmt::print(stderr, "acclab: unknown command '{}' (expected list, info, run or ladder)\n",
+    if (command != "list" && command != "info" && command != "run" && command != "ladder" &&
+        command != "explain") {
+      fmt::print(stderr,
+                 "acclab: unknown command '{}' (expected list, info, run, ladder or explain)\n",
                  command);
       return 2;
     }
@@ -336,6 +445,7 @@ int cli_main(int argc, char** argv) {
     if (*info) return info_command(probe, info_format);
     if (*run) return run_command("run", run_args, registry);
     if (*ladder) return run_command("ladder", ladder_args, registry);
+    if (*explain) return explain_command(explain_target, registry);
   } catch (const UsageError& e) {
     fmt::print(stderr, "acclab: {}\n", e.what());
     return 2;

@@ -95,6 +95,9 @@ struct Variant {
   // Non-empty: the variant cannot run safely on a GPU, for this reason (it is then reported
   // unavailable there, and still runs where OpenACC falls back to the host).
   std::string gpu_unavailable_reason;
+  // The variant's source, relative to its workload's folder (acclab explain reads the compiler's
+  // notes kept for it).
+  std::string source;
 
   std::string id() const { return workload + "/" + name; }
 };

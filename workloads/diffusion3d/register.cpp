@@ -1,4 +1,7 @@
 // The diffusion3d variants, in ladder order.
+#include <map>
+#include <string>
+
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
 namespace acclab::diffusion3d {
@@ -23,10 +26,20 @@ PerfModel step_model() {
 
 void register_variants(Registry& registry) {
   registry.add_workload(make_workload());
+  // Each variant's source file, for acclab explain.
+  const std::map<std::string, std::string> sources = {
+      {"original", "reference.cpp"},
+      {"openmp", "openmp.cpp"},
+      {"acc_kernels", "acc_kernels.cpp"},
+      {"acc_loop", "acc_loop.cpp"},
+      {"acc_data_present", "acc_data_present.cpp"},
+      {"acc_tuned", "acc_tuned.cpp"},
+      {"cuda", "cuda_kernels.cu"},
+  };
   auto add = [&](const char* name, Backend backend, int step, const char* description,
                  auto factory) {
-    registry.add_variant(
-        {"diffusion3d", name, backend, "diffusion", step, description, factory, step_model()});
+    registry.add_variant({"diffusion3d", name, backend, "diffusion", step, description, factory,
+                          step_model(), "", sources.at(name)});
   };
   add("original", Backend::serial, 1, "01_original: the CPU loops, one thread (the reference)",
       make_original);

@@ -1,4 +1,7 @@
 // The jacobi2d variants, in ladder order.
+#include <map>
+#include <string>
+
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
 namespace acclab::jacobi2d {
@@ -28,10 +31,20 @@ PerfModel sweep_model() {
 
 void register_variants(Registry& registry) {
   registry.add_workload(make_workload());
+  // Each variant's source file, for acclab explain.
+  const std::map<std::string, std::string> sources = {
+      {"serial", "reference.cpp"},
+      {"openmp", "openmp.cpp"},
+      {"acc_copy_per_iter", "acc_copy_per_iter.cpp"},
+      {"acc_data_region", "acc_data_region.cpp"},
+      {"acc_gang_vector", "acc_resident.cpp"},
+      {"acc_tuned", "acc_resident.cpp"},
+      {"cuda", "cuda_kernels.cu"},
+  };
   auto add = [&](const char* name, Backend backend, int step, const char* description,
                  auto factory) {
-    registry.add_variant(
-        {"jacobi2d", name, backend, "jacobi", step, description, factory, sweep_model()});
+    registry.add_variant({"jacobi2d", name, backend, "jacobi", step, description, factory,
+                          sweep_model(), "", sources.at(name)});
   };
   add("serial", Backend::serial, 1, "the seed's loops on one CPU thread (the reference)",
       make_serial);

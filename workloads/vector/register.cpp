@@ -1,4 +1,7 @@
 // The vector workload's variants, in ladder order.
+#include <map>
+#include <string>
+
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
@@ -33,11 +36,29 @@ PerfModel dot_model() {
 
 void register_variants(Registry& registry) {
   registry.add_workload(make_workload());
+  // Each variant's source file, for acclab explain.
+  const std::map<std::string, std::string> sources = {
+      {"original", "original.cpp"},
+      {"acc_kernels", "acc_kernels.cpp"},
+      {"acc_kernels_copy", "acc_kernels_copy.cpp"},
+      {"acc_loop", "acc_loop.cpp"},
+      {"acc_data", "acc_data.cpp"},
+      {"acc_present", "acc_present.cpp"},
+      {"acc_reduction", "acc_reduction.cpp"},
+      {"cuda", "cuda_kernels.cu"},
+      {"triad_openmp", "bandwidth_openmp.cpp"},
+      {"triad_acc", "bandwidth_openacc.cpp"},
+      {"triad_cuda", "cuda_kernels.cu"},
+      {"dot_openmp", "bandwidth_openmp.cpp"},
+      {"dot_acc_reduction", "bandwidth_openacc.cpp"},
+      {"dot_acc_partials", "bandwidth_openacc.cpp"},
+      {"dot_cuda", "cuda_kernels.cu"},
+  };
   auto add = [&](const char* name, Backend backend, const char* family, int step,
                  const char* description, auto factory, PerfModel model,
                  const char* gpu_unavailable_reason = "") {
     registry.add_variant({"vector", name, backend, family, step, description, factory,
-                          std::move(model), gpu_unavailable_reason});
+                          std::move(model), gpu_unavailable_reason, sources.at(name)});
   };
   add("original", Backend::serial, "course", 1, "01 original: the CPU loops, one thread",
       make_original, course_model());
