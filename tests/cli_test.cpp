@@ -1,11 +1,6 @@
 // The acclab command line as users and scripts see it: the real binary, its stdout, its stderr
 // and its exit status (0 all verified, 1 a verification failed, 2 bad usage or input).
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,152 +15,21 @@
 #include <vector>
 
 #include "core/machine.hpp"
+#include "support.hpp"
 
 namespace acclab {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;      // exit status; -1 when killed by a signal
-  int term_signal = 0;  // the signal that killed it, if one did
-  std::string out, err;
-  long max_rss_kib = 0;  // the child's peak resident memory
-  bool timed_out = false;
-};
-
-std::ostream& operator<<(std::ostream& os, const Outcome& o) {
-  if (o.term_signal) os << "killed by signal " << o.term_signal << ", ";
-  return os << "exit " << o.status << (o.timed_out ? " (timed out)" : "") << "\n--- stderr\n"
-            << o.err << "--- stdout (" << o.out.size() << " bytes)\n"
-            << o.out.substr(0, 2000);
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// A fresh directory, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "acclab_cli_test.XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(path_)) {
-      names.push_back(entry.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  fs::path path_;
-};
-
-// Runs ACCLAB_BINARY with `args` (no shell: arguments reach it exactly as written), stdin from
-// /dev/null and stdout/stderr captured in files. wait4 rather than system() so that the peak
-// memory is this child's alone; a child still running after `deadline` is killed, so that a
-// command that should fail at once cannot hang the suite.
-Outcome run_acclab(const std::vector<std::string>& args,
-                   std::chrono::seconds deadline = std::chrono::seconds(120)) {
-  TempDir capture;
-  const std::string out_path = (capture.path() / "stdout").string();
-  const std::string err_path = (capture.path() / "stderr").string();
-  std::vector<std::string> argv_strings = {ACCLAB_BINARY};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_strings) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  Outcome outcome;
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    // Only async-signal-safe calls between fork and exec.
-    const int in = open("/dev/null", O_RDONLY);
-    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0 || err < 0) _exit(126);
-    dup2(in, STDIN_FILENO);
-    dup2(out, STDOUT_FILENO);
-    dup2(err, STDERR_FILENO);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  const auto start = std::chrono::steady_clock::now();
-  int wstatus = 0;
-  rusage usage{};
-  while (true) {
-    const pid_t done = wait4(pid, &wstatus, WNOHANG, &usage);
-    if (done == pid) break;
-    if (done < 0) throw std::runtime_error("wait4 failed");
-    if (std::chrono::steady_clock::now() - start > deadline) {
-      kill(pid, SIGKILL);
-      wait4(pid, &wstatus, 0, &usage);
-      outcome.timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  outcome.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
-  outcome.term_signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-  outcome.max_rss_kib = usage.ru_maxrss;
-  outcome.out = read_file(out_path);
-  outcome.err = read_file(err_path);
-  return outcome;
-}
-
-nlohmann::json parse_json(const std::string& text) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    ADD_FAILURE() << "not JSON (" << e.what() << "):\n" << text.substr(0, 2000);
-    return nlohmann::json::object();
-  }
-}
-
-// The shape of every usage error: status 2, nothing on stdout, exactly one line on stderr that
-// names what was wrong.
-::testing::AssertionResult is_usage_error(const Outcome& o, const std::string& names) {
-  if (o.timed_out) return ::testing::AssertionFailure() << "timed out\n" << o;
-  if (o.status != 2) return ::testing::AssertionFailure() << "status is not 2\n" << o;
-  if (!o.out.empty()) return ::testing::AssertionFailure() << "stdout is not empty\n" << o;
-  if (o.err.empty() || o.err.back() != '\n' || std::count(o.err.begin(), o.err.end(), '\n') != 1) {
-    return ::testing::AssertionFailure() << "stderr is not exactly one line\n" << o;
-  }
-  if (o.err.find(names) == std::string::npos) {
-    return ::testing::AssertionFailure() << "stderr does not name '" << names << "'\n" << o;
-  }
-  return ::testing::AssertionSuccess();
-}
-
-bool cuda_gpu_here() {
-  static const bool available = [] {
-    Machine machine;
-    return machine.cuda_available();
-  }();
-  return available;
-}
-
-bool openacc_gpu_here() {
-  static const bool available = [] {
-    Machine machine;
-    return machine.openacc_runs_on_gpu();
-  }();
-  return available;
-}
+using test::cuda_gpu_here;
+using test::is_usage_error;
+using test::openacc_gpu_here;
+using test::Outcome;
+using test::parse_json;
+using test::read_file;
+using test::run_acclab;
+using test::TempDir;
 
 // Small sizes for tests that check the command line, not the variants.
 const std::vector<std::string> tiny = {"--set", "nx=37", "--set", "ny=5", "--set", "nt=3"};
@@ -338,7 +202,7 @@ TEST(CliRunTest, CorruptResultExitsOne) {
   EXPECT_EQ(doc["results"][0]["status"], "failed");
   EXPECT_TRUE(doc["results"][0]["error"].is_string());
 #else
-  EXPECT_TRUE(is_usage_error(o, "--variant acc_loop"));
+  EXPECT_TRUE(is_usage_error(o, {"--variant acc_loop"}));
 #endif
 }
 
@@ -406,7 +270,7 @@ class CliUsageErrorTest : public ::testing::TestWithParam<UsageCase> {};
 
 TEST_P(CliUsageErrorTest, ExitsTwoWithOneLine) {
   const Outcome o = run_acclab(GetParam().args, std::chrono::seconds(60));
-  EXPECT_TRUE(is_usage_error(o, GetParam().names));
+  EXPECT_TRUE(is_usage_error(o, {GetParam().names}));
   EXPECT_EQ(o.err.rfind("acclab: ", 0), 0u) << o;
 }
 
@@ -441,7 +305,7 @@ TEST(CliUsageTest, TooLargeForMemoryFailsBeforeAllocating) {
   // ends at once rather than swapping or being killed.
   const Outcome o = run_acclab({"run", "vector", "--set", "nx=2000000", "--set", "ny=2000000"},
                                std::chrono::seconds(30));
-  EXPECT_TRUE(is_usage_error(o, "nx=2000000"));
+  EXPECT_TRUE(is_usage_error(o, {"nx=2000000"}));
   EXPECT_LT(o.max_rss_kib, 256 * 1024) << "peak memory " << o.max_rss_kib << " KiB";
 }
 
@@ -455,7 +319,7 @@ TEST(CliUsageTest, TooLargeForThisHostFailsBeforeAllocating) {
   const Outcome o =
       run_acclab({"run", "vector", "--set", "nx=131072", "--set", "ny=131072", "--set", "nt=1"},
                  std::chrono::seconds(30));
-  EXPECT_TRUE(is_usage_error(o, "host memory"));
+  EXPECT_TRUE(is_usage_error(o, {"host memory"}));
   EXPECT_LT(o.max_rss_kib, 256 * 1024) << "peak memory " << o.max_rss_kib << " KiB";
 }
 
@@ -465,7 +329,7 @@ TEST(CliUsageTest, UnavailableVariantByExactNameIsAUsageError) {
   GTEST_SKIP() << "no CUDA variants in this build";
 #endif
   const Outcome o = run_acclab({"run", "vector", "--variant", "cuda"});
-  EXPECT_TRUE(is_usage_error(o, "--variant cuda"));
+  EXPECT_TRUE(is_usage_error(o, {"--variant cuda"}));
   // A glob that happens to match only unavailable variants is a report, not an error.
   const Outcome glob = run_acclab({"run", "vector", "--variant", "cuda*", "--format", "json"});
   ASSERT_EQ(glob.status, 0) << glob;
@@ -475,7 +339,8 @@ TEST(CliUsageTest, UnavailableVariantByExactNameIsAUsageError) {
 // Every exact name in a comma-separated list is checked for availability, not only the first.
 TEST(CliUsageTest, UnavailableVariantInAListOfExactNamesIsAUsageError) {
   if (cuda_gpu_here()) GTEST_SKIP() << "this machine has a CUDA GPU";
-  EXPECT_TRUE(is_usage_error(run_acclab({"run", "vector", "--variant", "original,cuda"}), "cuda"));
+  EXPECT_TRUE(
+      is_usage_error(run_acclab({"run", "vector", "--variant", "original,cuda"}), {"cuda"}));
 }
 
 // nx*ny would wrap around in std::int64_t (nx = ny = 2^32 gives 0 elements): validation must
@@ -484,13 +349,13 @@ TEST(CliUsageTest, SizesWhoseProductOverflowsAreUsageErrors) {
   EXPECT_TRUE(is_usage_error(run_acclab({"run", "vector", "--variant", "original", "--set",
                                          "nx=4294967296", "--set", "ny=4294967296"},
                                         std::chrono::seconds(30)),
-                             "nx=4294967296"));
+                             {"nx=4294967296"}));
 }
 
 // CLI11 alone answers "A subcommand is required" for an unknown subcommand, which does not name
 // the word the user typed.
 TEST(CliUsageTest, UnknownSubcommandIsNamed) {
-  EXPECT_TRUE(is_usage_error(run_acclab({"frobnicate"}), "frobnicate"));
+  EXPECT_TRUE(is_usage_error(run_acclab({"frobnicate"}), {"frobnicate"}));
 }
 
 // ---- --out: whole or nothing -------------------------------------------------------------------
@@ -528,14 +393,14 @@ TEST(CliOutTest, UnwritableDirectoryIsAUsageErrorAndCreatesNothing) {
   ASSERT_FALSE(fs::exists("/nonexistent-dir"));
   const Outcome o = run_acclab(
       with({"run", "vector", "--variant", "original", "--out", "/nonexistent-dir/x.json"}, tiny));
-  EXPECT_TRUE(is_usage_error(o, "--out /nonexistent-dir/x.json"));
+  EXPECT_TRUE(is_usage_error(o, {"--out /nonexistent-dir/x.json"}));
   EXPECT_FALSE(fs::exists("/nonexistent-dir"));
 
   TempDir dir;
   const fs::path target = dir.path() / "missing" / "x.json";
   const Outcome nested =
       run_acclab(with({"run", "vector", "--variant", "original", "--out", target.string()}, tiny));
-  EXPECT_TRUE(is_usage_error(nested, "--out " + target.string()));
+  EXPECT_TRUE(is_usage_error(nested, {"--out " + target.string()}));
   EXPECT_TRUE(dir.entries().empty());
 }
 
@@ -547,7 +412,7 @@ TEST_P(CliOutFailureTest, LeavesNoFile) {
   TempDir dir;
   const fs::path target = dir.path() / "x.json";
   const Outcome o = run_acclab(with(GetParam().args, {"--out", target.string()}));
-  EXPECT_TRUE(is_usage_error(o, GetParam().names));
+  EXPECT_TRUE(is_usage_error(o, {GetParam().names}));
   EXPECT_TRUE(dir.entries().empty()) << "left behind: " << dir.entries().front();
 }
 
@@ -556,7 +421,7 @@ TEST_P(CliOutFailureTest, LeavesAnExistingFileUntouched) {
   const fs::path target = dir.path() / "x.json";
   std::ofstream(target) << "{\"previous\": true}\n";
   const Outcome o = run_acclab(with(GetParam().args, {"--out", target.string()}));
-  EXPECT_TRUE(is_usage_error(o, GetParam().names));
+  EXPECT_TRUE(is_usage_error(o, {GetParam().names}));
   EXPECT_EQ(read_file(target), "{\"previous\": true}\n");
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"x.json"});
 }
@@ -574,6 +439,45 @@ INSTANTIATE_TEST_SUITE_P(
                                 {"ladder", "vector", "--variant", "nomatch*"},
                                 "--variant nomatch*"}),
     [](const ::testing::TestParamInfo<UsageCase>& info) { return info.param.name; });
+
+// ---- explain ---------------------------------------------------------------------------------
+
+#ifdef ACCLAB_HAVE_OPENACC
+TEST(CliExplainTest, OpenAccVariantShowsTheCompilersLoopDecisions) {
+  // acc_loop's calc: GCC (decompose) maps the outer loop to gang/worker, the inner to vector.
+  const Outcome o = run_acclab({"explain", "vector/acc_loop"});
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_NE(o.out.find("#pragma acc loop independent"), std::string::npos) << o;
+  EXPECT_NE(o.out.find("vector loop parallelism"), std::string::npos) << o;
+  // Step 03 has no `independent`: its loops stay sequential, and explain must say so.
+  const Outcome seq = run_acclab({"explain", "vector/acc_kernels_copy"});
+  ASSERT_EQ(seq.status, 0) << seq;
+  EXPECT_NE(seq.out.find("seq loop parallelism"), std::string::npos) << seq;
+  EXPECT_EQ(seq.out.find("made addressable"), std::string::npos) << seq;
+}
+#endif
+
+#ifdef ACCLAB_HAVE_CUDA
+TEST(CliExplainTest, CudaVariantShowsPtxasResourcesPerKernel) {
+  const Outcome o = run_acclab({"explain", "jacobi2d/cuda"});
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_NE(o.out.find("kernel acclab::jacobi2d::cuda::"), std::string::npos) << o;
+  EXPECT_NE(o.out.find("registers"), std::string::npos) << o;
+  EXPECT_NE(o.out.find("spill"), std::string::npos) << o;
+}
+#endif
+
+TEST(CliExplainTest, CpuVariantSaysSo) {
+  const Outcome o = run_acclab({"explain", "jacobi2d/serial"});
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_NE(o.out.find("A CPU variant"), std::string::npos) << o;
+}
+
+TEST(CliExplainTest, BadTargetsAreUsageErrors) {
+  EXPECT_TRUE(is_usage_error(run_acclab({"explain", "vector/nope"}), {"vector/nope"}));
+  EXPECT_TRUE(is_usage_error(run_acclab({"explain", "vector"}), {"WORKLOAD/VARIANT"}));
+  EXPECT_TRUE(is_usage_error(run_acclab({"explain", "nowork/acc_loop"}), {"nowork"}));
+}
 
 }  // namespace
 }  // namespace acclab

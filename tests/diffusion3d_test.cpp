@@ -12,12 +12,7 @@
 //   - the real binary: reports, ladder speedups, and bad input (status 2, one line).
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -25,8 +20,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
@@ -35,54 +28,37 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "core/runner.hpp"
+#include "support.hpp"
 
 namespace acclab {
 namespace {
 
-namespace fs = std::filesystem;
 using diffusion3d::Problem;
+using test::is_usage_error;
+using test::Outcome;
+using test::parse_json;
+using test::run_acclab;
 
 constexpr double float_eps = std::numeric_limits<float>::epsilon();
 constexpr double two_pi = 2 * std::numbers::pi;
 
-const Registry& all() {
-  static const Registry registry = [] {
-    Registry r;
-    register_all_workloads(r);
-    return r;
-  }();
-  return registry;
-}
-
-const Workload& diffusion_workload() { return all().workload("diffusion3d"); }
+const Workload& diffusion_workload() { return test::all().workload("diffusion3d"); }
 
 const Variant& diffusion_variant(const std::string& name) {
-  for (const auto& v : all().variants()) {
-    if (v.workload == "diffusion3d" && v.name == name) return v;
-  }
-  throw std::logic_error("no variant diffusion3d/" + name);
+  return test::variant_of("diffusion3d", name);
 }
 
-std::vector<std::string> diffusion_variant_names() {
-  std::vector<std::string> names;
-  for (const auto& v : all().variants()) {
-    if (v.workload == "diffusion3d") names.push_back(v.name);
-  }
-  return names;
-}
+std::vector<std::string> diffusion_variant_names() { return test::variant_names("diffusion3d"); }
 
 Params diffusion_params(const std::vector<std::string>& overrides,
                         const std::string& preset = "small") {
-  Params params = Params::resolve(diffusion_workload().params, preset, overrides);
-  diffusion_workload().validate(params);
-  return params;
+  return test::params_of("diffusion3d", overrides, preset);
 }
 
 Problem problem(const std::vector<std::string>& overrides, const std::string& preset = "small") {
@@ -91,12 +67,7 @@ Problem problem(const std::vector<std::string>& overrides, const std::string& pr
 
 std::string validate_error(const std::vector<std::string>& overrides,
                            const std::string& preset = "small") {
-  try {
-    diffusion_params(overrides, preset);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
+  return test::validate_error("diffusion3d", overrides, preset);
 }
 
 std::int64_t index_of(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k) {
@@ -757,51 +728,9 @@ TEST(DiffusionLadderTest, TheIssuesVariantsAreRegisteredInOrder) {
                    13.0 * 24 * 20 * 16 * 58);
 }
 
-class DiffusionVariantTest : public ::testing::TestWithParam<std::string> {
+class DiffusionVariantTest : public test::VariantTest {
  protected:
-  const Variant& variant() const { return diffusion_variant(GetParam()); }
-
-  bool expect_available() {
-    const Variant& v = variant();
-    if (v.backend == Backend::cuda) return machine_.cuda_available();
-    if (!v.gpu_unavailable_reason.empty()) return !machine_.openacc_runs_on_gpu();
-    return true;
-  }
-
-  Place expected_place() {
-    switch (variant().backend) {
-      case Backend::cuda:
-        return Place::gpu;
-      case Backend::openacc:
-        return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
-      default:
-        return Place::host;
-    }
-  }
-
-  Result run(const Params& params, int reps = 1, bool corrupt = false) {
-    RunOptions options;
-    options.reps = reps;
-    options.corrupt_result = corrupt;
-    return runner_.run(variant(), diffusion_workload(), params, options);
-  }
-
-  // Skips the rest of the test (after checking the unavailable result) where the variant
-  // cannot run. Returns true when skipped.
-  bool skipped_as_unavailable(const Result& r) {
-    if (expect_available()) return false;
-    EXPECT_EQ(r.status, Status::unavailable) << to_string(r.status) << ": " << r.error;
-    EXPECT_FALSE(r.note.empty()) << "an unavailable result says why";
-    EXPECT_TRUE(r.times_s.empty());
-    return true;
-  }
-
-  static Machine& shared_machine() {
-    static Machine machine;
-    return machine;
-  }
-  Machine& machine_ = shared_machine();
-  Runner runner_{machine_};
+  DiffusionVariantTest() : VariantTest("diffusion3d") {}
 };
 
 // One test for all sizes: each test is its own process under ctest, and each process that
@@ -880,10 +809,7 @@ TEST_P(DiffusionVariantTest, CorruptResultFailsVerification) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDiffusionVariants, DiffusionVariantTest,
-                         ::testing::ValuesIn(diffusion_variant_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param;
-                         });
+                         ::testing::ValuesIn(diffusion_variant_names()), test::param_name);
 
 // ---- transfer share, async ---------------------------------------------------------------------
 
@@ -952,110 +878,6 @@ TEST(DiffusionAsyncTest, AccTunedVerifiesQueuedAndSynchronous) {
 }
 
 // ---- the command line --------------------------------------------------------------------------
-
-struct Outcome {
-  int status = -1;
-  int term_signal = 0;
-  std::string out, err;
-  long max_rss_kib = 0;
-  double wall_s = 0;
-  bool timed_out = false;
-};
-
-std::ostream& operator<<(std::ostream& os, const Outcome& o) {
-  if (o.term_signal) os << "killed by signal " << o.term_signal << ", ";
-  return os << "exit " << o.status << (o.timed_out ? " (timed out)" : "") << " after " << o.wall_s
-            << " s\n--- stderr\n"
-            << o.err << "--- stdout (" << o.out.size() << " bytes)\n"
-            << o.out.substr(0, 2000);
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// ACCLAB_BINARY with `args` (no shell), stdout and stderr captured in a fresh directory, killed
-// after `deadline`; wait4 gives this child's peak memory.
-Outcome run_acclab(const std::vector<std::string>& args,
-                   std::chrono::seconds deadline = std::chrono::seconds(120)) {
-  std::string dir_pattern = (fs::temp_directory_path() / "acclab_diffusion_test.XXXXXX").string();
-  if (!mkdtemp(dir_pattern.data())) throw std::runtime_error("mkdtemp failed");
-  const fs::path dir = dir_pattern;
-  const std::string out_path = (dir / "stdout").string();
-  const std::string err_path = (dir / "stderr").string();
-  std::vector<std::string> argv_strings = {ACCLAB_BINARY};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_strings) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  Outcome outcome;
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    const int in = open("/dev/null", O_RDONLY);
-    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0 || err < 0) _exit(126);
-    dup2(in, STDIN_FILENO);
-    dup2(out, STDOUT_FILENO);
-    dup2(err, STDERR_FILENO);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int wstatus = 0;
-  rusage usage{};
-  while (true) {
-    const pid_t done = wait4(pid, &wstatus, WNOHANG, &usage);
-    if (done == pid) break;
-    if (done < 0) throw std::runtime_error("wait4 failed");
-    if (std::chrono::steady_clock::now() - start > deadline) {
-      kill(pid, SIGKILL);
-      wait4(pid, &wstatus, 0, &usage);
-      outcome.timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
-  outcome.term_signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-  outcome.max_rss_kib = usage.ru_maxrss;
-  outcome.out = read_file(out_path);
-  outcome.err = read_file(err_path);
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
-  return outcome;
-}
-
-nlohmann::json parse_json(const std::string& text) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    ADD_FAILURE() << "not JSON (" << e.what() << "):\n" << text.substr(0, 2000);
-    return nlohmann::json::object();
-  }
-}
-
-// Status 2, nothing on stdout, exactly one line on stderr naming what was wrong.
-::testing::AssertionResult is_usage_error(const Outcome& o, const std::vector<std::string>& names) {
-  if (o.timed_out) return ::testing::AssertionFailure() << "timed out\n" << o;
-  if (o.status != 2) return ::testing::AssertionFailure() << "status is not 2\n" << o;
-  if (!o.out.empty()) return ::testing::AssertionFailure() << "stdout is not empty\n" << o;
-  if (o.err.empty() || o.err.back() != '\n' || std::count(o.err.begin(), o.err.end(), '\n') != 1) {
-    return ::testing::AssertionFailure() << "stderr is not exactly one line\n" << o;
-  }
-  for (const auto& name : names) {
-    if (o.err.find(name) == std::string::npos) {
-      return ::testing::AssertionFailure() << "stderr does not name '" << name << "'\n" << o;
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
 
 TEST(DiffusionCliTest, RunJsonVerifiesEveryAvailableVariantOnTheSmallPreset) {
   const Outcome o = run_acclab({"run", "diffusion3d", "--format", "json"});
@@ -1136,23 +958,7 @@ TEST(DiffusionCliTest, TablePrintsGflopsAndTheError) {
 TEST(DiffusionCliTest, LadderReportsSpeedupsAgainstOriginal) {
   const Outcome o =
       run_acclab({"ladder", "diffusion3d", "--variant", "original,openmp", "--format", "json"});
-  ASSERT_EQ(o.status, 0) << o;
-  auto doc = parse_json(o.out);
-  EXPECT_EQ(doc["command"], "ladder");
-  auto& results = doc["results"];
-  ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(results[0]["variant"], "original");
-  EXPECT_EQ(results[1]["variant"], "openmp");
-  ASSERT_TRUE(results[0]["speedup_vs_first"].is_number()) << results[0].dump();
-  ASSERT_TRUE(results[1]["speedup_vs_first"].is_number()) << results[1].dump();
-  EXPECT_EQ(results[0]["speedup_vs_first"].get<double>(), 1.0);
-  EXPECT_FALSE(results[0].contains("speedup_vs_previous"));
-  EXPECT_DOUBLE_EQ(
-      results[1]["speedup_vs_first"].get<double>(),
-      results[0]["time_s"]["median"].get<double>() / results[1]["time_s"]["median"].get<double>());
-  ASSERT_TRUE(results[1]["speedup_vs_previous"].is_number());
-  EXPECT_DOUBLE_EQ(results[1]["speedup_vs_previous"].get<double>(),
-                   results[1]["speedup_vs_first"].get<double>());
+  test::expect_ladder_of_two(o, "original", "openmp");
 }
 
 // ---- bad input: status 2, one line naming the parameter ---------------------------------------
@@ -1171,12 +977,8 @@ void PrintTo(const BadInput& c, std::ostream* os) {
 class DiffusionCliBadInputTest : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(DiffusionCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
-  std::vector<std::string> args = {"run", "diffusion3d", "--reps", "1"};
-  for (const auto& s : GetParam().sets) {
-    args.push_back("--set");
-    args.push_back(s);
-  }
-  const Outcome o = run_acclab(args, std::chrono::seconds(60));
+  const Outcome o =
+      run_acclab(test::run_with_sets("diffusion3d", GetParam().sets), std::chrono::seconds(60));
   EXPECT_TRUE(is_usage_error(o, GetParam().names));
   EXPECT_EQ(o.err.rfind("acclab: ", 0), 0u) << o;
   // Refused before any field or probe: at once, and small.

@@ -12,18 +12,12 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "support.hpp"
 
 namespace acclab {
 namespace {
 
-const Registry& all() {
-  static const Registry registry = [] {
-    Registry r;
-    register_all_workloads(r);
-    return r;
-  }();
-  return registry;
-}
+using test::all;
 
 const Variant* find_variant(const std::string& workload, const std::string& name) {
   for (const auto& v : all().variants()) {

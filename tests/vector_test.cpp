@@ -17,35 +17,18 @@
 #include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "core/runner.hpp"
+#include "support.hpp"
 
 namespace acclab {
 namespace {
 
-const Registry& all() {
-  static const Registry registry = [] {
-    Registry r;
-    register_all_workloads(r);
-    return r;
-  }();
-  return registry;
-}
+using test::all;
 
 const Workload& vector_workload() { return all().workload("vector"); }
 
-const Variant& vector_variant(const std::string& name) {
-  for (const auto& v : all().variants()) {
-    if (v.workload == "vector" && v.name == name) return v;
-  }
-  throw std::logic_error("no variant vector/" + name);
-}
+const Variant& vector_variant(const std::string& name) { return test::variant_of("vector", name); }
 
-std::vector<std::string> vector_variant_names() {
-  std::vector<std::string> names;
-  for (const auto& v : all().variants()) {
-    if (v.workload == "vector") names.push_back(v.name);
-  }
-  return names;
-}
+std::vector<std::string> vector_variant_names() { return test::variant_names("vector"); }
 
 // The dot product of the documented initial values b[i] = 0.25*(i%16), c[i] = i%5, summed in
 // integers of quarters: exact whatever order the variant adds in.
@@ -56,44 +39,14 @@ double exact_dot(std::int64_t n) {
 }
 
 Params vector_params(const std::string& preset, const std::vector<std::string>& overrides) {
-  Params params = Params::resolve(vector_workload().params, preset, overrides);
-  vector_workload().validate(params);
-  return params;
+  return test::params_of("vector", overrides, preset);
 }
 
 // ---- every registered variant ---------------------------------------------------------------
 
-class VectorVariantTest : public ::testing::TestWithParam<std::string> {
+class VectorVariantTest : public test::VariantTest {
  protected:
-  const Variant& variant() const { return vector_variant(GetParam()); }
-
-  // Whether the variant can run here, from the machine's facts rather than from the runner's
-  // own answer: CUDA needs a CUDA GPU; a step marked unsafe on GPUs is unavailable only where
-  // OpenACC offloads to one.
-  bool expect_available() {
-    const Variant& v = variant();
-    if (v.backend == Backend::cuda) return machine_.cuda_available();
-    if (!v.gpu_unavailable_reason.empty()) return !machine_.openacc_runs_on_gpu();
-    return true;
-  }
-
-  Place expected_place() {
-    switch (variant().backend) {
-      case Backend::cuda:
-        return Place::gpu;
-      case Backend::openacc:
-        return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
-      default:
-        return Place::host;
-    }
-  }
-
-  Result run(const Params& params, int reps, bool corrupt = false) {
-    RunOptions options;
-    options.reps = reps;
-    options.corrupt_result = corrupt;
-    return runner_.run(variant(), vector_workload(), params, options);
-  }
+  VectorVariantTest() : VariantTest("vector") {}
 
   void expect_unavailable(const Result& r) {
     EXPECT_EQ(r.status, Status::unavailable) << to_string(r.status) << ": " << r.error;
@@ -149,14 +102,6 @@ class VectorVariantTest : public ::testing::TestWithParam<std::string> {
       }
     }
   }
-
-  // One machine for the whole process: its probes are measured once, not once per test.
-  static Machine& shared_machine() {
-    static Machine machine;
-    return machine;
-  }
-  Machine& machine_ = shared_machine();
-  Runner runner_{machine_};
 };
 
 // One test for all sizes: each test is its own process under ctest, and every process that
@@ -205,10 +150,7 @@ TEST_P(VectorVariantTest, CorruptResultFailsVerification) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVectorVariants, VectorVariantTest,
-                         ::testing::ValuesIn(vector_variant_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param;
-                         });
+                         ::testing::ValuesIn(vector_variant_names()), test::param_name);
 
 TEST(VectorVariantsTest, CudaIsUnavailableWithoutACudaGpu) {
   Machine machine;
@@ -233,13 +175,7 @@ TEST(VectorVariantsTest, CudaIsUnavailableWithoutACudaGpu) {
 // ---- the workload's own checks ----------------------------------------------------------------
 
 std::string validate_error(const std::vector<std::string>& overrides) {
-  const Params params = Params::resolve(vector_workload().params, "small", overrides);
-  try {
-    vector_workload().validate(params);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
+  return test::validate_error("vector", overrides);
 }
 
 TEST(VectorWorkloadTest, ValidateAcceptsThePresets) {
