@@ -18,14 +18,16 @@ target_link_libraries(acclab_objects PUBLIC fmt::fmt nlohmann_json::nlohmann_jso
 target_compile_options(acclab_objects PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
 set(ACCLAB_NOTES_DIR ${PROJECT_BINARY_DIR}/notes)
 if(ACCLAB_OPENACC_NOTES_FLAGS)
+  # Chained before any launcher the user set (ccache, say): the script ends with exec "$@".
   set_property(TARGET acclab_objects PROPERTY CXX_COMPILER_LAUNCHER
-               ${PROJECT_SOURCE_DIR}/cmake/truncate-notes.sh)
+               ${PROJECT_SOURCE_DIR}/cmake/truncate-notes.sh ${CMAKE_CXX_COMPILER_LAUNCHER})
 endif()
 if(ACCLAB_HAVE_CUDA)
   # ptxas's per-kernel resource report, kept for acclab explain.
   target_compile_options(acclab_objects PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-v>)
   set_property(TARGET acclab_objects PROPERTY CUDA_COMPILER_LAUNCHER
-               ${PROJECT_SOURCE_DIR}/cmake/capture-ptxas.sh ${ACCLAB_NOTES_DIR})
+               ${PROJECT_SOURCE_DIR}/cmake/capture-ptxas.sh ${ACCLAB_NOTES_DIR}
+               ${CMAKE_CUDA_COMPILER_LAUNCHER})
 endif()
 file(MAKE_DIRECTORY ${ACCLAB_NOTES_DIR})
 

@@ -411,7 +411,11 @@ TEST_P(JacobiVariantTest, TolModeConvergesWithinTheStatedBoundOrFailsWithTooFewS
   EXPECT_LT(sweeps, 100000) << "converged long before the sweep limit";
   EXPECT_TRUE(sweeps % 10 == 0 || sweeps == 100000) << sweeps;
   EXPECT_LE(max_error, jacobi2d::converged_error_bound(p, residual));
-  EXPECT_FALSE(r.outputs.contains("max_diff_vs_serial"));
+  // tol mode is also held to the serial grid after the same sweeps (the exact-solution bound
+  // above is valid but loose).
+  ASSERT_TRUE(r.outputs.contains("max_diff_vs_serial")) << r.outputs.dump();
+  EXPECT_LE(r.outputs["max_diff_vs_serial"].get<double>(),
+            4 * std::numeric_limits<float>::epsilon() * 5.0 * double(sweeps));
   // The sweep count must have cut short at a check, not run a fixed number: the model's
   // bytes follow the sweeps actually done.
   if (r.median_s > 0) {

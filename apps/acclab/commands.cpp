@@ -333,6 +333,7 @@ int explain_command(const std::string& target, Registry& registry) {
   std::string line;
   if (cuda) {
     // ptxas: one block per kernel; names demangled enough to read.
+    int reported = 0;
     while (std::getline(in, line)) {
       const auto entry = line.find("Compiling entry function '");
       if (entry != std::string::npos) {
@@ -344,44 +345,65 @@ int explain_command(const std::string& target, Registry& registry) {
         std::free(readable);
       } else if (line.find("Used ") != std::string::npos ||
                  line.find("bytes stack frame") != std::string::npos) {
-        fmt::print("  {}\n", line.substr(line.find_first_not_of(' ', line.find(':') + 1)));
+        // "ptxas info    : Used 32 registers, ..." or "    0 bytes stack frame, ...".
+        const auto colon = line.find(':');
+        const auto start = line.find_first_not_of(' ', colon == std::string::npos ? 0 : colon + 1);
+        if (start != std::string::npos) fmt::print("  {}\n", line.substr(start));
+        ++reported;
       }
+    }
+    if (reported == 0) {
+      throw UsageError(fmt::format("explain {}: {} holds no ptxas report (rebuild acclab)", target,
+                                   notes.string()));
     }
     return 0;
   }
-  // GCC: "path:line:col: kind: message", printed once each by source line, with the line.
-  std::map<int, std::vector<std::string>> by_line;
-  std::map<int, std::string> source_lines;
-  std::string source_path;
+  // GCC: "path:line:col: kind: message", printed once each, grouped by file and line, beside
+  // the source line when the source is readable here.
+  std::map<std::string, std::map<int, std::vector<std::string>>> by_file;
   while (std::getline(in, line)) {
     const auto first = line.find(':');
-    if (first == std::string::npos) continue;
-    const auto second = line.find(':', first + 1), third = line.find(':', second + 1);
-    if (second == std::string::npos || third == std::string::npos) continue;
+    const auto second = first == std::string::npos ? first : line.find(':', first + 1);
+    const auto third = second == std::string::npos ? second : line.find(':', second + 1);
+    if (third == std::string::npos || third + 2 > line.size()) continue;
     int line_number = 0;
     try {
       line_number = std::stoi(line.substr(first + 1, second - first - 1));
     } catch (const std::exception&) {
       continue;
     }
-    source_path = line.substr(0, first);
-    std::string message = line.substr(third + 2);
+    const std::string message = line.substr(third + 2);
     // GCC's bookkeeping about variables it makes addressable says nothing about parallelism.
     if (message.find("made addressable") != std::string::npos) continue;
-    auto& messages = by_line[line_number];
+    auto& messages = by_file[line.substr(0, first)][line_number];
     if (std::find(messages.begin(), messages.end(), message) == messages.end()) {
       messages.push_back(message);
     }
   }
-  std::ifstream source(source_path);
-  for (int number = 1; std::getline(source, line); ++number) {
-    if (by_line.count(number)) source_lines[number] = line;
+  if (by_file.empty()) {
+    throw UsageError(
+        fmt::format("explain {}: {} holds no notes (rebuild acclab)", target, notes.string()));
   }
-  for (const auto& [number, messages] : by_line) {
-    fmt::print(
-        "{:>5} | {}\n", number,
-        source_lines.count(number) ? source_lines[number] : std::string("(source not here)"));
-    for (const auto& message : messages) fmt::print("      ^ {}\n", message);
+  std::size_t sharing = 0;
+  for (const auto& v : registry.variants()) {
+    sharing += v.workload == workload && v.source == variant->source;
+  }
+  if (sharing > 1) {
+    fmt::print("({} holds {} variants: the notes cover the whole file)\n\n", variant->source,
+               sharing);
+  }
+  for (const auto& [path, lines] : by_file) {
+    if (by_file.size() > 1) fmt::print("{}\n", path);
+    std::map<int, std::string> source_lines;
+    std::ifstream source(path);
+    for (int number = 1; std::getline(source, line); ++number) {
+      if (lines.count(number)) source_lines[number] = line;
+    }
+    for (const auto& [number, messages] : lines) {
+      fmt::print("{:>5} | {}\n", number,
+                 source_lines.count(number) ? source_lines[number] : "(source not here)");
+      for (const auto& message : messages) fmt::print("      ^ {}\n", message);
+    }
   }
   return 0;
 }

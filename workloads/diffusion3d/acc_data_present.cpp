@@ -56,6 +56,9 @@ class AccDataPresent : public DiffusionInstance {
     float* fn = fn_.data();
 #pragma acc data copy(f[0:n]) create(fn[0:n])
     {
+      if (p_.steps % 2 == 1) {  // run() then also brings the second field back
+#pragma acc update self(fn[0:n])
+      }
     }
     return true;
   }

@@ -14,24 +14,24 @@ float sweep(const Problem& p, float* in, float* out, bool check) {
   const float c1f = p.c1f, wy2 = p.wy2, hx2 = p.hx2, c2 = p.c2;
   float change = 0.0f;
 #pragma acc kernels present(in[0:n], out[0:n])
-  {
 #pragma acc loop independent
+  for (std::int64_t ix = 1; ix < rows - 1; ++ix) {
+#pragma acc loop independent
+    for (std::int64_t jy = 1; jy < cols - 1; ++jy) {
+      const std::int64_t k = ix * cols + jy;
+      out[k] = (c1f + wy2 * (in[k - cols] + in[k + cols]) + hx2 * (in[k - 1] + in[k + 1])) * c2;
+    }
+  }
+  // The check (not in the seed) is a `parallel loop` of its own: inside the `kernels` region,
+  // under `if (check)`, GCC 12's decomposition left it to parloops, i.e. on one gang.
+  if (check) {
+#pragma acc parallel loop gang reduction(max:change) present(in[0:n], out[0:n])
     for (std::int64_t ix = 1; ix < rows - 1; ++ix) {
-#pragma acc loop independent
+#pragma acc loop vector reduction(max:change)
       for (std::int64_t jy = 1; jy < cols - 1; ++jy) {
         const std::int64_t k = ix * cols + jy;
-        out[k] = (c1f + wy2 * (in[k - cols] + in[k + cols]) + hx2 * (in[k - 1] + in[k + 1])) * c2;
-      }
-    }
-    if (check) {
-#pragma acc loop independent reduction(max:change)
-      for (std::int64_t ix = 1; ix < rows - 1; ++ix) {
-#pragma acc loop independent reduction(max:change)
-        for (std::int64_t jy = 1; jy < cols - 1; ++jy) {
-          const std::int64_t k = ix * cols + jy;
-          const float d = std::fabs(out[k] - in[k]);
-          change = d > change ? d : change;  // fmaxf is not in nvptx's default libraries
-        }
+        const float d = std::fabs(out[k] - in[k]);
+        change = d > change ? d : change;  // fmaxf is not in nvptx's default libraries
       }
     }
   }

@@ -187,11 +187,14 @@ Verification JacobiInstance::verify() {
                              residual_, sweeps_, p_.tol);
       return v;
     }
+    // The bound against the exact solution holds but is loose (1/(1 - rho) is large), so the
+    // grid is also compared with the serial reference after the same number of sweeps, below.
     const double bound = converged_error_bound(p_, residual_);
-    v.ok = max_error <= bound;
-    v.detail = fmt::format("converged in {} sweeps; max |u - exact| = {:.3g} {} bound {:.3g}",
-                           sweeps_, max_error, v.ok ? "<=" : ">", bound);
-    return v;
+    if (!(max_error <= bound)) {
+      v.detail = fmt::format("converged in {} sweeps but max |u - exact| = {:.3g} > bound {:.3g}",
+                             sweeps_, max_error, bound);
+      return v;
+    }
   }
 
   const auto& reference = reference_after(p_, sweeps_);
@@ -207,9 +210,10 @@ Verification JacobiInstance::verify() {
   const double bound = 4.0 * eps * umax * double(sweeps_);
   v.ok = max_diff <= bound;
   v.outputs["max_diff_vs_serial"] = max_diff;
-  v.detail =
-      fmt::format("max |u - serial| = {:.3g} at ({}, {}) {} bound 4 eps |u|max sweeps = {:.3g}",
-                  max_diff, worst / p_.cols, worst % p_.cols, v.ok ? "<=" : ">", bound);
+  v.detail = fmt::format(
+      "{}max |u - serial| = {:.3g} at ({}, {}) {} bound 4 eps |u|max sweeps = {:.3g}",
+      p_.tol_mode ? fmt::format("converged in {} sweeps; ", sweeps_) : std::string(), max_diff,
+      worst / p_.cols, worst % p_.cols, v.ok ? "<=" : ">", bound);
   return v;
 }
 
@@ -218,7 +222,6 @@ void JacobiInstance::corrupt_result() {
   // One interior point off by far more than any rounding.
   auto* grid = const_cast<float*>(result_);
   grid[(p_.rows / 2) * p_.cols + p_.cols / 2] += 1.0f;
-  residual_ = p_.tol_mode ? 2 * p_.tol : residual_;
 }
 
 }  // namespace acclab::jacobi2d
