@@ -6,6 +6,7 @@
 // gang/vector over two loops.
 #include <openacc.h>
 
+#include "core/acc_resident.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
 namespace acclab::diffusion3d {
@@ -14,28 +15,11 @@ namespace {
 class AccTuned : public DiffusionInstance {
  public:
   using DiffusionInstance::DiffusionInstance;
-  ~AccTuned() override { release(); }
-
   void setup() override {
     DiffusionInstance::setup();
-    const std::int64_t n = p_.points();
-    float* init = initial_.data();
-    float* f = f_.data();
-    float* fn = fn_.data();
-#pragma acc enter data copyin(init[0:n]) create(f[0:n], fn[0:n])
-    resident_ = true;
+    device_.enter(initial_.data(), f_.data(), fn_.data(), p_.points());
   }
-  void reset() override {
-    const std::int64_t n = p_.points();
-    const float* init = initial_.data();
-    float* f = f_.data();
-    float* fn = fn_.data();
-#pragma acc parallel loop present(init[0:n], f[0:n], fn[0:n])
-    for (std::int64_t i = 0; i < n; ++i) {
-      f[i] = init[i];
-      fn[i] = init[i];
-    }
-  }
+  void reset() override { device_.reset(); }
   void run() override {
     const unsigned nx = p_.nx, ny = p_.ny, nz = p_.nz, plane = nx * ny, n = plane * nz;
     const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct,
@@ -58,23 +42,12 @@ class AccTuned : public DiffusionInstance {
 #pragma acc wait
   }
   void finish() override {
-    const std::int64_t n = p_.points();
-    auto* result = const_cast<float*>(result_);
-#pragma acc update self(result[0:n])
-    release();
+    device_.fetch(const_cast<float*>(result_));
+    device_.release();
   }
 
  private:
-  void release() {
-    if (!resident_) return;
-    const std::int64_t n = p_.points();
-    float* init = initial_.data();
-    float* f = f_.data();
-    float* fn = fn_.data();
-#pragma acc exit data delete(init[0:n], f[0:n], fn[0:n])
-    resident_ = false;
-  }
-  bool resident_ = false;
+  AccResidentPair device_;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "core/acc_resident.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
 namespace acclab::jacobi2d {
@@ -19,47 +20,19 @@ namespace {
 class AccResident : public JacobiInstance {
  public:
   using JacobiInstance::JacobiInstance;
-  ~AccResident() override { release(); }
 
   void setup() override {
     JacobiInstance::setup();
-    const std::int64_t n = p_.points();
-    float* init = initial_.data();
-    float* u0 = u0_.data();
-    float* u1 = u1_.data();
-#pragma acc enter data copyin(init[0:n]) create(u0[0:n], u1[0:n])
-    resident_ = true;
+    device_.enter(initial_.data(), u0_.data(), u1_.data(), p_.points());
   }
-  // Both device grids from the device copy of the initial grid.
-  void reset() override {
-    const std::int64_t n = p_.points();
-    const float* init = initial_.data();
-    float* u0 = u0_.data();
-    float* u1 = u1_.data();
-#pragma acc parallel loop present(init[0:n], u0[0:n], u1[0:n])
-    for (std::int64_t i = 0; i < n; ++i) {
-      u0[i] = init[i];
-      u1[i] = init[i];
-    }
-  }
+  void reset() override { device_.reset(); }
   void finish() override {
-    const std::int64_t n = p_.points();
-    auto* result = const_cast<float*>(result_);
-#pragma acc update self(result[0:n])
-    release();
+    device_.fetch(const_cast<float*>(result_));
+    device_.release();
   }
 
  private:
-  void release() {
-    if (!resident_) return;
-    const std::int64_t n = p_.points();
-    float* init = initial_.data();
-    float* u0 = u0_.data();
-    float* u1 = u1_.data();
-#pragma acc exit data delete(init[0:n], u0[0:n], u1[0:n])
-    resident_ = false;
-  }
-  bool resident_ = false;
+  AccResidentPair device_;
 };
 
 class AccGangVector : public AccResident {
