@@ -1,19 +1,10 @@
 #!/usr/bin/env bash
 # The jacobi2d workload's H200 measurements, as committed in bench/results/h200/.
-# Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh:
+# Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
+# (scripts/h200-common.sh says how):
 #   OUT=some/folder scripts/h200-jacobi2d.sh
 set -uo pipefail
-export LD_LIBRARY_PATH=$PWD/bundle
-acclab=./bundle/acclab
-out=${OUT:-bench/results/h200}
-mkdir -p "$out"
-run() {  # run NAME ARGS...: JSON to $out/NAME.json, its command appended to $out/commands.txt
-  local name=$1; shift
-  echo "$name.json: acclab $* --format json --out $name.json" >> "$out/commands.txt"
-  echo "== acclab $*"
-  "$acclab" "$@" --format json --out "$out/$name.json"
-  python3 scripts/results-table.py "$out/$name.json"
-}
+source "$(dirname "$0")/h200-common.sh"
 if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
   echo "== launch shapes (GOMP_DEBUG=1, 2 sweeps)"
   GOMP_DEBUG=1 "$acclab" run jacobi2d --preset seed --set iters=2 --variant 'acc_*' --reps 1 2>&1 |

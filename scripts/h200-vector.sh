@@ -1,19 +1,10 @@
 #!/usr/bin/env bash
 # The vector workload's H200 measurements, as committed in bench/results/h200/.
-# Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh:
+# Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
+# (scripts/h200-common.sh says how):
 #   OUT=some/folder scripts/h200-vector.sh
 set -uo pipefail
-export LD_LIBRARY_PATH=$PWD/bundle
-acclab=./bundle/acclab
-out=${OUT:-bench/results/h200}
-mkdir -p "$out"
-run() {  # run NAME ARGS...: JSON to $out/NAME.json, its command appended to $out/commands.txt
-  local name=$1; shift
-  echo "$name.json: acclab $* --format json --out $name.json" >> "$out/commands.txt"
-  echo "== acclab $*"
-  "$acclab" "$@" --format json --out "$out/$name.json"
-  python3 scripts/results-table.py "$out/$name.json"
-}
+source "$(dirname "$0")/h200-common.sh"
 "$acclab" info --probe --format json > "$out/info.json"
 run vector_bandwidth_large run vector --preset large --variant 'triad_*,dot_*' --reps 5
 run vector_bandwidth_seed run vector --preset seed --variant 'triad_*,dot_*' --reps 5

@@ -1,0 +1,18 @@
+# Sourced by the scripts/h200-*.sh measurement scripts: the bundle's environment and run().
+# Run them on the GPU machine from the repository root, with the bundle from
+# scripts/gpu-bundle.sh; results go to $OUT (default bench/results/h200).
+export LD_LIBRARY_PATH=$PWD/bundle
+acclab=./bundle/acclab
+out=${OUT:-bench/results/h200}
+mkdir -p "$out"
+
+# run NAME ARGS...: acclab ARGS as JSON to $out/NAME.json, its command appended to
+# $out/commands.txt, and a short table on stdout.
+run() {
+  local name=$1
+  shift
+  echo "$name.json: acclab $* --format json --out $name.json" >> "$out/commands.txt"
+  echo "== acclab $*"
+  "$acclab" "$@" --format json --out "$out/$name.json"
+  python3 scripts/results-table.py "$out/$name.json"
+}
