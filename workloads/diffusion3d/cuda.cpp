@@ -2,7 +2,10 @@
 // result back in finish), the steps queued on one stream with no wait until the end.
 #include <cuda_runtime.h>
 
+#include <memory>
+
 #include "core/cuda_check.hpp"
+#include "core/cuda_memory.hpp"
 #include "workloads/diffusion3d/cuda_kernels.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
@@ -12,26 +15,22 @@ namespace {
 class Cuda : public DiffusionInstance {
  public:
   using DiffusionInstance::DiffusionInstance;
-  ~Cuda() override {
-    for (float* p : {init_, f_dev_, fn_dev_}) {
-      if (p) cudaFree(p);
-    }
-    if (stream_) cudaStreamDestroy(stream_);
-  }
   void setup() override {
     DiffusionInstance::setup();
-    const size_t bytes = p_.points() * sizeof(float);
-    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaMalloc(&init_, bytes));
-    CUDA_CHECK(cudaMalloc(&f_dev_, bytes));
-    CUDA_CHECK(cudaMalloc(&fn_dev_, bytes));
-    CUDA_CHECK(cudaMemcpy(init_, initial_.data(), bytes, cudaMemcpyHostToDevice));
+    const auto n = static_cast<std::size_t>(p_.points());
+    stream_ = std::make_unique<CudaStream>();
+    init_ = DeviceArray<float>(n);
+    f_dev_ = DeviceArray<float>(n);
+    fn_dev_ = DeviceArray<float>(n);
+    init_.upload(initial_);
   }
   void reset() override {
     const size_t bytes = p_.points() * sizeof(float);
-    CUDA_CHECK(cudaMemcpyAsync(f_dev_, init_, bytes, cudaMemcpyDeviceToDevice, stream_));
-    CUDA_CHECK(cudaMemcpyAsync(fn_dev_, init_, bytes, cudaMemcpyDeviceToDevice, stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const cudaStream_t stream = stream_->get();
+    CUDA_CHECK(cudaMemcpyAsync(f_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(
+        cudaMemcpyAsync(fn_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   void run() override {
     const cuda::Coefficients c{static_cast<int>(p_.nx),
@@ -44,8 +43,10 @@ class Cuda : public DiffusionInstance {
                                p_.cs,
                                p_.ct,
                                p_.cb};
-    iterate(f_dev_, fn_dev_, [&](const float* f, float* fn) { cuda::step(c, f, fn, stream_); });
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const cudaStream_t stream = stream_->get();
+    iterate(f_dev_.get(), fn_dev_.get(),
+            [&](const float* f, float* fn) { cuda::step(c, f, fn, stream); });
+    CUDA_CHECK(cudaStreamSynchronize(stream));
     device_result_ = result_;
   }
   void finish() override {
@@ -55,10 +56,8 @@ class Cuda : public DiffusionInstance {
   }
 
  private:
-  cudaStream_t stream_ = nullptr;
-  float* init_ = nullptr;
-  float* f_dev_ = nullptr;
-  float* fn_dev_ = nullptr;
+  std::unique_ptr<CudaStream> stream_;
+  DeviceArray<float> init_, f_dev_, fn_dev_;
   const float* device_result_ = nullptr;
 };
 

@@ -4,8 +4,10 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <memory>
 
 #include "core/cuda_check.hpp"
+#include "core/cuda_memory.hpp"
 #include "workloads/jacobi2d/cuda_kernels.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
@@ -15,48 +17,46 @@ namespace {
 class Cuda : public JacobiInstance {
  public:
   using JacobiInstance::JacobiInstance;
-  ~Cuda() override {
-    for (void* p : {static_cast<void*>(init_), static_cast<void*>(u0_dev_),
-                    static_cast<void*>(u1_dev_), static_cast<void*>(change_)}) {
-      if (p) cudaFree(p);
-    }
-    if (stream_) cudaStreamDestroy(stream_);
-  }
 
   void setup() override {
     JacobiInstance::setup();
-    const size_t bytes = p_.points() * sizeof(float);
-    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaMalloc(&init_, bytes));
-    CUDA_CHECK(cudaMalloc(&u0_dev_, bytes));
-    CUDA_CHECK(cudaMalloc(&u1_dev_, bytes));
-    CUDA_CHECK(cudaMalloc(&change_, sizeof(unsigned int)));
-    CUDA_CHECK(cudaMemcpy(init_, initial_.data(), bytes, cudaMemcpyHostToDevice));
+    const auto n = static_cast<std::size_t>(p_.points());
+    stream_ = std::make_unique<CudaStream>();
+    init_ = DeviceArray<float>(n);
+    u0_dev_ = DeviceArray<float>(n);
+    u1_dev_ = DeviceArray<float>(n);
+    change_ = DeviceArray<unsigned int>(1);
+    init_.upload(initial_);
   }
   void reset() override {
     const size_t bytes = p_.points() * sizeof(float);
-    CUDA_CHECK(cudaMemcpyAsync(u0_dev_, init_, bytes, cudaMemcpyDeviceToDevice, stream_));
-    CUDA_CHECK(cudaMemcpyAsync(u1_dev_, init_, bytes, cudaMemcpyDeviceToDevice, stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const cudaStream_t stream = stream_->get();
+    CUDA_CHECK(
+        cudaMemcpyAsync(u0_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(
+        cudaMemcpyAsync(u1_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   void run() override {
     const cuda::Coefficients c{
         static_cast<int>(p_.rows), static_cast<int>(p_.cols), p_.c1f, p_.wy2, p_.hx2, p_.c2};
-    iterate(u0_dev_, u1_dev_, [&](const float* in, float* out, bool check) {
+    const cudaStream_t stream = stream_->get();
+    unsigned int* change = change_.get();
+    iterate(u0_dev_.get(), u1_dev_.get(), [&](const float* in, float* out, bool check) {
       if (!check) {
-        cuda::sweep(c, in, out, nullptr, stream_);
+        cuda::sweep(c, in, out, nullptr, stream);
         return 0.0f;
       }
-      CUDA_CHECK(cudaMemsetAsync(change_, 0, sizeof(unsigned int), stream_));
-      cuda::sweep(c, in, out, change_, stream_);
+      CUDA_CHECK(cudaMemsetAsync(change, 0, sizeof(unsigned int), stream));
+      cuda::sweep(c, in, out, change, stream);
       unsigned int bits = 0;
-      CUDA_CHECK(cudaMemcpyAsync(&bits, change_, sizeof bits, cudaMemcpyDeviceToHost, stream_));
-      CUDA_CHECK(cudaStreamSynchronize(stream_));
-      float change = 0.0f;
-      std::memcpy(&change, &bits, sizeof change);
-      return change;
+      CUDA_CHECK(cudaMemcpyAsync(&bits, change, sizeof bits, cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      float max_change = 0.0f;
+      std::memcpy(&max_change, &bits, sizeof max_change);
+      return max_change;
     });
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
     device_result_ = result_;
   }
   void finish() override {
@@ -66,11 +66,9 @@ class Cuda : public JacobiInstance {
   }
 
  private:
-  cudaStream_t stream_ = nullptr;
-  float* init_ = nullptr;
-  float* u0_dev_ = nullptr;
-  float* u1_dev_ = nullptr;
-  unsigned int* change_ = nullptr;
+  std::unique_ptr<CudaStream> stream_;
+  DeviceArray<float> init_, u0_dev_, u1_dev_;
+  DeviceArray<unsigned int> change_;
   const float* device_result_ = nullptr;
 };
 

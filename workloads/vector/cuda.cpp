@@ -4,42 +4,12 @@
 #include <cuda_runtime.h>
 
 #include "core/cuda_check.hpp"
+#include "core/cuda_memory.hpp"
 #include "workloads/vector/cuda_kernels.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
 namespace {
-
-// One cudaMalloc'd array, freed on destruction.
-template <typename T>
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  explicit DeviceArray(std::size_t count) {
-    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
-    count_ = count;
-  }
-  DeviceArray(DeviceArray&& other) noexcept { *this = std::move(other); }
-  DeviceArray& operator=(DeviceArray&& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(count_, other.count_);
-    return *this;
-  }
-  ~DeviceArray() {
-    if (data_) cudaFree(data_);
-  }
-  T* get() const { return data_; }
-  void upload(const std::vector<T>& host) {
-    CUDA_CHECK(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  void download(std::vector<T>& host) const {
-    CUDA_CHECK(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
-  }
-
- private:
-  T* data_ = nullptr;
-  std::size_t count_ = 0;
-};
 
 class CourseCuda : public CourseInstance {
  public:
