@@ -99,3 +99,18 @@ if(ACCLAB_ENABLE_CUDA)
     message(STATUS "acclab: no CUDA toolkit found; CUDA variants are left out")
   endif()
 endif()
+
+# ---- OpenBLAS (matmul's cpu_blas) ---------------------------------------------
+# Debian's libopenblas-dev ships openblas.pc; without it cpu_blas is left out.
+set(ACCLAB_HAVE_OPENBLAS OFF)
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(OPENBLAS IMPORTED_TARGET openblas)
+  if(OPENBLAS_FOUND)
+    set(ACCLAB_HAVE_OPENBLAS ON)
+    message(STATUS "acclab: OpenBLAS ${OPENBLAS_VERSION} found (matmul/cpu_blas)")
+  endif()
+endif()
+if(NOT ACCLAB_HAVE_OPENBLAS)
+  message(STATUS "acclab: no OpenBLAS (pkg-config openblas); matmul/cpu_blas is left out")
+endif()

@@ -8,6 +8,7 @@ packages=(
   gcc-12-offload-nvptx libgomp-plugin-nvptx1   # GCC OpenACC offload to NVIDIA GPUs
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libopenblas-dev                              # matmul's cpu_blas
 )
 
 missing=()

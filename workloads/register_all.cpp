@@ -2,6 +2,7 @@
 #include "core/registry.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
+#include "workloads/matmul/matmul.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab {
@@ -10,6 +11,7 @@ void register_all_workloads(Registry& registry) {
   vector::register_variants(registry);
   jacobi2d::register_variants(registry);
   diffusion3d::register_variants(registry);
+  matmul::register_variants(registry);
 }
 
 }  // namespace acclab

@@ -1,0 +1,392 @@
+// matmul: the seed's dense C = A B in double.
+//   - the problem's pieces (presets, inputs, the exact seed products, the reference product,
+//     verify()) checked against values computed here;
+//   - every registered variant through the real harness on the small preset (65 x 33 x 47),
+//     shapes no tile divides, padded leading dimensions, random inputs, data=copy, corrupted
+//     results, the transfer share;
+//   - the real binary: the ladder, and bad input (status 2, one line).
+#include "workloads/matmul/matmul.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/registry.hpp"
+#include "core/runner.hpp"
+#include "support.hpp"
+
+namespace acclab {
+namespace {
+
+using matmul::Init;
+using matmul::Problem;
+using test::is_usage_error;
+using test::Outcome;
+using test::parse_json;
+using test::run_acclab;
+
+const Workload& matmul_workload() { return test::all().workload("matmul"); }
+const Variant& matmul_variant(const std::string& name) { return test::variant_of("matmul", name); }
+std::vector<std::string> matmul_variant_names() { return test::variant_names("matmul"); }
+
+Params matmul_params(const std::vector<std::string>& overrides,
+                     const std::string& preset = "small") {
+  return test::params_of("matmul", overrides, preset);
+}
+
+Problem problem(const std::vector<std::string>& overrides, const std::string& preset = "small") {
+  return matmul::problem_of(matmul_params(overrides, preset));
+}
+
+// C = A B summed here in long double from the problem's own inputs.
+std::vector<long double> product_here(const Problem& p) {
+  const auto a = matmul::matrix_a(p), b = matmul::matrix_b(p);
+  std::vector<long double> c(std::size_t(p.m) * p.n, 0.0L);
+  for (int i = 0; i < p.m; ++i) {
+    for (int j = 0; j < p.n; ++j) {
+      long double sum = 0;
+      for (int q = 0; q < p.k; ++q) {
+        sum += (long double)a[std::size_t(i) * p.lda + q] * b[std::size_t(q) * p.ldb + j];
+      }
+      c[std::size_t(i) * p.n + j] = sum;
+    }
+  }
+  return c;
+}
+
+// ---- the problem -------------------------------------------------------------------------------
+
+TEST(MatmulProblemTest, SeedPresetIsTheSeedsProblem) {
+  const Problem p = problem({}, "seed");
+  EXPECT_EQ(p.m, 1024);
+  EXPECT_EQ(p.n, 1024);
+  EXPECT_EQ(p.k, 1024);
+  EXPECT_EQ(p.lda, 1024);
+  EXPECT_EQ(p.ldb, 1024);
+  EXPECT_EQ(p.ldc, 1024);
+  EXPECT_EQ(p.init, Init::seed);
+  EXPECT_TRUE(p.resident);
+  EXPECT_TRUE(matmul::seed_products_exact(p));
+  // The small preset is the issue's shape that no tile divides: 65 x 33 times 33 x 47.
+  const Problem small = problem({});
+  EXPECT_EQ(small.m, 65);
+  EXPECT_EQ(small.k, 33);
+  EXPECT_EQ(small.n, 47);
+  const Problem large = problem({}, "large");
+  EXPECT_EQ(large.m, 4096);
+  EXPECT_EQ(large.n, 4096);
+  EXPECT_EQ(large.k, 4096);
+  EXPECT_FALSE(problem({"data=copy"}).resident);
+  EXPECT_EQ(problem({"init=random"}).init, Init::random);
+}
+
+TEST(MatmulProblemTest, LeadingDimensionsDefaultToTheRowLengths) {
+  const Problem p = problem({"m=5", "n=7", "k=3"});
+  EXPECT_EQ(p.lda, 3);
+  EXPECT_EQ(p.ldb, 7);
+  EXPECT_EQ(p.ldc, 7);
+  const Problem q = problem({"m=5", "n=7", "k=3", "lda=4", "ldb=9", "ldc=8"});
+  EXPECT_EQ(q.lda, 4);
+  EXPECT_EQ(q.ldb, 9);
+  EXPECT_EQ(q.ldc, 8);
+  EXPECT_EQ(q.a_size(), 5 * 4);
+  EXPECT_EQ(q.b_size(), 3 * 9);
+  EXPECT_EQ(q.c_size(), 5 * 8);
+  EXPECT_DOUBLE_EQ(q.flops(), 2.0 * 5 * 7 * 3);
+}
+
+TEST(MatmulProblemTest, SeedInputsAreThePatternWithZeroPadding) {
+  const Problem p = problem({"m=4", "n=3", "k=5", "lda=7", "ldb=6"});
+  const auto a = matmul::matrix_a(p), b = matmul::matrix_b(p);
+  ASSERT_EQ(a.size(), 4u * 7);
+  ASSERT_EQ(b.size(), 5u * 6);
+  for (int i = 0; i < 4; ++i) {
+    for (int q = 0; q < 7; ++q) EXPECT_EQ(a[i * 7 + q], q < 5 ? double(i + q) : 0.0);
+  }
+  for (int q = 0; q < 5; ++q) {
+    for (int j = 0; j < 6; ++j) EXPECT_EQ(b[q * 6 + j], j < 3 ? double(q - j) : 0.0);
+  }
+}
+
+TEST(MatmulProblemTest, RandomInputsAreReproducibleUniformAndSeeded) {
+  const Problem p = problem({"init=random", "m=40", "n=30", "k=50"});
+  const auto a = matmul::matrix_a(p), a_again = matmul::matrix_a(p), b = matmul::matrix_b(p);
+  EXPECT_EQ(a, a_again);
+  EXPECT_NE(matmul::matrix_a(problem({"init=random", "m=40", "n=30", "k=50", "random_seed=2"})),
+            a);
+  double sum = 0;
+  std::set<double> distinct;
+  for (double x : a) {
+    EXPECT_GE(x, -1.0);
+    EXPECT_LT(x, 1.0);
+    sum += x;
+    distinct.insert(x);
+  }
+  EXPECT_EQ(distinct.size(), a.size());
+  EXPECT_LT(std::abs(sum / double(a.size())), 0.1);  // mean 0, sd of the mean 0.026
+  // B is not A's stream again.
+  EXPECT_NE(std::vector<double>(a.begin(), a.begin() + 30), std::vector<double>(b.begin(), b.begin() + 30));
+}
+
+TEST(MatmulProblemTest, SeedProductIsTheExactSum) {
+  for (const auto& overrides : std::vector<std::vector<std::string>>{
+           {"m=65", "n=47", "k=33"}, {"m=3", "n=200", "k=1"}, {"m=1", "n=1", "k=1000"}}) {
+    const Problem p = problem(overrides);
+    for (int i : {0, 1, p.m / 2, p.m - 1}) {
+      for (int j : {0, 1, p.n / 2, p.n - 1}) {
+        std::int64_t exact = 0;
+        for (std::int64_t q = 0; q < p.k; ++q) exact += (i + q) * (q - j);
+        EXPECT_EQ(matmul::seed_product(p, i, j), double(exact)) << i << " " << j;
+      }
+    }
+  }
+  // The exactness bound: k (m + k)(k + n) < 2^53.
+  EXPECT_TRUE(matmul::seed_products_exact(problem({"m=46340", "n=46340", "k=40000"})));
+  EXPECT_FALSE(matmul::seed_products_exact(problem({"m=1", "n=1", "k=300000"})));
+}
+
+TEST(MatmulProblemTest, ReferenceProductMatchesTheProductSummedHere) {
+  // 300 > the reference's 256 block in k and n.
+  const Problem p = problem({"init=random", "m=31", "n=300", "k=301", "lda=305", "ldb=303"});
+  const auto& r = matmul::reference_product(p);
+  const auto here = product_here(p);
+  ASSERT_EQ(r.size(), here.size());
+  for (std::size_t e = 0; e < r.size(); ++e) {
+    ASSERT_NEAR(r[e], double(here[e]), 301 * 1e-16 * 301) << e;
+  }
+}
+
+// ---- verify() ----------------------------------------------------------------------------------
+
+// The serial product written straight into C, then verify()'s verdict.
+class Filled : public matmul::MatmulInstance {
+ public:
+  using MatmulInstance::MatmulInstance;
+  void run() override {
+    const auto here = product_here(p_);
+    for (int i = 0; i < p_.m; ++i) {
+      for (int j = 0; j < p_.n; ++j) c_[std::size_t(i) * p_.ldc + j] = double(here[i * p_.n + j]);
+    }
+  }
+  double& at(int i, int j) { return c_[std::size_t(i) * p_.ldc + j]; }
+};
+
+TEST(MatmulVerifyTest, AcceptsTheProductAndRejectsAnyWrongElementOrWrittenPadding) {
+  for (const char* init : {"init=seed", "init=random"}) {
+    SCOPED_TRACE(init);
+    const Params params = matmul_params({init, "m=17", "n=9", "k=33", "ldc=12"});
+    Filled f(params);
+    f.setup();
+    f.reset();
+    EXPECT_FALSE(f.verify().ok) << "a zero C is not the product";
+    f.run();
+    const Verification good = f.verify();
+    EXPECT_TRUE(good.ok) << good.detail;
+    for (auto [i, j] : std::vector<std::pair<int, int>>{{0, 0}, {16, 8}, {7, 3}}) {
+      const double saved = f.at(i, j);
+      f.at(i, j) += std::string(init) == "init=seed" ? 1.0 : 1e-6;
+      EXPECT_FALSE(f.verify().ok) << i << " " << j;
+      f.at(i, j) = std::numeric_limits<double>::quiet_NaN();
+      EXPECT_FALSE(f.verify().ok) << "NaN at " << i << " " << j;
+      f.at(i, j) = saved;
+    }
+    EXPECT_TRUE(f.verify().ok);
+    f.at(5, 10) = 0.0;  // column 10 >= n = 9: padding
+    const Verification padded = f.verify();
+    EXPECT_FALSE(padded.ok);
+    EXPECT_NE(padded.detail.find("padding"), std::string::npos) << padded.detail;
+  }
+}
+
+TEST(MatmulVerifyTest, RandomBoundScalesWithKAndEpsilon) {
+  const Params params = matmul_params({"init=random", "m=20", "n=20", "k=400"});
+  Filled f(params);
+  f.setup();
+  f.reset();
+  f.run();
+  const Verification v = f.verify();
+  ASSERT_TRUE(v.ok) << v.detail;
+  // The bound in the detail is 2 gamma_k = 2 k eps / (1 - k eps).
+  const double eps = std::numeric_limits<double>::epsilon();
+  const std::string expected = fmt::format("{:.3g}", 2 * 400 * eps / (1 - 400 * eps));
+  EXPECT_NE(v.detail.find(expected), std::string::npos) << v.detail;
+  ASSERT_TRUE(v.outputs.contains("relative_error"));
+  EXPECT_LE(v.outputs["relative_error"].get<double>(), 2 * 400 * eps);
+}
+
+// ---- the workload ------------------------------------------------------------------------------
+
+TEST(MatmulWorkloadTest, ValidateRefusesBadShapesWithTheParameterNamed) {
+  auto error = [](const std::vector<std::string>& overrides) {
+    return test::validate_error("matmul", overrides);
+  };
+  EXPECT_EQ(error({}), "");
+  EXPECT_NE(error({"lda=32"}).find("lda=32"), std::string::npos);
+  EXPECT_NE(error({"ldb=46"}).find("ldb=46"), std::string::npos);
+  EXPECT_NE(error({"ldc=3"}).find("ldc=3"), std::string::npos);
+  EXPECT_NE(error({"m=0"}).find("m"), std::string::npos);
+  EXPECT_NE(error({"k=-3"}).find("k"), std::string::npos);
+  EXPECT_NE(error({"cuda_tile=96"}).find("cuda_tile"), std::string::npos);
+  EXPECT_NE(error({"init=ones"}).find("init"), std::string::npos);
+  EXPECT_NE(error({"data=managed"}).find("data"), std::string::npos);
+  // 2^31 elements in one matrix; and sizes past int without overflow.
+  EXPECT_NE(error({"m=65536", "k=32768"}), "");
+  EXPECT_NE(error({"m=9223372036854775807"}), "");
+  EXPECT_NE(error({"n=4294967296"}), "");
+  EXPECT_EQ(error({"m=65536", "k=32767", "n=1"}), "");
+}
+
+TEST(MatmulWorkloadTest, MemoryEstimatesCountTheMatrices) {
+  const Params seed = matmul_params({"m=17", "n=9", "k=33", "lda=40", "ldc=10"});
+  EXPECT_EQ(matmul_workload().device_bytes(seed), 8.0 * (17 * 40 + 33 * 9 + 17 * 10));
+  EXPECT_EQ(matmul_workload().host_bytes(seed), 8.0 * (17 * 40 + 33 * 9 + 17 * 10));
+  // init=random also holds the reference product.
+  const Params random = matmul_params({"m=17", "n=9", "k=33", "lda=40", "ldc=10", "init=random"});
+  EXPECT_EQ(matmul_workload().host_bytes(random), 8.0 * (17 * 40 + 33 * 9 + 2 * 17 * 10));
+}
+
+TEST(MatmulLadderTest, TheIssuesVariantsAreRegisteredInOrder) {
+  std::vector<std::string> expected = {"openmp"};
+#ifdef ACCLAB_HAVE_OPENBLAS
+  expected.push_back("cpu_blas");
+#endif
+#ifdef ACCLAB_HAVE_OPENACC
+  for (const char* name : {"acc_auto", "acc_independent_seq", "acc_independent_reduction",
+                           "acc_gang_vector", "acc_tile", "acc_collapse", "acc_tuned"}) {
+    expected.push_back(name);
+  }
+#endif
+#ifdef ACCLAB_HAVE_CUDA
+  expected.push_back("cuda_tiled");
+  expected.push_back("cublas");
+#endif
+  EXPECT_EQ(matmul_variant_names(), expected);
+  int step = 0;
+  const Params params = matmul_params({"m=17", "n=9", "k=33"});
+  for (const auto& name : matmul_variant_names()) {
+    const Variant& v = matmul_variant(name);
+    EXPECT_EQ(v.family, "matmul") << name;
+    EXPECT_GT(v.step, step) << name;
+    step = v.step;
+    EXPECT_DOUBLE_EQ(v.model.flops(params, {}), 2.0 * 17 * 9 * 33) << name;
+    EXPECT_DOUBLE_EQ(v.model.bytes(params, {}), 8.0 * (17 * 33 + 33 * 9 + 17 * 9)) << name;
+  }
+}
+
+// ---- every registered variant ------------------------------------------------------------------
+
+class MatmulVariantTest : public test::VariantTest {
+ protected:
+  MatmulVariantTest() : VariantTest("matmul") {}
+};
+
+TEST_P(MatmulVariantTest, VerifiedOnShapesNoTileDividesAndPaddedRows) {
+  const std::vector<std::vector<std::string>> cases = {
+      {},                                             // 65 x 33 x 47, init=seed: exact
+      {"init=random"},                                // the Frobenius bound
+      {"m=1", "n=1", "k=1"},                          // one element
+      {"m=129", "n=130", "k=17", "data=copy"},        // past 128-wide tiles, copied each run
+      {"m=9", "n=600", "k=70", "init=random"},        // more columns than a 512-wide gang
+      {"lda=40", "ldb=50", "ldc=61"},                 // padded rows: padding of C untouched
+      {"m=70", "n=66", "k=5", "cuda_tile=64", "ldc=67", "data=copy"},
+  };
+  for (const auto& overrides : cases) {
+    const Params params = matmul_params(overrides);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run(params, 2);
+    if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+    ASSERT_EQ(r.status, Status::verified) << r.error << " / " << r.verification;
+    EXPECT_EQ(r.place, expected_place());
+    ASSERT_EQ(r.times_s.size(), 2u);
+    const Problem p = matmul::problem_of(params);
+    if (p.init == Init::seed) {
+      EXPECT_EQ(r.outputs.value("max_abs_error", -1.0), 0.0) << r.outputs.dump();
+    } else {
+      EXPECT_LE(r.outputs.value("relative_error", 1.0),
+                2 * p.k * std::numeric_limits<double>::epsilon())
+          << r.outputs.dump();
+    }
+    // Host variants never copy; GPU variants copy inside a run only with data=copy.
+    const bool device = variant().backend == Backend::openacc || variant().backend == Backend::cuda;
+    EXPECT_EQ(r.transfer_s.has_value(), device && !p.resident);
+    EXPECT_DOUBLE_EQ(r.gflops, p.flops() / r.median_s / 1e9);
+  }
+}
+
+TEST_P(MatmulVariantTest, CorruptResultFailsVerification) {
+  for (const std::vector<std::string>& overrides :
+       {std::vector<std::string>{}, std::vector<std::string>{"init=random", "data=copy"}}) {
+    const Params params = matmul_params(overrides);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run(params, 1, /*corrupt=*/true);
+    if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+    EXPECT_EQ(r.status, Status::failed);
+    EXPECT_FALSE(r.error.empty());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMatmulVariants, MatmulVariantTest,
+                         ::testing::ValuesIn(matmul_variant_names()), test::param_name);
+
+// ---- the command line --------------------------------------------------------------------------
+
+TEST(MatmulCliTest, LadderOnTheSmallPresetVerifiesAndReportsSpeedups) {
+  const Outcome o = run_acclab({"ladder", "matmul", "--format", "json", "--reps", "1"});
+  ASSERT_EQ(o.status, 0) << o;
+  const auto doc = parse_json(o.out);
+  EXPECT_EQ(doc["workload"], "matmul");
+  ASSERT_EQ(doc["results"].size(), matmul_variant_names().size());
+  const auto& first = doc["results"][0];
+  EXPECT_EQ(first["variant"], "openmp");
+  EXPECT_EQ(first["status"], "verified");
+  EXPECT_EQ(first["speedup_vs_first"], 1.0);
+  for (const auto& r : doc["results"]) {
+    SCOPED_TRACE(r["variant"].dump());
+    if (r["status"] == "unavailable") {
+      EXPECT_EQ(r["backend"], "cuda");
+      continue;
+    }
+    EXPECT_EQ(r["status"], "verified") << r["error"];
+    EXPECT_GT(r["gflops"].get<double>(), 0.0);
+    EXPECT_TRUE(r["speedup_vs_first"].is_number());
+    EXPECT_TRUE(r["limit_fraction"].is_null()) << "arithmetic-bound: no bandwidth limit";
+  }
+}
+
+class MatmulCliBadInputTest : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+TEST_P(MatmulCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
+  const std::vector<std::string>& sets = GetParam();
+  const Outcome o = run_acclab(test::run_with_sets("matmul", sets));
+  EXPECT_TRUE(is_usage_error(o, {sets.back().substr(0, sets.back().find('='))})) << o;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadShapes, MatmulCliBadInputTest,
+    ::testing::Values(std::vector<std::string>{"m=0"}, std::vector<std::string>{"n=-1"},
+                      std::vector<std::string>{"k=x"}, std::vector<std::string>{"ldc=46"},
+                      std::vector<std::string>{"lda=1"}, std::vector<std::string>{"ldb=2"},
+                      std::vector<std::string>{"init=ones"},
+                      std::vector<std::string>{"data=managed"},
+                      std::vector<std::string>{"cuda_tile=256"},
+                      std::vector<std::string>{"n=70000", "m=70000"}));
+
+TEST(MatmulCliTest, TooLargeForMemoryIsRefusedBeforeAllocating) {
+  // 3 x 46000^2 doubles = 51 GB: more than this machine's memory, refused at once.
+  const Outcome o = run_acclab({"run", "matmul", "--set", "m=46000", "--set", "n=46000", "--set",
+                                "k=46000", "--variant", "openmp"});
+  if (o.status == 0) GTEST_SKIP() << "this host has the memory for it";
+  EXPECT_TRUE(is_usage_error(o, {"memory"})) << o;
+  EXPECT_LT(o.max_rss_kib, 1 << 20) << "nothing of that size was allocated";
+}
+
+}  // namespace
+}  // namespace acclab

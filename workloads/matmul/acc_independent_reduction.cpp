@@ -1,0 +1,26 @@
+// Seed method 3: outer two loops `independent`, the k loop a `reduction(+)` into a scalar that
+// is stored once: no read-modify-write of c in the inner loop.
+#include "workloads/matmul/matmul.hpp"
+
+namespace acclab::matmul::acc {
+
+void multiply_independent_reduction(const Problem& p, const double* a, const double* b,
+                                    double* c) {
+  const int m = p.m, n = p.n, k = p.k, lda = p.lda, ldb = p.ldb, ldc = p.ldc;
+  const std::int64_t na = p.a_size(), nb = p.b_size(), nc = p.c_size();
+#pragma acc kernels copyin(a[0:na], b[0:nb]) copy(c[0:nc])
+  {
+#pragma acc loop independent
+    for (int i = 0; i < m; ++i) {
+#pragma acc loop independent
+      for (int j = 0; j < n; ++j) {
+        double sum = 0.0;
+#pragma acc loop reduction(+:sum)
+        for (int q = 0; q < k; ++q) sum += a[i * lda + q] * b[q * ldb + j];
+        c[i * ldc + j] = sum;
+      }
+    }
+  }
+}
+
+}  // namespace acclab::matmul::acc

@@ -1,0 +1,137 @@
+// The host side of matmul's CUDA variants: cuda_tiled (our kernel) and cublas (cuBLAS DGEMM,
+// what a GPU user would call instead). With data=resident A, B and C are uploaded in setup and C
+// comes back in finish; with data=copy every run uploads A, B and C and downloads C, as the
+// OpenACC steps' copy clauses do.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+
+#include "core/cuda_check.hpp"
+#include "core/cuda_memory.hpp"
+#include "workloads/matmul/cuda_kernels.hpp"
+#include "workloads/matmul/matmul.hpp"
+
+namespace acclab::matmul {
+namespace {
+
+void cublas_check(cublasStatus_t status, const char* call) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(fmt::format("{}: {}", call, cublasGetStatusString(status)));
+  }
+}
+
+class CudaMatmul : public MatmulInstance {
+ public:
+  using MatmulInstance::MatmulInstance;
+
+  void setup() override {
+    MatmulInstance::setup();
+    stream_ = std::make_unique<CudaStream>();
+    a_dev_ = DeviceArray<double>(a_.size());
+    b_dev_ = DeviceArray<double>(b_.size());
+    c_dev_ = DeviceArray<double>(c_.size());
+    if (p_.resident) upload();
+  }
+  void reset() override {
+    MatmulInstance::reset();
+    if (!p_.resident) return;
+    CUDA_CHECK(cudaMemset2DAsync(c_dev_.get(), sizeof(double) * p_.ldc, 0, sizeof(double) * p_.n,
+                                 p_.m, stream_->get()));
+    CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+  }
+  void run() override {
+    if (!p_.resident) upload();
+    multiply(c_dev_.get());
+    if (!p_.resident) download();
+    CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+  }
+  bool transfers_only() override {
+    if (p_.resident) return false;
+    upload();
+    download();
+    CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+    return true;
+  }
+  void finish() override {
+    if (!p_.resident) return;
+    download();
+    CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+  }
+
+ protected:
+  // Queues C = A B on the stream.
+  virtual void multiply(double* c) = 0;
+  cudaStream_t stream() const { return stream_->get(); }
+  const double* a_device() const { return a_dev_.get(); }
+  const double* b_device() const { return b_dev_.get(); }
+
+ private:
+  void upload() {
+    const cudaStream_t s = stream_->get();
+    CUDA_CHECK(cudaMemcpyAsync(a_dev_.get(), a_.data(), sizeof(double) * a_.size(),
+                               cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(cudaMemcpyAsync(b_dev_.get(), b_.data(), sizeof(double) * b_.size(),
+                               cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(cudaMemcpyAsync(c_dev_.get(), c_.data(), sizeof(double) * c_.size(),
+                               cudaMemcpyHostToDevice, s));
+  }
+  void download() {
+    CUDA_CHECK(cudaMemcpyAsync(c_.data(), c_dev_.get(), sizeof(double) * c_.size(),
+                               cudaMemcpyDeviceToHost, stream_->get()));
+  }
+
+  std::unique_ptr<CudaStream> stream_;
+  DeviceArray<double> a_dev_, b_dev_, c_dev_;
+};
+
+class CudaTiled : public CudaMatmul {
+ public:
+  using CudaMatmul::CudaMatmul;
+
+ protected:
+  void multiply(double* c) override {
+    const cuda::Shape s{p_.m, p_.n, p_.k, p_.lda, p_.ldb, p_.ldc};
+    cuda::multiply_tiled(s, a_device(), b_device(), c, p_.cuda_tile, stream());
+  }
+};
+
+class Cublas : public CudaMatmul {
+ public:
+  using CudaMatmul::CudaMatmul;
+  ~Cublas() override {
+    if (handle_) cublasDestroy(handle_);
+  }
+  void setup() override {
+    CudaMatmul::setup();
+    cublas_check(cublasCreate(&handle_), "cublasCreate");
+    cublas_check(cublasSetStream(handle_, stream()), "cublasSetStream");
+  }
+
+ protected:
+  // Row-major C = A B is column-major C^T = B^T A^T: the same buffers with the operands swapped.
+  void multiply(double* c) override {
+    const double one = 1.0, zero = 0.0;
+    cublas_check(cublasDgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, p_.n, p_.m, p_.k, &one,
+                             b_device(), p_.ldb, a_device(), p_.lda, &zero, c, p_.ldc),
+                 "cublasDgemm");
+  }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Instance> make_cuda_tiled(const Params& params) {
+  return std::make_unique<CudaTiled>(params);
+}
+
+std::unique_ptr<Instance> make_cublas(const Params& params) {
+  return std::make_unique<Cublas>(params);
+}
+
+}  // namespace acclab::matmul

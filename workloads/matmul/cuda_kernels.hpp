@@ -1,0 +1,18 @@
+// matmul's hand-written CUDA kernel, as a plain function on device pointers. The launch goes to
+// `stream` and is checked; nothing here waits for the device.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace acclab::matmul::cuda {
+
+struct Shape {
+  int m, n, k, lda, ldb, ldc;
+};
+
+// C = A B, row-major, by FP64 tensor-core instructions (mma m8n8k4) on shared-memory tiles of
+// tile x tile elements of C (tile 64 or 128).
+void multiply_tiled(const Shape& s, const double* a, const double* b, double* c, int tile,
+                    cudaStream_t stream);
+
+}  // namespace acclab::matmul::cuda

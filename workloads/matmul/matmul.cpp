@@ -1,0 +1,242 @@
+// Problem definition, parameters and verification shared by every matmul variant.
+#include "workloads/matmul/matmul.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "core/error.hpp"
+
+namespace acclab::matmul {
+
+namespace {
+
+constexpr std::int64_t max_elements = (std::int64_t(1) << 31) - 1;
+
+// A uniform double in [-1, 1) from 53 random bits: the same on every platform, unlike
+// std::uniform_real_distribution.
+double uniform(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1p-52 - 1.0; }
+
+// A matrix of `rows` x `cols` in rows of `ld`, padding zero.
+template <typename Value>
+std::vector<double> matrix(int rows, int cols, int ld, Value&& value) {
+  std::vector<double> x(static_cast<std::size_t>(std::int64_t(rows) * ld), 0.0);
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) x[std::size_t(r) * ld + c] = value(r, c);
+  }
+  return x;
+}
+
+}  // namespace
+
+Problem problem_of(const Params& params) {
+  Problem p;
+  p.m = static_cast<int>(std::min<std::int64_t>(params.integer("m"), max_elements));
+  p.n = static_cast<int>(std::min<std::int64_t>(params.integer("n"), max_elements));
+  p.k = static_cast<int>(std::min<std::int64_t>(params.integer("k"), max_elements));
+  auto ld = [&](const char* key, int row) {
+    return params.has(key)
+               ? static_cast<int>(std::min<std::int64_t>(params.integer(key), max_elements))
+               : row;
+  };
+  p.lda = ld("lda", p.k);
+  p.ldb = ld("ldb", p.n);
+  p.ldc = ld("ldc", p.n);
+  p.init = params.text("init") == "random" ? Init::random : Init::seed;
+  p.random_seed = static_cast<std::uint64_t>(params.integer("random_seed"));
+  p.resident = params.text("data") == "resident";
+  p.cuda_tile = static_cast<int>(params.integer("cuda_tile"));
+  return p;
+}
+
+Workload make_workload() {
+  Workload w;
+  w.name = "matmul";
+  w.description = "seed matmul directives: C = A B in double, ladder of loop directives";
+  auto same = [](const char* value) {
+    return std::map<std::string, std::string>{{"seed", value}, {"small", value}, {"large", value}};
+  };
+  auto dims = [](const char* seed, const char* small, const char* large) {
+    return std::map<std::string, std::string>{{"seed", seed}, {"small", small}, {"large", large}};
+  };
+  w.params = {
+      {.key = "m", .help = "rows of A and C", .presets = dims("1024", "65", "4096")},
+      {.key = "n", .help = "columns of B and C", .presets = dims("1024", "47", "4096")},
+      {.key = "k", .help = "columns of A, rows of B", .presets = dims("1024", "33", "4096")},
+      {.key = "lda", .help = "optional: leading dimension of A (>= k)", .presets = same("")},
+      {.key = "ldb", .help = "optional: leading dimension of B (>= n)", .presets = same("")},
+      {.key = "ldc", .help = "optional: leading dimension of C (>= n)", .presets = same("")},
+      {.key = "init",
+       .type = ParamType::text,
+       .help = "seed: A[i][p] = i + p, B[p][j] = p - j (exact products); random: uniform [-1, 1)",
+       .presets = same("seed"),
+       .choices = {"seed", "random"}},
+      {.key = "random_seed",
+       .help = "seed of init=random's generator (mt19937_64)",
+       .presets = same("1"),
+       .minimum = 0},
+      {.key = "data",
+       .type = ParamType::text,
+       .help = "GPU variants: resident keeps A, B, C on the device; copy moves them every run",
+       .presets = same("resident"),
+       .choices = {"resident", "copy"}},
+      {.key = "cuda_tile",
+       .help = "cuda_tiled only: block tile, 64 or 128",
+       .presets = same("128")},
+  };
+  w.validate = [](const Params& params) {
+    const std::int64_t m = params.integer("m"), n = params.integer("n"), k = params.integer("k");
+    const std::int64_t lda = params.has("lda") ? params.integer("lda") : k;
+    const std::int64_t ldb = params.has("ldb") ? params.integer("ldb") : n;
+    const std::int64_t ldc = params.has("ldc") ? params.integer("ldc") : n;
+    if (lda < k) throw UsageError(fmt::format("--set lda={}: below k={}", lda, k));
+    if (ldb < n) throw UsageError(fmt::format("--set ldb={}: below n={}", ldb, n));
+    if (ldc < n) throw UsageError(fmt::format("--set ldc={}: below n={}", ldc, n));
+    // Indices are 32-bit ints in the kernels.
+    auto too_big = [](std::int64_t rows, std::int64_t ld) { return ld > max_elements / rows; };
+    if (too_big(m, lda) || too_big(k, ldb) || too_big(m, ldc)) {
+      throw UsageError(fmt::format(
+          "--set m={} n={} k={}: a matrix of 2^31 elements or more (rows x leading dimension)", m,
+          n, k));
+    }
+    const std::int64_t tile = params.integer("cuda_tile");
+    if (tile != 64 && tile != 128) {
+      throw UsageError(fmt::format("--set cuda_tile={}: expected 64 or 128", tile));
+    }
+  };
+  // A, B and C, plus the reference product of init=random.
+  w.host_bytes = [](const Params& params) {
+    const Problem p = problem_of(params);
+    const double c = double(p.c_size());
+    return sizeof(double) *
+           (double(p.a_size()) + double(p.b_size()) + c + (p.init == Init::random ? c : 0.0));
+  };
+  w.device_bytes = [](const Params& params) {
+    const Problem p = problem_of(params);
+    return sizeof(double) * (double(p.a_size()) + double(p.b_size()) + double(p.c_size()));
+  };
+  return w;
+}
+
+std::vector<double> matrix_a(const Problem& p) {
+  if (p.init == Init::seed) {
+    return matrix(p.m, p.k, p.lda, [](int i, int q) { return double(i + q); });
+  }
+  std::mt19937_64 rng(p.random_seed);
+  return matrix(p.m, p.k, p.lda, [&](int, int) { return uniform(rng); });
+}
+
+std::vector<double> matrix_b(const Problem& p) {
+  if (p.init == Init::seed) {
+    return matrix(p.k, p.n, p.ldb, [](int q, int j) { return double(q - j); });
+  }
+  std::mt19937_64 rng(p.random_seed ^ 0x9e3779b97f4a7c15ULL);  // a stream apart from A's
+  return matrix(p.k, p.n, p.ldb, [&](int, int) { return uniform(rng); });
+}
+
+double seed_product(const Problem& p, int i, int j) {
+  const __int128 k = p.k, s1 = k * (k - 1) / 2, s2 = (k - 1) * k * (2 * k - 1) / 6;
+  return static_cast<double>(__int128(i - j) * s1 + s2 - __int128(i) * j * k);
+}
+
+bool seed_products_exact(const Problem& p) {
+  // Every term |(i + q)(q - j)| <= (m + k)(k + n); k of them.
+  const long double bound = (long double)p.k * ((long double)p.m + p.k) * ((long double)p.k + p.n);
+  return bound < 0x1p53L;
+}
+
+MatmulInstance::MatmulInstance(const Params& params) : p_(problem_of(params)) {}
+
+void MatmulInstance::setup() {
+  a_ = matrix_a(p_);
+  b_ = matrix_b(p_);
+  c_ = matrix(p_.m, p_.n, p_.ldc, [](int, int) { return 0.0; });
+  for (int i = 0; i < p_.m; ++i) {
+    std::fill(c_.begin() + std::int64_t(i) * p_.ldc + p_.n,
+              c_.begin() + std::int64_t(i + 1) * p_.ldc, c_padding_value);
+  }
+}
+
+void MatmulInstance::reset() {
+  for (int i = 0; i < p_.m; ++i) {
+    std::memset(c_.data() + std::int64_t(i) * p_.ldc, 0, sizeof(double) * p_.n);
+  }
+}
+
+Verification MatmulInstance::verify() {
+  Verification v;
+  std::int64_t padding_written = 0;
+  for (int i = 0; i < p_.m; ++i) {
+    for (int j = p_.n; j < p_.ldc; ++j) {
+      padding_written += c_[std::int64_t(i) * p_.ldc + j] != c_padding_value;
+    }
+  }
+  const double eps = std::numeric_limits<double>::epsilon();
+  const double gamma_k = double(p_.k) * eps / (1 - double(p_.k) * eps);
+  if (p_.init == Init::seed) {
+    // Off the exact range, each element may carry gamma_k sum |a||b| <= gamma_k k (m+k)(k+n).
+    const bool exact = seed_products_exact(p_);
+    const double bound =
+        exact ? 0.0 : gamma_k * double(p_.k) * (double(p_.m) + p_.k) * (double(p_.k) + p_.n);
+    double max_diff = 0;
+    int wi = 0, wj = 0;
+    for (int i = 0; i < p_.m; ++i) {
+      for (int j = 0; j < p_.n; ++j) {
+        const double diff = std::abs(c_[std::int64_t(i) * p_.ldc + j] - seed_product(p_, i, j));
+        if (!(diff <= max_diff)) {  // a NaN counts as an infinite difference
+          max_diff = std::isnan(diff) ? std::numeric_limits<double>::infinity() : diff;
+          wi = i;
+          wj = j;
+        }
+      }
+    }
+    v.ok = max_diff <= bound;
+    v.outputs["max_abs_error"] = max_diff;
+    v.detail = exact ? fmt::format("max |C - exact| = {:.3g} at ({}, {}) {} 0 (integer products)",
+                                   max_diff, wi, wj, v.ok ? "==" : ">")
+                     : fmt::format("max |C - exact| = {:.3g} at ({}, {}) {} gamma_k k(m+k)(k+n) = "
+                                   "{:.3g}",
+                                   max_diff, wi, wj, v.ok ? "<=" : ">", bound);
+  } else {
+    const auto& r = reference_product(p_);
+    auto frobenius = [](const std::vector<double>& x, int rows, int cols, int ld) {
+      double sum = 0;
+      for (int i = 0; i < rows; ++i) {
+        for (int j = 0; j < cols; ++j) sum += x[std::int64_t(i) * ld + j] * x[std::int64_t(i) * ld + j];
+      }
+      return std::sqrt(sum);
+    };
+    double diff2 = 0;
+    for (int i = 0; i < p_.m; ++i) {
+      for (int j = 0; j < p_.n; ++j) {
+        const double d = c_[std::int64_t(i) * p_.ldc + j] - r[std::int64_t(i) * p_.n + j];
+        diff2 += d * d;
+      }
+    }
+    const double diff = std::sqrt(diff2);
+    const double norm_ab = frobenius(a_, p_.m, p_.k, p_.lda) * frobenius(b_, p_.k, p_.n, p_.ldb);
+    // Both C and R are within gamma_k |A||B| of the exact product, elementwise, and
+    // || |A||B| ||_F <= ||A||_F ||B||_F.
+    const double bound = 2 * gamma_k * norm_ab;
+    v.ok = diff <= bound;  // false for a NaN
+    const double relative = norm_ab > 0 ? diff / norm_ab : diff;
+    v.outputs["relative_error"] = relative;
+    v.detail = fmt::format("||C - R||_F / (||A||_F ||B||_F) = {:.3g} {} 2 gamma_k = {:.3g}",
+                           relative, v.ok ? "<=" : ">", 2 * gamma_k);
+  }
+  if (padding_written > 0) {
+    v.ok = false;
+    v.detail += fmt::format("; {} padding elements of C (columns >= n) written", padding_written);
+  }
+  return v;
+}
+
+void MatmulInstance::corrupt_result() {
+  c_[std::int64_t(p_.m / 2) * p_.ldc + p_.n / 2] += 1.0;
+}
+
+}  // namespace acclab::matmul

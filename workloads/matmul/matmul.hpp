@@ -1,0 +1,100 @@
+// The seed's dense matrix multiply, C = A B in double: A is m x k, B is k x n, C is m x n, all
+// row-major with leading dimensions lda, ldb, ldc (elements between the starts of two rows).
+// The seed's inputs A[i][p] = i + p and B[p][j] = p - j (init=seed) have integer products, so
+// the result is checked exactly; init=random is checked against an independent product by a
+// relative Frobenius-norm bound.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/registry.hpp"
+
+namespace acclab::matmul {
+
+enum class Init { seed, random };
+
+struct Problem {
+  // int: every index of the three matrices is below 2^31 (validate checks it), which keeps the
+  // GPU kernels' index arithmetic 32-bit.
+  int m = 0, n = 0, k = 0;
+  int lda = 0, ldb = 0, ldc = 0;
+  Init init = Init::seed;
+  std::uint64_t random_seed = 1;
+  // data=resident: A, B and C stay on the device across runs (the seed's "after"); data=copy:
+  // every run copies A, B and C in and C out (the seed's "before").
+  bool resident = true;
+  int cuda_tile = 128;  // cuda_tiled's block tile (64 or 128)
+
+  std::int64_t a_size() const { return std::int64_t(m) * lda; }
+  std::int64_t b_size() const { return std::int64_t(k) * ldb; }
+  std::int64_t c_size() const { return std::int64_t(m) * ldc; }
+  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+};
+Problem problem_of(const Params& params);
+
+Workload make_workload();
+
+// The inputs of `p` (padding columns beyond k and n hold zeros).
+std::vector<double> matrix_a(const Problem& p);
+std::vector<double> matrix_b(const Problem& p);
+
+// The exact C[i][j] of the seed's inputs: sum over q < k of (i + q)(q - j)
+// = (i - j) k(k-1)/2 + (k-1)k(2k-1)/6 - i j k, rounded once to double.
+double seed_product(const Problem& p, int i, int j);
+// Whether every partial sum of the seed's products is an integer below 2^53, so that any order of
+// summation gives the exact value (else verification allows rounding).
+bool seed_products_exact(const Problem& p);
+
+// C = A B by the plain i-k-j loops over OpenMP threads, in double: the independent reference
+// for init=random. Cached for the last problem asked.
+const std::vector<double>& reference_product(const Problem& p);
+
+// What the padding columns of C (j >= n) hold; no variant may write them.
+inline constexpr double c_padding_value = -7.25;
+
+// Host matrices, the result and its verification, shared by every variant.
+class MatmulInstance : public Instance {
+ public:
+  explicit MatmulInstance(const Params& params);
+  void setup() override;
+  // Zeroes C (m x n), so a variant that leaves an element unwritten fails verification, and
+  // those that accumulate into C (the seed's `c[i][j] +=`) start from zero.
+  void reset() override;
+  // init=seed: every element equal to the exact product (or within k eps sum|a||b| where the
+  // sums exceed 2^53); init=random: ||C - R||_F <= 2 gamma_k ||A||_F ||B||_F against the
+  // reference R. Both: the padding of C untouched.
+  Verification verify() override;
+  void corrupt_result() override;
+
+ protected:
+  Problem p_;
+  std::vector<double> a_, b_, c_;
+};
+
+// Each kernel computes C = A B (or C += A B on a zeroed C) for row-major A, B, C with the
+// problem's leading dimensions. The OpenACC kernels name A, B and C in copyin/copy clauses, which
+// move them when they are not already present on the device (data=copy) and do nothing when the
+// instance holds them there (data=resident).
+using AccKernel = void (*)(const Problem& p, const double* a, const double* b, double* c);
+namespace acc {
+void multiply_auto(const Problem& p, const double* a, const double* b, double* c);
+void multiply_independent_seq(const Problem& p, const double* a, const double* b, double* c);
+void multiply_independent_reduction(const Problem& p, const double* a, const double* b, double* c);
+void multiply_gang_vector(const Problem& p, const double* a, const double* b, double* c);
+void multiply_tile(const Problem& p, const double* a, const double* b, double* c);
+void multiply_collapse(const Problem& p, const double* a, const double* b, double* c);
+void multiply_tuned(const Problem& p, const double* a, const double* b, double* c);
+}  // namespace acc
+
+std::unique_ptr<Instance> make_openmp(const Params& params);
+std::unique_ptr<Instance> make_cpu_blas(const Params& params);
+std::unique_ptr<Instance> make_acc(const Params& params, AccKernel kernel);
+std::unique_ptr<Instance> make_cuda_tiled(const Params& params);
+std::unique_ptr<Instance> make_cublas(const Params& params);
+
+void register_variants(Registry& registry);
+
+}  // namespace acclab::matmul

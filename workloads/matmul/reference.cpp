@@ -1,0 +1,72 @@
+// The seed's OpenMP comparison (`openmp`), and the reference product that init=random is checked
+// against: both plain loops over OpenMP threads, in double, never tuned for speed.
+#include <omp.h>
+
+#include <algorithm>
+#include <mutex>
+#include <tuple>
+
+#include "workloads/matmul/matmul.hpp"
+
+namespace acclab::matmul {
+
+const std::vector<double>& reference_product(const Problem& p) {
+  using Key = std::tuple<int, int, int, int, int, Init, std::uint64_t>;
+  static std::mutex mutex;
+  static std::pair<Key, std::vector<double>> cached;
+  std::lock_guard lock(mutex);
+  const Key key{p.m, p.n, p.k, p.lda, p.ldb, p.init, p.random_seed};
+  if (cached.second.empty() || cached.first != key) {
+    const std::vector<double> a = matrix_a(p), b = matrix_b(p);
+    std::vector<double> r(static_cast<std::size_t>(std::int64_t(p.m) * p.n), 0.0);
+    // i-q-j loops, blocked over q and j so that a block of B stays in cache while every row of
+    // A passes over it; each r[i][j] is summed in q order.
+    constexpr int block = 256;
+    for (int q0 = 0; q0 < p.k; q0 += block) {
+      const int q1 = std::min(p.k, q0 + block);
+      for (int j0 = 0; j0 < p.n; j0 += block) {
+        const int j1 = std::min(p.n, j0 + block);
+#pragma omp parallel for schedule(static)
+        for (int i = 0; i < p.m; ++i) {
+          double* ri = r.data() + std::int64_t(i) * p.n;
+          for (int q = q0; q < q1; ++q) {
+            const double aiq = a[std::int64_t(i) * p.lda + q];
+            const double* bq = b.data() + std::int64_t(q) * p.ldb;
+            for (int j = j0; j < j1; ++j) ri[j] += aiq * bq[j];
+          }
+        }
+      }
+    }
+    cached = {key, std::move(r)};
+  }
+  return cached.second;
+}
+
+namespace {
+
+// The seed's OpenMP loop as written: rows over threads, c[i][j] += a[i][k] b[k][j] with k
+// innermost (a column of B per element, strided).
+class Openmp : public MatmulInstance {
+ public:
+  using MatmulInstance::MatmulInstance;
+  void run() override {
+    const int m = p_.m, n = p_.n, k = p_.k, lda = p_.lda, ldb = p_.ldb, ldc = p_.ldc;
+    const double* a = a_.data();
+    const double* b = b_.data();
+    double* c = c_.data();
+#pragma omp parallel for
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) {
+        for (int q = 0; q < k; ++q) c[i * ldc + j] += a[i * lda + q] * b[q * ldb + j];
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Instance> make_openmp(const Params& params) {
+  return std::make_unique<Openmp>(params);
+}
+
+}  // namespace acclab::matmul
