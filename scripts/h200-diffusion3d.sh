@@ -20,3 +20,32 @@ run diffusion3d_seed ladder diffusion3d --preset seed \
   --variant 'original,openmp,acc_data_present,acc_tuned,cuda' --reps 2
 run diffusion3d_seed_kernels_3steps ladder diffusion3d --preset seed --set steps=3 \
   --variant 'original,acc_kernels,acc_loop' --reps 1
+# The tuning sweep (SWEEP=1), for choosing the defaults of cuda's block shape (cuda_planes,
+# cuda_tile_y) and acc_tuned's loop shape (acc_shape): 16 runs of 3 repetitions, at 256^3 and
+# 512^3, then the launch shapes GCC's runtime picked for the rows loops.
+if [[ ${SWEEP:-0} == 1 ]]; then
+  for grid in 256 512; do
+    if [[ $grid == 256 ]]; then
+      size=(--preset large)
+      cuda_shapes="16:8 32:8 64:8 32:16 64:16 32:4"
+    else
+      size=(--preset large --set nx=512 --set ny=512 --set nz=512 --set steps=50)
+      cuda_shapes="16:8 32:8 64:8 0:8"
+    fi
+    for shape in $cuda_shapes; do
+      planes=${shape%:*} tile_y=${shape#*:}
+      run "diffusion3d_sweep_${grid}_cuda_p${planes}_y${tile_y}" run diffusion3d "${size[@]}" \
+        --variant cuda --set cuda_planes="$planes" --set cuda_tile_y="$tile_y" --reps 3
+    done
+    for acc_shape in flat rows rows_globals; do
+      run "diffusion3d_sweep_${grid}_acc_${acc_shape}" run diffusion3d "${size[@]}" \
+        --variant acc_tuned --set acc_shape="$acc_shape" --reps 3
+    done
+  done
+  echo "== acc_tuned launch shapes (GOMP_DEBUG=1, 1 step at 256^3)"
+  for acc_shape in rows rows_globals; do
+    GOMP_DEBUG=1 "$acclab" run diffusion3d --preset large --set steps=1 --variant acc_tuned \
+      --set acc_shape="$acc_shape" --reps 1 2>&1 | grep "launch gangs" | sed 's/.*kernel //' |
+      sort | uniq -c
+  done
+fi

@@ -9,6 +9,8 @@
 //   - conservation of the total of f by the zero-flux walls, for every variant;
 //   - every registered variant through the real harness (Runner) on the small preset and
 //     non-cubic grids, corrupted results, the transfer share, async;
+//   - every value of the tuning parameters (acc_tuned's acc_shape, cuda's cuda_planes and
+//     cuda_tile_y) against the original on the same grids;
 //   - the real binary: reports, ladder speedups, and bad input (status 2, one line).
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
@@ -28,6 +30,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -290,6 +293,31 @@ TEST(DiffusionProblemTest, CoefficientsPairEachDirectionWithItsSpacing) {
   EXPECT_FLOAT_EQ(q.ct, static_cast<float>(0.5 * 0.001 * 4));
   EXPECT_NEAR(q.end_time(), 0.003, 1e-15);
   EXPECT_FALSE(problem({"async=0"}).async);
+}
+
+TEST(DiffusionProblemTest, TuningParametersDefaultToTheMeasuredShapes) {
+  for (const char* preset : {"seed", "small", "large"}) {
+    SCOPED_TRACE(preset);
+    const Problem p = problem({}, preset);
+    EXPECT_EQ(p.acc_shape, diffusion3d::AccShape::flat);
+    EXPECT_EQ(p.cuda_planes, 16);
+    EXPECT_EQ(p.cuda_tile_y, 8);
+  }
+  EXPECT_EQ(problem({"acc_shape=rows"}).acc_shape, diffusion3d::AccShape::rows);
+  EXPECT_EQ(problem({"acc_shape=rows_globals"}).acc_shape, diffusion3d::AccShape::rows_globals);
+  const Problem p = problem({"cuda_planes=0", "cuda_tile_y=16"});
+  EXPECT_EQ(p.cuda_planes, 0);
+  EXPECT_EQ(p.cuda_tile_y, 16);
+  for (int planes : diffusion3d::cuda_planes_choices) {
+    EXPECT_EQ(validate_error({"cuda_planes=" + std::to_string(planes)}), "") << planes;
+  }
+  for (int tile_y : diffusion3d::cuda_tile_y_choices) {
+    EXPECT_EQ(validate_error({"cuda_tile_y=" + std::to_string(tile_y)}), "") << tile_y;
+  }
+  const std::string planes = validate_error({"cuda_planes=48"});
+  EXPECT_NE(planes.find("cuda_planes=48"), std::string::npos) << planes;
+  const std::string tile_y = validate_error({"cuda_tile_y=2"});
+  EXPECT_NE(tile_y.find("cuda_tile_y=2"), std::string::npos) << tile_y;
 }
 
 TEST(DiffusionProblemTest, StableDtLimitIsTheBoundWhereCcReachesZero) {
@@ -877,6 +905,89 @@ TEST(DiffusionAsyncTest, AccTunedVerifiesQueuedAndSynchronous) {
   }
 }
 
+// ---- every value of the tuning parameters -------------------------------------------------------
+
+// One variant with one setting of its tuning parameters (acc_shape for acc_tuned, cuda_planes
+// and cuda_tile_y for cuda).
+struct TuningCase {
+  std::string name;
+  std::string variant;
+  std::vector<std::string> sets;
+};
+
+void PrintTo(const TuningCase& c, std::ostream* os) {
+  *os << c.variant;
+  for (const auto& s : c.sets) *os << " --set " << s;
+}
+
+std::vector<TuningCase> tuning_cases() {
+  std::vector<TuningCase> cases;
+  const auto names = diffusion_variant_names();
+  const auto registered = [&](const char* name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  if (registered("acc_tuned")) {
+    for (std::string_view shape : diffusion3d::acc_shape_names) {
+      cases.push_back(
+          {"acc_tuned_" + std::string(shape), "acc_tuned", {"acc_shape=" + std::string(shape)}});
+    }
+  }
+  if (registered("cuda")) {
+    for (int planes : diffusion3d::cuda_planes_choices) {
+      for (int tile_y : diffusion3d::cuda_tile_y_choices) {
+        cases.push_back(
+            {"cuda_p" + std::to_string(planes) + "_y" + std::to_string(tile_y),
+             "cuda",
+             {"cuda_planes=" + std::to_string(planes), "cuda_tile_y=" + std::to_string(tile_y)}});
+      }
+    }
+  }
+  return cases;
+}
+
+class DiffusionTuningTest : public ::testing::TestWithParam<TuningCase> {
+ protected:
+  static Machine& machine() {
+    static Machine shared;
+    return shared;
+  }
+};
+
+// Every compiled shape against the original: the small preset, a grid that no tile, chunk or
+// vector length divides (17 x 9 x 33: 3 chunks of 16 planes, 2 of 32), an odd step count (the
+// result in the second field), two planes, and a synchronous run.
+TEST_P(DiffusionTuningTest, EveryValueMatchesOriginal) {
+  const TuningCase& c = GetParam();
+  Runner runner(machine());
+  RunOptions options;
+  for (const std::vector<std::string>& grid :
+       {std::vector<std::string>{}, std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=5"},
+        std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=6", "async=0"},
+        std::vector<std::string>{"nx=33", "ny=5", "nz=2", "steps=7"}}) {
+    std::vector<std::string> overrides = grid;
+    overrides.insert(overrides.end(), c.sets.begin(), c.sets.end());
+    const Params params = diffusion_params(overrides);
+    const Problem p = diffusion3d::problem_of(params);
+    SCOPED_TRACE(params.json().dump());
+    options.reps = grid.empty() ? 2 : 1;
+    const Result r =
+        runner.run(diffusion_variant(c.variant), diffusion_workload(), params, options);
+    if (r.status == Status::unavailable) {
+      EXPECT_EQ(diffusion_variant(c.variant).backend, Backend::cuda) << r.note;
+      GTEST_SKIP() << c.variant << ": " << r.note;
+    }
+    ASSERT_EQ(r.status, Status::verified) << r.error;
+    EXPECT_EQ(r.params.json(), params.json());
+    EXPECT_EQ(r.outputs["steps"].get<std::int64_t>(), p.steps);
+    EXPECT_LE(r.outputs["max_diff_vs_original"].get<double>(), 8 * float_eps * double(p.steps));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DiffusionTuning, DiffusionTuningTest, ::testing::ValuesIn(tuning_cases()),
+                         [](const ::testing::TestParamInfo<TuningCase>& info) {
+                           return info.param.name;
+                         });
+
 // ---- the command line --------------------------------------------------------------------------
 
 TEST(DiffusionCliTest, RunJsonVerifiesEveryAvailableVariantOnTheSmallPreset) {
@@ -1006,6 +1117,11 @@ INSTANTIATE_TEST_SUITE_P(
                  {"dt=0.01", "stability", "17x9x33"}},
         BadInput{"StepsZero", {"steps=0"}, {"steps=0"}},
         BadInput{"Async2", {"async=2"}, {"async=2"}},
+        BadInput{"CudaPlanes48", {"cuda_planes=48"}, {"cuda_planes=48"}},
+        BadInput{"CudaPlanesNegative", {"cuda_planes=-16"}, {"cuda_planes=-16"}},
+        BadInput{"CudaTileY32", {"cuda_tile_y=32"}, {"cuda_tile_y=32"}},
+        BadInput{"CudaTileYZero", {"cuda_tile_y=0"}, {"cuda_tile_y=0"}},
+        BadInput{"AccShapeUnknown", {"acc_shape=tiles"}, {"acc_shape", "tiles"}},
         BadInput{"Grid4000Cubed", {"nx=4000", "ny=4000", "nz=4000"}, {"nx=4000"}},
         BadInput{"TwoTo31Cells", {"nx=2048", "ny=1024", "nz=1024"}, {"nx=2048", "nz=1024"}},
         BadInput{"ProductOverflows", {"nx=2097152", "ny=2097152", "nz=2097152"}, {"nx=2097152"}},

@@ -1,5 +1,6 @@
 // diffusion3d in hand-written CUDA, fields resident on the device (copied in at setup, the
-// result back in finish), the steps queued on one stream with no wait until the end.
+// result back in finish), the steps queued on one stream with no wait until the end; the
+// block shape from cuda_planes and cuda_tile_y (cuda_kernels.cu).
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -43,9 +44,10 @@ class Cuda : public DiffusionInstance {
                                p_.cs,
                                p_.ct,
                                p_.cb};
+    const cuda::BlockShape shape{p_.cuda_planes, p_.cuda_tile_y};
     const cudaStream_t stream = stream_->get();
     iterate(f_dev_.get(), fn_dev_.get(),
-            [&](const float* f, float* fn) { cuda::step(c, f, fn, stream); });
+            [&](const float* f, float* fn) { cuda::step(c, shape, f, fn, stream); });
     CUDA_CHECK(cudaStreamSynchronize(stream));
     device_result_ = result_;
   }

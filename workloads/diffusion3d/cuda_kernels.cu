@@ -1,8 +1,15 @@
 // The 7-point step in CUDA, tuned for bandwidth: a 2D block of threads covers an (i, j) tile
 // and marches along z through a chunk of planes, each thread keeping the cell below, itself
-// and the cell above in registers, so each cell is loaded from memory once per step (plus one
-// plane per chunk); the i and j neighbours come from the neighbouring threads' loads through
+// and the cell above in registers, so each cell is loaded from memory once per step (plus two
+// planes per chunk); the i and j neighbours come from the neighbouring threads' loads through
 // L1. Chunks along z give enough blocks to fill the GPU on small grids.
+//
+// The block shape is chosen at run time among compiled instances (cuda_planes, cuda_tile_y):
+// longer chunks re-read fewer halo planes (2 per chunk) but give fewer blocks; taller tiles
+// re-read fewer j-neighbour rows (2 per tile_y rows) but give fewer, larger blocks.
+#include <stdexcept>
+#include <string>
+
 #include "core/cuda_check.hpp"
 #include "workloads/diffusion3d/cuda_kernels.hpp"
 
@@ -10,25 +17,31 @@ namespace acclab::diffusion3d::cuda {
 namespace {
 
 constexpr int tile_x = 32;
-constexpr int tile_y = 8;
-constexpr int planes_per_block = 16;
 
-__global__ void step_kernel(Coefficients c, const float* __restrict__ f, float* __restrict__ fn) {
+// `planes` == 0: one chunk of all nz planes.
+template <int tile_y, int planes>
+__global__ void __launch_bounds__(tile_x* tile_y)
+    step_kernel(Coefficients c, const float* __restrict__ f, float* __restrict__ fn) {
   const int i = blockIdx.x * tile_x + threadIdx.x;
   const int j = blockIdx.y * tile_y + threadIdx.y;
   if (i >= c.nx || j >= c.ny) return;
   const int plane = c.nx * c.ny;
-  const int k_begin = blockIdx.z * planes_per_block;
-  const int k_end = min(k_begin + planes_per_block, c.nz);
-  // Zero-flux walls: a missing neighbour is the cell itself.
+  const int chunk = planes == 0 ? c.nz : planes;
+  const int k_begin = blockIdx.z * chunk;
+  const int k_end = min(k_begin + chunk, c.nz);
+  // Zero-flux walls: a missing neighbour is the cell itself. The offsets are selected, not
+  // branched on, so that the unrolled z loop is straight-line code whose loads can be issued
+  // ahead of the previous planes' arithmetic.
   const int di_plus = i == c.nx - 1 ? 0 : 1, di_minus = i == 0 ? 0 : 1;
   const int dj_plus = j == c.ny - 1 ? 0 : c.nx, dj_minus = j == 0 ? 0 : c.nx;
   const int column = j * c.nx + i;
   float centre = __ldg(f + k_begin * plane + column);
-  float below = k_begin == 0 ? centre : __ldg(f + (k_begin - 1) * plane + column);
+  float below = __ldg(f + (k_begin == 0 ? 0 : k_begin - 1) * plane + column);
+#pragma unroll 4
   for (int k = k_begin; k < k_end; ++k) {
     const int ix = k * plane + column;  // never past the last plane: no int overflow
-    const float above = k == c.nz - 1 ? centre : __ldg(f + ix + plane);
+    const int dk_plus = k == c.nz - 1 ? 0 : plane;
+    const float above = __ldg(f + ix + dk_plus);
     fn[ix] = c.cc * centre + c.ce * __ldg(f + ix + di_plus) + c.cw * __ldg(f + ix - di_minus) +
              c.cn * __ldg(f + ix + dj_plus) + c.cs * __ldg(f + ix - dj_minus) + c.ct * above +
              c.cb * below;
@@ -37,14 +50,47 @@ __global__ void step_kernel(Coefficients c, const float* __restrict__ f, float* 
   }
 }
 
-}  // namespace
-
-void step(const Coefficients& c, const float* f, float* fn, cudaStream_t stream) {
+template <int tile_y, int planes>
+void launch(const Coefficients& c, const float* f, float* fn, cudaStream_t stream) {
+  const int chunk = planes == 0 ? c.nz : planes;
   const dim3 block(tile_x, tile_y);
   const dim3 grid((c.nx + tile_x - 1) / tile_x, (c.ny + tile_y - 1) / tile_y,
-                  (c.nz + planes_per_block - 1) / planes_per_block);
-  step_kernel<<<grid, block, 0, stream>>>(c, f, fn);
+                  (c.nz + chunk - 1) / chunk);
+  step_kernel<tile_y, planes><<<grid, block, 0, stream>>>(c, f, fn);
   CUDA_CHECK_LAUNCH();
+}
+
+template <int tile_y>
+void launch_planes(const Coefficients& c, int planes, const float* f, float* fn,
+                   cudaStream_t stream) {
+  switch (planes) {
+    case 0:
+      return launch<tile_y, 0>(c, f, fn, stream);
+    case 16:
+      return launch<tile_y, 16>(c, f, fn, stream);
+    case 32:
+      return launch<tile_y, 32>(c, f, fn, stream);
+    case 64:
+      return launch<tile_y, 64>(c, f, fn, stream);
+  }
+  throw std::invalid_argument("diffusion3d cuda: no kernel compiled for cuda_planes=" +
+                              std::to_string(planes));
+}
+
+}  // namespace
+
+void step(const Coefficients& c, const BlockShape& shape, const float* f, float* fn,
+          cudaStream_t stream) {
+  switch (shape.tile_y) {
+    case 4:
+      return launch_planes<4>(c, shape.planes, f, fn, stream);
+    case 8:
+      return launch_planes<8>(c, shape.planes, f, fn, stream);
+    case 16:
+      return launch_planes<16>(c, shape.planes, f, fn, stream);
+  }
+  throw std::invalid_argument("diffusion3d cuda: no kernel compiled for cuda_tile_y=" +
+                              std::to_string(shape.tile_y));
 }
 
 }  // namespace acclab::diffusion3d::cuda

@@ -11,6 +11,16 @@ struct Coefficients {
   float cc, ce, cw, cn, cs, ct, cb;
 };
 
-void step(const Coefficients& c, const float* f, float* fn, cudaStream_t stream);
+// The thread block's shape: 32 x tile_y threads over an (i, j) tile, each marching along z
+// through `planes` planes (0: all nz planes in one chunk). Only the values of the workload's
+// cuda_planes and cuda_tile_y parameters are compiled; step() throws std::invalid_argument for
+// any other.
+struct BlockShape {
+  int planes = 16;
+  int tile_y = 8;
+};
+
+void step(const Coefficients& c, const BlockShape& shape, const float* f, float* fn,
+          cudaStream_t stream);
 
 }  // namespace acclab::diffusion3d::cuda

@@ -2,6 +2,7 @@
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +25,15 @@ Problem problem_of(const Params& params) {
   p.nz = params.integer("nz");
   p.kappa = params.real("kappa");
   p.async = params.integer("async") != 0;
+  const auto shape = std::find(acc_shape_names.begin(), acc_shape_names.end(),
+                               std::string_view(params.text("acc_shape")));
+  if (shape == acc_shape_names.end()) {  // Params checks the choices: only a new name gets here
+    throw UsageError(fmt::format("--set acc_shape={}: not one of {}", params.text("acc_shape"),
+                                 fmt::join(acc_shape_names, ", ")));
+  }
+  p.acc_shape = static_cast<AccShape>(shape - acc_shape_names.begin());
+  p.cuda_planes = static_cast<int>(params.integer("cuda_planes"));
+  p.cuda_tile_y = static_cast<int>(params.integer("cuda_tile_y"));
   p.dx = 1.0 / double(p.nx);
   p.dy = 1.0 / double(p.ny);
   p.dz = 1.0 / double(p.nz);
@@ -101,6 +111,20 @@ Workload make_workload() {
        .help = "acc_tuned only: 1 queues the steps asynchronously, 0 waits for each",
        .presets = same("1"),
        .minimum = 0},
+      {.key = "acc_shape",
+       .type = ParamType::text,
+       .help = "acc_tuned only: flat (one gang-vector loop over all cells), rows (gang-worker "
+               "over (k, j) rows, vector over i) or rows_globals (rows, no mapped arguments)",
+       .presets = same("flat"),
+       .choices = std::vector<std::string>(acc_shape_names.begin(), acc_shape_names.end())},
+      {.key = "cuda_planes",
+       .help = "cuda only: planes each thread block marches through along z: 16, 32, 64, or 0 "
+               "for all nz in one chunk",
+       .presets = same("16"),
+       .minimum = 0},
+      {.key = "cuda_tile_y",
+       .help = "cuda only: thread rows of a block's 32-wide (i, j) tile: 4, 8 or 16",
+       .presets = same("8")},
   };
   w.validate = [](const Params& params) {
     const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
@@ -112,6 +136,17 @@ Workload make_workload() {
     }
     if (params.integer("async") > 1) {
       throw UsageError(fmt::format("--set async={}: expected 0 or 1", params.integer("async")));
+    }
+    const auto listed = [](const auto& choices, std::int64_t value) {
+      return std::find(choices.begin(), choices.end(), value) != choices.end();
+    };
+    if (!listed(cuda_planes_choices, params.integer("cuda_planes"))) {
+      throw UsageError(fmt::format("--set cuda_planes={}: expected 16, 32, 64 or 0 (all planes)",
+                                   params.integer("cuda_planes")));
+    }
+    if (!listed(cuda_tile_y_choices, params.integer("cuda_tile_y"))) {
+      throw UsageError(
+          fmt::format("--set cuda_tile_y={}: expected 4, 8 or 16", params.integer("cuda_tile_y")));
     }
     const Problem p = problem_of(params);
     const double limit = stable_dt_limit(p.kappa, p.dx, p.dy, p.dz);

@@ -3,13 +3,23 @@
 // stencil with zero-flux walls (a missing neighbour is replaced by the cell itself).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "core/registry.hpp"
 
 namespace acclab::diffusion3d {
+
+// acc_tuned's loop shapes (the acc_shape parameter; acc_tuned.cpp says what each does).
+enum class AccShape { flat, rows, rows_globals };
+inline constexpr std::array<std::string_view, 3> acc_shape_names = {"flat", "rows", "rows_globals"};
+// The cuda variant's compiled block shapes (cuda_kernels.hpp): planes per block (0: all nz)
+// and thread rows per tile.
+inline constexpr std::array<int, 4> cuda_planes_choices = {0, 16, 32, 64};
+inline constexpr std::array<int, 3> cuda_tile_y_choices = {4, 8, 16};
 
 struct Problem {
   std::int64_t nx = 0, ny = 0, nz = 0;
@@ -17,6 +27,8 @@ struct Problem {
   double dt = 0;
   std::int64_t steps = 0;
   bool async = true;  // acc_tuned: queue the steps asynchronously
+  AccShape acc_shape = AccShape::flat;
+  int cuda_planes = 16, cuda_tile_y = 8;  // cuda: the block shape
   double dx = 0, dy = 0, dz = 0;
   // The course's coefficients: ce = cw = kappa dt / dx^2, and so on; cc = 1 - their sum.
   float ce = 0, cw = 0, cn = 0, cs = 0, ct = 0, cb = 0, cc = 0;

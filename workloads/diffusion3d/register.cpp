@@ -50,11 +50,13 @@ void register_variants(Registry& registry) {
   add("acc_loop", Backend::openacc, 4, "(2) plus loop independent at every level", make_acc_loop);
   add("acc_data_present", Backend::openacc, 5,
       "(3)(4) data region around all steps, present in the stencil", make_acc_data_present);
-  add("acc_tuned", Backend::openacc, 6, "fields resident; one flat gang-vector loop, async queue",
+  add("acc_tuned", Backend::openacc, 6,
+      "fields resident, async queue; loop shape from acc_shape (flat gang-vector by default)",
       make_acc_tuned);
 #endif
 #ifdef ACCLAB_HAVE_CUDA
-  add("cuda", Backend::cuda, 7, "CUDA: z-marching register window in z chunks, queued steps",
+  add("cuda", Backend::cuda, 7,
+      "CUDA: z-marching register window in z chunks (cuda_planes, cuda_tile_y), queued steps",
       make_cuda);
 #endif
 }
