@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packs the acclab binary with the shared libraries it needs that a GPU machine without
 # GCC's offload toolchain lacks (libgomp and its nvptx plugin, fmt, ...) into one folder.
-# On the GPU machine:  LD_LIBRARY_PATH=$PWD/bundle ./bundle/acclab info --probe
+# On the GPU machine:  LD_LIBRARY_PATH=$PWD/bundle:/usr/local/cuda/lib64 ./bundle/acclab info --probe
+# (cuBLAS is not carried: the GPU machine's CUDA toolkit provides it.)
 #
 # usage: scripts/gpu-bundle.sh [BUILD_DIR (default build-gpu, else build)] [OUT_DIR (default bundle)]
 set -euo pipefail
@@ -26,6 +27,7 @@ ldd "$binary" | awk '/=> \// {print $3}' | while read -r lib; do
   case $(basename "$lib") in
     libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) ;;
     libcuda.so.*) ;;  # the driver belongs to the GPU machine
+    libcublas.so.*|libcublasLt.so.*) ;;  # 0.5 GB: the GPU machine's CUDA toolkit has them
     *) cp -L "$lib" "$out/" ;;
   esac
 done

@@ -1,7 +1,8 @@
 # Sourced by the scripts/h200-*.sh measurement scripts: the bundle's environment and run().
 # Run them on the GPU machine from the repository root, with the bundle from
 # scripts/gpu-bundle.sh; results go to $OUT (default bench/results/h200).
-export LD_LIBRARY_PATH=$PWD/bundle
+# cuBLAS comes from the GPU machine's own CUDA toolkit (too large to carry).
+export LD_LIBRARY_PATH=$PWD/bundle:/usr/local/cuda/lib64
 acclab=./bundle/acclab
 out=${OUT:-bench/results/h200}
 mkdir -p "$out"

@@ -13,13 +13,16 @@ if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
   GOMP_DEBUG=1 "$acclab" run diffusion3d --preset seed --set steps=1 --variant 'acc_*' --reps 1 2>&1 |
     grep "launch gangs" | sed 's/.*kernel //' | sort | uniq -c
 fi
-run diffusion3d_256 ladder diffusion3d --preset large --variant 'acc_data_present,acc_tuned,cuda' --reps 3
-run diffusion3d_512 ladder diffusion3d --preset large --set nx=512 --set ny=512 --set nz=512 \
-  --set steps=50 --variant 'acc_tuned,cuda' --reps 3
-run diffusion3d_seed ladder diffusion3d --preset seed \
-  --variant 'original,openmp,acc_data_present,acc_tuned,cuda' --reps 2
-run diffusion3d_seed_kernels_3steps ladder diffusion3d --preset seed --set steps=3 \
-  --variant 'original,acc_kernels,acc_loop' --reps 1
+# MAIN=0 leaves out the main measurements (to run the sweep alone).
+if [[ ${MAIN:-1} == 1 ]]; then
+  run diffusion3d_256 ladder diffusion3d --preset large --variant 'acc_data_present,acc_tuned,cuda' --reps 3
+  run diffusion3d_512 ladder diffusion3d --preset large --set nx=512 --set ny=512 --set nz=512 \
+    --set steps=50 --variant 'acc_tuned,cuda' --reps 3
+  run diffusion3d_seed ladder diffusion3d --preset seed \
+    --variant 'original,openmp,acc_data_present,acc_tuned,cuda' --reps 2
+  run diffusion3d_seed_kernels_3steps ladder diffusion3d --preset seed --set steps=3 \
+    --variant 'original,acc_kernels,acc_loop' --reps 1
+fi
 # The tuning sweep (SWEEP=1), for choosing the defaults of cuda's block shape (cuda_planes,
 # cuda_tile_y) and acc_tuned's loop shape (acc_shape): 16 runs of 3 repetitions, at 256^3 and
 # 512^3, then the launch shapes GCC's runtime picked for the rows loops.

@@ -4,11 +4,14 @@
 // OpenACC steps' copy clauses do.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <functional>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "core/cuda_check.hpp"
 #include "core/cuda_memory.hpp"
@@ -18,9 +21,45 @@
 namespace acclab::matmul {
 namespace {
 
+// cuBLAS, opened when the cublas variant first runs rather than linked: loading libcublasLt
+// (half a gigabyte) at start-up would cost every acclab process about 200 MB of memory, bad input
+// included. The library of the CUDA major version acclab was built with.
+class CublasApi {
+ public:
+  decltype(&cublasCreate_v2) create;
+  decltype(&cublasDestroy_v2) destroy;
+  decltype(&cublasSetStream_v2) set_stream;
+  decltype(&cublasDgemm_v2) dgemm;
+  decltype(&cublasGetStatusString) status_string;
+
+  // Throws when the library or one of its functions cannot be found.
+  static const CublasApi& get() {
+    static const CublasApi api;
+    return api;
+  }
+
+ private:
+  CublasApi() {
+    const std::string name = fmt::format("libcublas.so.{}", CUBLAS_VER_MAJOR);
+    void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) throw std::runtime_error(fmt::format("cannot load {}: {}", name, dlerror()));
+    auto symbol = [&](auto& function, const char* symbol_name) {
+      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
+          dlsym(library, symbol_name));
+      if (!function) throw std::runtime_error(fmt::format("{}: no {}", name, symbol_name));
+    };
+    symbol(create, "cublasCreate_v2");
+    symbol(destroy, "cublasDestroy_v2");
+    symbol(set_stream, "cublasSetStream_v2");
+    symbol(dgemm, "cublasDgemm_v2");
+    symbol(status_string, "cublasGetStatusString");
+  }
+};
+
 void cublas_check(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS) {
-    throw std::runtime_error(fmt::format("{}: {}", call, cublasGetStatusString(status)));
+    throw std::runtime_error(
+        fmt::format("{}: {}", call, CublasApi::get().status_string(status)));
   }
 }
 
@@ -103,19 +142,20 @@ class Cublas : public CudaMatmul {
  public:
   using CudaMatmul::CudaMatmul;
   ~Cublas() override {
-    if (handle_) cublasDestroy(handle_);
+    if (handle_) CublasApi::get().destroy(handle_);
   }
   void setup() override {
     CudaMatmul::setup();
-    cublas_check(cublasCreate(&handle_), "cublasCreate");
-    cublas_check(cublasSetStream(handle_, stream()), "cublasSetStream");
+    const CublasApi& api = CublasApi::get();
+    cublas_check(api.create(&handle_), "cublasCreate");
+    cublas_check(api.set_stream(handle_, stream()), "cublasSetStream");
   }
 
  protected:
   // Row-major C = A B is column-major C^T = B^T A^T: the same buffers with the operands swapped.
   void multiply(double* c) override {
     const double one = 1.0, zero = 0.0;
-    cublas_check(cublasDgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, p_.n, p_.m, p_.k, &one,
+    cublas_check(CublasApi::get().dgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, p_.n, p_.m, p_.k, &one,
                              b_device(), p_.ldb, a_device(), p_.lda, &zero, c, p_.ldc),
                  "cublasDgemm");
   }

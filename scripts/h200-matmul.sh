@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The matmul workload's H200 measurements, as committed in bench/results/h200/.
+# Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
+# (scripts/h200-common.sh says how):
+#   OUT=some/folder scripts/h200-matmul.sh
+# Correctness first (every variant, CUDA included, on shapes no tile divides), then the seed
+# sizes the issue's goals name, then the seed ladder both ways.
+set -uo pipefail
+source "$(dirname "$0")/h200-common.sh"
+if ldd "$acclab" | grep "not found"; then exit 1; fi
+
+echo "== correctness on the GPU (status of every variant)"
+for sets in "" "--set init=random" "--set m=129 --set n=130 --set k=17 --set data=copy" \
+    "--set m=70 --set n=66 --set k=5 --set cuda_tile=64 --set ldc=67" \
+    "--set m=300 --set n=513 --set k=129 --set init=random --set lda=140 --set ldb=520"; do
+  # shellcheck disable=SC2086
+  "$acclab" run matmul $sets --reps 1 --format json | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["results"]:
+    print(r["variant"], r["status"], r.get("error") or "", end="; ")
+print()'
+done
+
+# GCC 12 hands the nests of acc_auto, acc_independent_reduction, acc_gang_vector, acc_tile and
+# acc_collapse in `kernels` to parloops, which leaves them sequential on one gang
+# (acclab explain shows it): over a minute per 1024^3 product. They are measured at 256^3.
+sequential='acc_auto,acc_independent_reduction,acc_gang_vector,acc_tile,acc_collapse'
+parallel='openmp,cpu_blas,acc_independent_seq,acc_tuned,cuda_tiled,cublas'
+if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
+  echo "== launch shapes (GOMP_DEBUG=1, 256^3)"
+  GOMP_DEBUG=1 "$acclab" run matmul --preset seed --set m=256 --set n=256 --set k=256 \
+    --variant 'acc_*' --reps 1 2>&1 | grep "launch gangs" | sed 's/.*matmul//' | sort | uniq -c
+fi
+run matmul_4096 run matmul --preset large --variant 'cpu_blas,acc_tuned,cuda_tiled,cublas' --reps 3
+run matmul_4096_tile64 run matmul --preset large --set cuda_tile=64 --variant cuda_tiled --reps 3
+run matmul_8192 run matmul --preset large --set m=8192 --set n=8192 --set k=8192 \
+  --variant 'acc_tuned,cuda_tiled,cublas' --reps 3
+run matmul_seed_resident ladder matmul --preset seed --variant "$parallel" --reps 3
+run matmul_seed_copy ladder matmul --preset seed --set data=copy \
+  --variant 'acc_independent_seq,acc_tuned,cuda_tiled,cublas' --reps 3
+run matmul_256_all ladder matmul --preset seed --set m=256 --set n=256 --set k=256 --reps 1
