@@ -40,13 +40,13 @@ if [[ ${SWEEP:-0} == 1 ]]; then
       run "diffusion3d_sweep_${grid}_cuda_p${planes}_y${tile_y}" run diffusion3d "${size[@]}" \
         --variant cuda --set cuda_planes="$planes" --set cuda_tile_y="$tile_y" --reps 3
     done
-    for acc_shape in flat rows rows_globals; do
+    for acc_shape in flat rows; do
       run "diffusion3d_sweep_${grid}_acc_${acc_shape}" run diffusion3d "${size[@]}" \
         --variant acc_tuned --set acc_shape="$acc_shape" --reps 3
     done
   done
   echo "== acc_tuned launch shapes (GOMP_DEBUG=1, 1 step at 256^3)"
-  for acc_shape in rows rows_globals; do
+  for acc_shape in rows; do
     GOMP_DEBUG=1 "$acclab" run diffusion3d --preset large --set steps=1 --variant acc_tuned \
       --set acc_shape="$acc_shape" --reps 1 2>&1 | grep "launch gangs" | sed 's/.*kernel //' |
       sort | uniq -c

@@ -304,7 +304,7 @@ TEST(DiffusionProblemTest, TuningParametersDefaultToTheMeasuredShapes) {
     EXPECT_EQ(p.cuda_tile_y, 8);
   }
   EXPECT_EQ(problem({"acc_shape=rows"}).acc_shape, diffusion3d::AccShape::rows);
-  EXPECT_EQ(problem({"acc_shape=rows_globals"}).acc_shape, diffusion3d::AccShape::rows_globals);
+  EXPECT_NE(validate_error({"acc_shape=rows_globals"}), "");  // removed: wrong on the H200
   const Problem p = problem({"cuda_planes=0", "cuda_tile_y=16"});
   EXPECT_EQ(p.cuda_planes, 0);
   EXPECT_EQ(p.cuda_tile_y, 16);

@@ -11,74 +11,25 @@
 //                 the j and k neighbour offsets once per row, a row's hand-over from its worker
 //                 to the warp's lanes a shuffle. Same arguments as flat: present() and the
 //                 coefficients, mapped at each launch.
-//   rows_globals  the rows loops with the fields' device addresses, sizes and coefficients in
-//                 a `declare create` global (uploaded once before the steps), so that a launch
-//                 maps no arguments. With any mapped argument GCC 12's nvptx plugin allocates a
-//                 device block for the argument list at each launch, copies it, and queues a
-//                 stream callback to free it; on the H200 every queued step cost about 100 us
-//                 on top of its memory traffic (128^3 to 512^3), that block the likely cause.
+// A third shape, the rows loops with their arguments in a `declare create` global so that a
+// launch maps nothing, verified on the host but not on the H200 (it returned wrong fields in a
+// tenth of the time), and was removed (bench/results/h200/diffusion3d_sweep/).
 #include <openacc.h>
 
 #include "core/acc_resident.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
 namespace acclab::diffusion3d {
-
-// rows_globals' launch arguments: a holds the device copy of the first field, b the second.
-// One instance's at a time (AccTuned::use_globals uploads its own before its steps).
-struct AccStepArgs {
-  float* a;
-  float* b;
-  int nx, ny, nz;
-  float cc, ce, cw, cn, cs, ct, cb;
-};
-AccStepArgs acc_tuned_step_args;
-#pragma acc declare create(acc_tuned_step_args)
-
 namespace {
 
-constexpr int row_workers = 8;  // warps per gang in the rows shapes
-
-// One step of the rows shape from the global arguments: reads field a and writes b
-// (a_to_b), or the reverse. Nothing is mapped: the region names only the global.
-template <bool a_to_b>
-void step_rows_globals(int queue) {
-#pragma acc parallel num_workers(row_workers) vector_length(32) async(queue)
-  {
-    const AccStepArgs args = acc_tuned_step_args;
-    const float* __restrict f = a_to_b ? args.a : args.b;
-    float* __restrict fn = a_to_b ? args.b : args.a;
-    const int nx = args.nx, ny = args.ny, nz = args.nz, plane = nx * ny;
-#pragma acc loop gang worker collapse(2)
-    for (int k = 0; k < nz; ++k) {
-      for (int j = 0; j < ny; ++j) {
-        const int row = (k * ny + j) * nx;
-        const int dj_plus = j == ny - 1 ? 0 : nx, dj_minus = j == 0 ? 0 : nx;
-        const int dk_plus = k == nz - 1 ? 0 : plane, dk_minus = k == 0 ? 0 : plane;
-#pragma acc loop vector
-        for (int i = 0; i < nx; ++i) {
-          const int ix = row + i;
-          const int ip = i == nx - 1 ? ix : ix + 1;
-          const int im = i == 0 ? ix : ix - 1;
-          fn[ix] = args.cc * f[ix] + args.ce * f[ip] + args.cw * f[im] +
-                   args.cn * f[ix + dj_plus] + args.cs * f[ix - dj_minus] +
-                   args.ct * f[ix + dk_plus] + args.cb * f[ix - dk_minus];
-        }
-      }
-    }
-  }
-}
+constexpr int row_workers = 8;  // warps per gang in the rows shape
 
 class AccTuned : public DiffusionInstance {
  public:
   using DiffusionInstance::DiffusionInstance;
-  ~AccTuned() override {
-    if (globals_owner == this) globals_owner = nullptr;
-  }
   void setup() override {
     DiffusionInstance::setup();
     device_.enter(initial_.data(), f_.data(), fn_.data(), p_.points());
-    if (p_.acc_shape == AccShape::rows_globals) use_globals();
   }
   void reset() override { device_.reset(); }
   void run() override {
@@ -86,7 +37,6 @@ class AccTuned : public DiffusionInstance {
     switch (p_.acc_shape) {
       case AccShape::flat: run_flat(queue); break;
       case AccShape::rows: run_rows(queue); break;
-      case AccShape::rows_globals: run_rows_globals(queue); break;
     }
 #pragma acc wait
   }
@@ -141,36 +91,6 @@ class AccTuned : public DiffusionInstance {
     });
   }
 
-  void run_rows_globals(int queue) {
-    if (globals_owner != this) use_globals();
-    iterate(f_.data(), fn_.data(), [&](const float* f, float*) {
-      if (f == f_.data()) {
-        step_rows_globals<true>(queue);
-      } else {
-        step_rows_globals<false>(queue);
-      }
-    });
-  }
-
-  // Points the global arguments at this instance's device fields. Blocking.
-  void use_globals() {
-    acc_tuned_step_args = {static_cast<float*>(acc_deviceptr(f_.data())),
-                           static_cast<float*>(acc_deviceptr(fn_.data())),
-                           static_cast<int>(p_.nx),
-                           static_cast<int>(p_.ny),
-                           static_cast<int>(p_.nz),
-                           p_.cc,
-                           p_.ce,
-                           p_.cw,
-                           p_.cn,
-                           p_.cs,
-                           p_.ct,
-                           p_.cb};
-#pragma acc update device(acc_tuned_step_args)
-    globals_owner = this;
-  }
-
-  static inline const AccTuned* globals_owner = nullptr;
   AccResidentPair device_;
 };
 

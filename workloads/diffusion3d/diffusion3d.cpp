@@ -114,7 +114,7 @@ Workload make_workload() {
       {.key = "acc_shape",
        .type = ParamType::text,
        .help = "acc_tuned only: flat (one gang-vector loop over all cells), rows (gang-worker "
-               "over (k, j) rows, vector over i) or rows_globals (rows, no mapped arguments)",
+               "over (k, j) rows, vector over i)",
        .presets = same("flat"),
        .choices = std::vector<std::string>(acc_shape_names.begin(), acc_shape_names.end())},
       {.key = "cuda_planes",
