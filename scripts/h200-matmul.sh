@@ -8,34 +8,59 @@
 set -uo pipefail
 source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
+# Each result's variant and status (and error) from acclab's JSON on stdin, on one line.
+statuses() {
+  python3 -c 'import json, sys
+print("; ".join(r["variant"] + " " + r["status"] + " " + (r.get("error") or "")
+                for r in json.load(sys.stdin)["results"]))'
+}
 
-echo "== correctness on the GPU (status of every variant)"
-for sets in "" "--set init=random" "--set m=129 --set n=130 --set k=17 --set data=copy" \
-    "--set m=70 --set n=66 --set k=5 --set cuda_tile=64 --set ldc=67" \
-    "--set m=300 --set n=513 --set k=129 --set init=random --set lda=140 --set ldb=520"; do
-  # shellcheck disable=SC2086
-  "$acclab" run matmul $sets --reps 1 --format json | python3 -c '
-import json, sys
-for r in json.load(sys.stdin)["results"]:
-    print(r["variant"], r["status"], r.get("error") or "", end="; ")
-print()'
-done
+if [[ ${MAIN:-1} == 1 ]]; then
+  echo "== correctness on the GPU (status of every variant)"
+  for sets in "" "--set init=random" "--set m=129 --set n=130 --set k=17 --set data=copy" \
+      "--set m=70 --set n=66 --set k=5 --set cuda_tile=64 --set ldc=67" \
+      "--set m=300 --set n=513 --set k=129 --set init=random --set lda=140 --set ldb=520" \
+      "--set m=131 --set n=1100 --set k=37 --set cuda_mma=m16n8k4 --set acc_block=8x8" \
+      "--set m=131 --set n=70 --set k=37 --set cuda_mma=m16n8k8 --set acc_block=4x8 --set init=random" \
+      "--set m=131 --set n=70 --set k=37 --set cuda_mma=m16n8k16 --set cuda_tile=64 --set acc_block=16x4"; do
+    # shellcheck disable=SC2086
+    "$acclab" run matmul $sets --reps 1 --format json | statuses
+  done
 
-# GCC 12 hands the nests of acc_auto, acc_independent_reduction, acc_gang_vector, acc_tile and
-# acc_collapse in `kernels` to parloops, which leaves them sequential on one gang
-# (acclab explain shows it): over a minute per 1024^3 product. They are measured at 256^3.
-sequential='acc_auto,acc_independent_reduction,acc_gang_vector,acc_tile,acc_collapse'
-parallel='openmp,cpu_blas,acc_independent_seq,acc_tuned,cuda_tiled,cublas'
-if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
-  echo "== launch shapes (GOMP_DEBUG=1, 256^3)"
-  GOMP_DEBUG=1 "$acclab" run matmul --preset seed --set m=256 --set n=256 --set k=256 \
-    --variant 'acc_*' --reps 1 2>&1 | grep "launch gangs" | sed 's/.*matmul//' | sort | uniq -c
+  # GCC 12 hands the nests of acc_auto, acc_independent_reduction, acc_gang_vector, acc_tile and
+  # acc_collapse in `kernels` to parloops, which leaves them sequential on one gang
+  # (acclab explain shows it): over a minute per 1024^3 product. They are measured at 256^3.
+  parallel='openmp,cpu_blas,acc_independent_seq,acc_tuned,cuda_tiled,cublas'
+  if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
+    echo "== launch shapes (GOMP_DEBUG=1, 256^3)"
+    GOMP_DEBUG=1 "$acclab" run matmul --preset seed --set m=256 --set n=256 --set k=256 \
+      --variant 'acc_*' --reps 1 2>&1 | grep "launch gangs" | sed 's/.*matmul//' | sort | uniq -c
+  fi
+  run matmul_4096 run matmul --preset large --variant 'cpu_blas,acc_tuned,cuda_tiled,cublas' --reps 3
+  run matmul_4096_tile64 run matmul --preset large --set cuda_tile=64 --variant cuda_tiled --reps 3
+  run matmul_8192 run matmul --preset large --set m=8192 --set n=8192 --set k=8192 \
+    --variant 'acc_tuned,cuda_tiled,cublas' --reps 3
+  run matmul_seed_resident ladder matmul --preset seed --variant "$parallel" --reps 3
+  run matmul_seed_copy ladder matmul --preset seed --set data=copy \
+    --variant 'acc_independent_seq,acc_tuned,cuda_tiled,cublas' --reps 3
+  run matmul_256_all ladder matmul --preset seed --set m=256 --set n=256 --set k=256 --reps 1
 fi
-run matmul_4096 run matmul --preset large --variant 'cpu_blas,acc_tuned,cuda_tiled,cublas' --reps 3
-run matmul_4096_tile64 run matmul --preset large --set cuda_tile=64 --variant cuda_tiled --reps 3
-run matmul_8192 run matmul --preset large --set m=8192 --set n=8192 --set k=8192 \
-  --variant 'acc_tuned,cuda_tiled,cublas' --reps 3
-run matmul_seed_resident ladder matmul --preset seed --variant "$parallel" --reps 3
-run matmul_seed_copy ladder matmul --preset seed --set data=copy \
-  --variant 'acc_independent_seq,acc_tuned,cuda_tiled,cublas' --reps 3
-run matmul_256_all ladder matmul --preset seed --set m=256 --set n=256 --set k=256 --reps 1
+
+# The tuning sweep (SWEEP=1; MAIN=0 leaves out everything above it but the ldd check): cuda_tiled's
+# MMA shape and block tile, acc_tuned's register block, at 4096^3 and 8192^3 with cuBLAS
+# alongside in each run for the ratio.
+if [[ ${SWEEP:-0} == 1 ]]; then
+  for size in 4096 8192; do
+    dims=(--set m=$size --set n=$size --set k=$size)
+    for mma in m8n8k4 m16n8k4 m16n8k8 m16n8k16; do
+      for tile in 64 128; do
+        run "matmul_sweep_${size}_${mma}_t${tile}" run matmul --preset large "${dims[@]}" \
+          --variant 'cuda_tiled,cublas' --set cuda_mma=$mma --set cuda_tile=$tile --reps 3
+      done
+    done
+    for block in 8x4 8x8 4x8 16x4; do
+      run "matmul_sweep_${size}_acc_${block}" run matmul --preset large "${dims[@]}" \
+        --variant 'acc_tuned' --set acc_block=$block --reps 3
+    done
+  done
+fi

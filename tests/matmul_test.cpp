@@ -85,6 +85,8 @@ TEST(MatmulProblemTest, SeedPresetIsTheSeedsProblem) {
   EXPECT_EQ(large.n, 4096);
   EXPECT_EQ(large.k, 4096);
   EXPECT_FALSE(problem({"data=copy"}).resident);
+  EXPECT_EQ(small.cuda_mma, 0);
+  EXPECT_EQ(matmul::cuda_mma_names[problem({"cuda_mma=m16n8k16"}).cuda_mma], "m16n8k16");
   EXPECT_EQ(problem({"init=random"}).init, Init::random);
 }
 
@@ -236,6 +238,8 @@ TEST(MatmulWorkloadTest, ValidateRefusesBadShapesWithTheParameterNamed) {
   EXPECT_NE(error({"k=-3"}).find("k"), std::string::npos);
   EXPECT_NE(error({"cuda_tile=96"}).find("cuda_tile"), std::string::npos);
   EXPECT_NE(error({"init=ones"}).find("init"), std::string::npos);
+  EXPECT_NE(error({"cuda_mma=m8n8k8"}).find("cuda_mma"), std::string::npos);
+  EXPECT_NE(error({"acc_block=3x3"}).find("acc_block"), std::string::npos);
   EXPECT_NE(error({"data=managed"}).find("data"), std::string::npos);
   // 2^31 elements in one matrix; and sizes past int without overflow.
   EXPECT_NE(error({"m=65536", "k=32768"}), "");
@@ -297,6 +301,14 @@ TEST_P(MatmulVariantTest, VerifiedOnShapesNoTileDividesAndPaddedRows) {
       {"m=9", "n=600", "k=70", "init=random"},        // more columns than a 512-wide gang
       {"lda=40", "ldb=50", "ldc=61"},                 // padded rows: padding of C untouched
       {"m=70", "n=66", "k=5", "cuda_tile=64", "ldc=67", "data=copy"},
+      // acc_tuned's register blocks, on edges of their gangs (the others ignore them).
+      {"m=35", "n=530", "k=9", "acc_block=8x8", "init=random"},
+      {"m=35", "n=1100", "k=9", "acc_block=4x8", "ldc=1111"},
+      {"m=35", "n=130", "k=9", "acc_block=16x4", "data=copy"},
+      // cuda_tiled's MMA shapes, on edges of both tiles (the others ignore the parameter).
+      {"m=131", "n=70", "k=37", "cuda_mma=m16n8k4", "init=random"},
+      {"m=131", "n=70", "k=37", "cuda_mma=m16n8k8", "cuda_tile=64"},
+      {"m=131", "n=70", "k=37", "cuda_mma=m16n8k16", "init=random", "ldb=75"},
   };
   for (const auto& overrides : cases) {
     const Params params = matmul_params(overrides);
@@ -377,6 +389,8 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<std::string>{"init=ones"},
                       std::vector<std::string>{"data=managed"},
                       std::vector<std::string>{"cuda_tile=256"},
+                      std::vector<std::string>{"cuda_mma=wgmma"},
+                      std::vector<std::string>{"acc_block=32x32"},
                       std::vector<std::string>{"n=70000", "m=70000"}));
 
 TEST(MatmulCliTest, TooLargeForMemoryIsRefusedBeforeAllocating) {

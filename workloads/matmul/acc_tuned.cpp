@@ -9,36 +9,36 @@
 // gangs running at one time share the same columns of B in cache. Edges are handled by
 // clamping the loads to the last row/column (no branch in the k loop) and guarding the stores.
 // GCC ignores the `cache` directive and has no shared-memory tiling in OpenACC; registers are
-// the only reuse a directive can ask for.
+// the only reuse a directive can ask for. The block is the acc_block parameter (rows x cols,
+// 8x4 by default); each shape is compiled separately, as GCC needs the block's size at compile
+// time to keep it in registers.
 #include "workloads/matmul/matmul.hpp"
 
 namespace acclab::matmul::acc {
 namespace {
 
-constexpr int rows = 8;     // rows of C per lane
-constexpr int cols = 4;     // columns of C per lane
 constexpr int lanes = 128;  // vector length
 
-}  // namespace
-
-void multiply_tuned(const Problem& p, const double* a, const double* b, double* c) {
+// C = A B with a rows x cols register block of C per lane.
+template <int rows, int cols>
+void multiply_blocked(const Problem& p, const double* a, const double* b, double* c) {
   const int m = p.m, n = p.n, k = p.k, lda = p.lda, ldb = p.ldb, ldc = p.ldc;
   const std::int64_t na = p.a_size(), nb = p.b_size(), nc = p.c_size();
   const int row_blocks = (m + rows - 1) / rows;
   const int col_blocks = (n + lanes * cols - 1) / (lanes * cols);
-#pragma acc parallel loop gang collapse(2) vector_length(128) \
+#pragma acc parallel loop gang collapse(2) vector_length(lanes) \
     copyin(a[0:na], b[0:nb]) copy(c[0:nc])
   for (int jb = 0; jb < col_blocks; ++jb) {
     for (int ib = 0; ib < row_blocks; ++ib) {
 #pragma acc loop vector
       for (int lane = 0; lane < lanes; ++lane) {
         int a_row[rows], b_col[cols];
-#pragma GCC unroll 8
+#pragma GCC unroll 16
         for (int r = 0; r < rows; ++r) {
           const int i = ib * rows + r;
           a_row[r] = (i < m ? i : m - 1) * lda;
         }
-#pragma GCC unroll 4
+#pragma GCC unroll 16
         for (int s = 0; s < cols; ++s) {
           const int j = jb * lanes * cols + s * lanes + lane;
           b_col[s] = j < n ? j : n - 1;
@@ -46,19 +46,19 @@ void multiply_tuned(const Problem& p, const double* a, const double* b, double* 
         double sum[rows][cols] = {};
         for (int q = 0; q < k; ++q) {
           double bq[cols];
-#pragma GCC unroll 4
+#pragma GCC unroll 16
           for (int s = 0; s < cols; ++s) bq[s] = b[q * ldb + b_col[s]];
-#pragma GCC unroll 8
+#pragma GCC unroll 16
           for (int r = 0; r < rows; ++r) {
             const double aq = a[a_row[r] + q];
-#pragma GCC unroll 4
+#pragma GCC unroll 16
             for (int s = 0; s < cols; ++s) sum[r][s] += aq * bq[s];
           }
         }
-#pragma GCC unroll 8
+#pragma GCC unroll 16
         for (int r = 0; r < rows; ++r) {
           const int i = ib * rows + r;
-#pragma GCC unroll 4
+#pragma GCC unroll 16
           for (int s = 0; s < cols; ++s) {
             const int j = jb * lanes * cols + s * lanes + lane;
             if (i < m && j < n) c[i * ldc + j] = sum[r][s];
@@ -66,6 +66,17 @@ void multiply_tuned(const Problem& p, const double* a, const double* b, double* 
         }
       }
     }
+  }
+}
+
+}  // namespace
+
+void multiply_tuned(const Problem& p, const double* a, const double* b, double* c) {
+  switch (p.acc_block) {
+    case AccBlock::b8x4: multiply_blocked<8, 4>(p, a, b, c); break;
+    case AccBlock::b8x8: multiply_blocked<8, 8>(p, a, b, c); break;
+    case AccBlock::b4x8: multiply_blocked<4, 8>(p, a, b, c); break;
+    case AccBlock::b16x4: multiply_blocked<16, 4>(p, a, b, c); break;
   }
 }
 

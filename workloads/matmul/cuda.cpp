@@ -134,7 +134,8 @@ class CudaTiled : public CudaMatmul {
  protected:
   void multiply(double* c) override {
     const cuda::Shape s{p_.m, p_.n, p_.k, p_.lda, p_.ldb, p_.ldc};
-    cuda::multiply_tiled(s, a_device(), b_device(), c, p_.cuda_tile, stream());
+    cuda::multiply_tiled(s, a_device(), b_device(), c, p_.cuda_tile,
+                         static_cast<cuda::Mma>(p_.cuda_mma), stream());
   }
 };
 

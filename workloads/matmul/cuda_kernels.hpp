@@ -10,9 +10,12 @@ struct Shape {
   int m, n, k, lda, ldb, ldc;
 };
 
-// C = A B, row-major, by FP64 tensor-core instructions (mma m8n8k4) on shared-memory tiles of
+// The FP64 MMA instruction shape (mma.sync ... .f64); all but m8n8k4 need sm_90.
+enum class Mma { m8n8k4, m16n8k4, m16n8k8, m16n8k16 };
+
+// C = A B, row-major, by FP64 tensor-core instructions of `shape` on shared-memory tiles of
 // tile x tile elements of C (tile 64 or 128).
 void multiply_tiled(const Shape& s, const double* a, const double* b, double* c, int tile,
-                    cudaStream_t stream);
+                    Mma shape, cudaStream_t stream);
 
 }  // namespace acclab::matmul::cuda

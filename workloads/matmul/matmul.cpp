@@ -49,7 +49,13 @@ Problem problem_of(const Params& params) {
   p.init = params.text("init") == "random" ? Init::random : Init::seed;
   p.random_seed = static_cast<std::uint64_t>(params.integer("random_seed"));
   p.resident = params.text("data") == "resident";
+  const auto block =
+      std::find(acc_block_names.begin(), acc_block_names.end(), params.text("acc_block"));
+  p.acc_block = static_cast<AccBlock>(
+      block == acc_block_names.end() ? 0 : int(block - acc_block_names.begin()));
   p.cuda_tile = static_cast<int>(params.integer("cuda_tile"));
+  const auto mma = std::find(cuda_mma_names.begin(), cuda_mma_names.end(), params.text("cuda_mma"));
+  p.cuda_mma = mma == cuda_mma_names.end() ? 0 : static_cast<int>(mma - cuda_mma_names.begin());
   return p;
 }
 
@@ -84,9 +90,19 @@ Workload make_workload() {
        .help = "GPU variants: resident keeps A, B, C on the device; copy moves them every run",
        .presets = same("resident"),
        .choices = {"resident", "copy"}},
+      {.key = "acc_block",
+       .type = ParamType::text,
+       .help = "acc_tuned only: register block of C per vector lane, rows x columns",
+       .presets = same("8x4"),
+       .choices = acc_block_names},
       {.key = "cuda_tile",
        .help = "cuda_tiled only: block tile, 64 or 128",
        .presets = same("128")},
+      {.key = "cuda_mma",
+       .type = ParamType::text,
+       .help = "cuda_tiled only: FP64 MMA instruction shape (m16n8k* need sm_90)",
+       .presets = same("m8n8k4"),
+       .choices = cuda_mma_names},
   };
   w.validate = [](const Params& params) {
     const std::int64_t m = params.integer("m"), n = params.integer("n"), k = params.integer("k");

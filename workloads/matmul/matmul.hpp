@@ -16,6 +16,14 @@ namespace acclab::matmul {
 
 enum class Init { seed, random };
 
+// acc_tuned's register block of C per lane, rows x cols.
+enum class AccBlock { b8x4, b8x8, b4x8, b16x4 };
+inline const std::vector<std::string> acc_block_names = {"8x4", "8x8", "4x8", "16x4"};
+
+// cuda_tiled's FP64 MMA instruction shapes, in the order of cuda::Mma.
+inline const std::vector<std::string> cuda_mma_names = {"m8n8k4", "m16n8k4", "m16n8k8",
+                                                        "m16n8k16"};
+
 struct Problem {
   // int: every index of the three matrices is below 2^31 (validate checks it), which keeps the
   // GPU kernels' index arithmetic 32-bit.
@@ -26,7 +34,9 @@ struct Problem {
   // data=resident: A, B and C stay on the device across runs (the seed's "after"); data=copy:
   // every run copies A, B and C in and C out (the seed's "before").
   bool resident = true;
+  AccBlock acc_block = AccBlock::b8x4;
   int cuda_tile = 128;  // cuda_tiled's block tile (64 or 128)
+  int cuda_mma = 0;     // cuda_tiled's MMA shape, an index into cuda_mma_names
 
   std::int64_t a_size() const { return std::int64_t(m) * lda; }
   std::int64_t b_size() const { return std::int64_t(k) * ldb; }
