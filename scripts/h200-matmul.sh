@@ -20,9 +20,9 @@ if [[ ${MAIN:-1} == 1 ]]; then
   for sets in "" "--set init=random" "--set m=129 --set n=130 --set k=17 --set data=copy" \
       "--set m=70 --set n=66 --set k=5 --set cuda_tile=64 --set ldc=67" \
       "--set m=300 --set n=513 --set k=129 --set init=random --set lda=140 --set ldb=520" \
-      "--set m=131 --set n=1100 --set k=37 --set cuda_mma=m16n8k4 --set acc_block=8x8" \
+      "--set m=131 --set n=1100 --set k=37 --set cuda_mma=m8n8k4 --set acc_block=8x8" \
       "--set m=131 --set n=70 --set k=37 --set cuda_mma=m16n8k8 --set acc_block=4x8 --set init=random" \
-      "--set m=131 --set n=70 --set k=37 --set cuda_mma=m16n8k16 --set cuda_tile=64 --set acc_block=16x4"; do
+      "--set m=131 --set n=70 --set k=37 --set cuda_mma=m16n8k16 --set cuda_tile=64 --set acc_block=8x4"; do
     # shellcheck disable=SC2086
     "$acclab" run matmul $sets --reps 1 --format json | statuses
   done

@@ -85,7 +85,8 @@ TEST(MatmulProblemTest, SeedPresetIsTheSeedsProblem) {
   EXPECT_EQ(large.n, 4096);
   EXPECT_EQ(large.k, 4096);
   EXPECT_FALSE(problem({"data=copy"}).resident);
-  EXPECT_EQ(small.cuda_mma, 0);
+  EXPECT_EQ(matmul::cuda_mma_names[small.cuda_mma], "m16n8k4");  // fastest on the H200
+  EXPECT_EQ(small.acc_block, matmul::AccBlock::b16x4);
   EXPECT_EQ(matmul::cuda_mma_names[problem({"cuda_mma=m16n8k16"}).cuda_mma], "m16n8k16");
   EXPECT_EQ(problem({"init=random"}).init, Init::random);
 }
@@ -304,9 +305,9 @@ TEST_P(MatmulVariantTest, VerifiedOnShapesNoTileDividesAndPaddedRows) {
       // acc_tuned's register blocks, on edges of their gangs (the others ignore them).
       {"m=35", "n=530", "k=9", "acc_block=8x8", "init=random"},
       {"m=35", "n=1100", "k=9", "acc_block=4x8", "ldc=1111"},
-      {"m=35", "n=130", "k=9", "acc_block=16x4", "data=copy"},
+      {"m=35", "n=130", "k=9", "acc_block=8x4", "data=copy"},
       // cuda_tiled's MMA shapes, on edges of both tiles (the others ignore the parameter).
-      {"m=131", "n=70", "k=37", "cuda_mma=m16n8k4", "init=random"},
+      {"m=131", "n=70", "k=37", "cuda_mma=m8n8k4", "init=random"},
       {"m=131", "n=70", "k=37", "cuda_mma=m16n8k8", "cuda_tile=64"},
       {"m=131", "n=70", "k=37", "cuda_mma=m16n8k16", "init=random", "ldb=75"},
   };

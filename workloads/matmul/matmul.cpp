@@ -93,7 +93,7 @@ Workload make_workload() {
       {.key = "acc_block",
        .type = ParamType::text,
        .help = "acc_tuned only: register block of C per vector lane, rows x columns",
-       .presets = same("8x4"),
+       .presets = same("16x4"),
        .choices = acc_block_names},
       {.key = "cuda_tile",
        .help = "cuda_tiled only: block tile, 64 or 128",
@@ -101,7 +101,7 @@ Workload make_workload() {
       {.key = "cuda_mma",
        .type = ParamType::text,
        .help = "cuda_tiled only: FP64 MMA instruction shape (m16n8k* need sm_90)",
-       .presets = same("m8n8k4"),
+       .presets = same("m16n8k4"),
        .choices = cuda_mma_names},
   };
   w.validate = [](const Params& params) {

@@ -34,9 +34,9 @@ struct Problem {
   // data=resident: A, B and C stay on the device across runs (the seed's "after"); data=copy:
   // every run copies A, B and C in and C out (the seed's "before").
   bool resident = true;
-  AccBlock acc_block = AccBlock::b8x4;
+  AccBlock acc_block = AccBlock::b16x4;
   int cuda_tile = 128;  // cuda_tiled's block tile (64 or 128)
-  int cuda_mma = 0;     // cuda_tiled's MMA shape, an index into cuda_mma_names
+  int cuda_mma = 1;     // cuda_tiled's MMA shape, an index into cuda_mma_names
 
   std::int64_t a_size() const { return std::int64_t(m) * lda; }
   std::int64_t b_size() const { return std::int64_t(k) * ldb; }
