@@ -1,0 +1,198 @@
+#include "io/graph.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "core/error.hpp"
+#include "io/line_reader.hpp"
+#include "io/matrix_market.hpp"
+
+namespace acclab::io {
+namespace {
+
+constexpr std::string_view kProblemForm = "'p sp NODES ARCS'";
+
+Graph read_matrix_market_graph(const std::filesystem::path& path) {
+  const MatrixMarket matrix = read_matrix_market(path);
+  if (matrix.rows != matrix.cols) {
+    throw UsageError(
+        fmt::format("{}:{}: a graph needs a square adjacency matrix; this one is {} x {}",
+                    path.string(), matrix.size_line, matrix.rows, matrix.cols));
+  }
+  Graph graph;
+  graph.n = matrix.rows;
+  const std::vector<MatrixEntry> full = expand_symmetric(matrix);
+  graph.edges.reserve(full.size());
+  for (const MatrixEntry& entry : full) graph.edges.push_back({entry.row, entry.col, entry.value});
+  return graph;
+}
+
+std::int64_t dimacs_vertex(const LineReader& reader, std::string_view token, std::int64_t n) {
+  const auto id = parse_integer(token);
+  if (!id) reader.fail(fmt::format("vertex id '{}' is not an integer", token));
+  if (*id < 1 || *id > n) {
+    reader.fail(fmt::format("vertex {} is out of range 1..{} (DIMACS ids are 1-based)", *id, n));
+  }
+  return *id - 1;
+}
+
+Graph read_dimacs(const std::filesystem::path& path) {
+  LineReader reader(path);
+  Graph graph;
+  std::int64_t declared_arcs = 0;
+  std::int64_t problem_line = 0;  // 0 until the problem line is read
+  std::string line;
+  while (reader.next(line)) {
+    const auto words = split_tokens(line);
+    if (words.empty() || words[0] == "c") continue;
+    if (words[0] == "p") {
+      if (problem_line != 0) {
+        reader.fail(fmt::format("second problem line (the first is line {})", problem_line));
+      }
+      if (words.size() != 4) {
+        reader.fail(fmt::format("bad problem line '{}'; expected {}", line, kProblemForm));
+      }
+      if (words[1] != "sp") {
+        reader.fail(fmt::format("problem type '{}' is not 'sp' (shortest paths); expected {}",
+                                words[1], kProblemForm));
+      }
+      const auto nodes = parse_integer(words[2]);
+      const auto arcs = parse_integer(words[3]);
+      if (!nodes || !arcs || *nodes < 0 || *arcs < 0) {
+        reader.fail(
+            fmt::format("bad problem line '{}'; NODES and ARCS must be integers >= 0", line));
+      }
+      graph.n = *nodes;
+      declared_arcs = *arcs;
+      problem_line = reader.line_number();
+      graph.edges.reserve(static_cast<std::size_t>(std::min<std::int64_t>(declared_arcs, 1 << 20)));
+    } else if (words[0] == "a") {
+      if (problem_line == 0) {
+        reader.fail(fmt::format("arc before the problem line {}", kProblemForm));
+      }
+      if (static_cast<std::int64_t>(graph.edges.size()) == declared_arcs) {
+        reader.fail(
+            fmt::format("more arcs than the {} declared on line {}", declared_arcs, problem_line));
+      }
+      if (words.size() != 4) {
+        reader.fail(
+            fmt::format("expected 'a FROM TO WEIGHT', found {}", count_of(words.size(), "field")));
+      }
+      Edge edge;
+      edge.from = dimacs_vertex(reader, words[1], graph.n);
+      edge.to = dimacs_vertex(reader, words[2], graph.n);
+      const auto weight = parse_finite(words[3]);
+      if (!weight) reader.fail(fmt::format("weight '{}' is not a finite number", words[3]));
+      edge.weight = *weight;
+      graph.edges.push_back(edge);
+    } else {
+      reader.fail(
+          fmt::format("unknown line type '{}'; a DIMACS .gr file has c, p and a lines", words[0]));
+    }
+  }
+  if (problem_line == 0) {
+    fail_file(path, fmt::format("no problem line {} (DIMACS shortest-path format)", kProblemForm));
+  }
+  if (static_cast<std::int64_t>(graph.edges.size()) < declared_arcs) {
+    reader.fail(fmt::format("file ends after {} of the {} arcs declared on line {} (truncated?)",
+                            graph.edges.size(), declared_arcs, problem_line));
+  }
+  return graph;
+}
+
+std::int64_t edge_list_vertex(const LineReader& reader, std::string_view token) {
+  const auto id = parse_integer(token);
+  if (!id) reader.fail(fmt::format("vertex id '{}' is not an integer", token));
+  if (*id < 0) reader.fail(fmt::format("negative vertex id {} (edge-list ids are 0-based)", *id));
+  if (*id == std::numeric_limits<std::int64_t>::max()) {
+    reader.fail(fmt::format("vertex id {} is too large", *id));
+  }
+  return *id;
+}
+
+bool is_edge_list_comment(std::string_view line) {
+  const auto first = line.find_first_not_of(" \t");
+  return first != std::string_view::npos && (line[first] == '#' || line[first] == '%');
+}
+
+Graph read_edge_list(const std::filesystem::path& path) {
+  LineReader reader(path);
+  Graph graph;
+  std::int64_t largest_id = -1;
+  std::string line;
+  while (reader.next(line)) {
+    if (starts_with_banner(line)) {
+      // Read as an edge list, such a file would turn its size line into an edge.
+      reader.fail("Matrix Market banner below line 1; it must be the first line of the file");
+    }
+    if (is_blank(line) || is_edge_list_comment(line)) continue;
+    const auto words = split_tokens(line);
+    if (words.size() != 2 && words.size() != 3) {
+      reader.fail(fmt::format("expected 'FROM TO WEIGHT' or 'FROM TO', found {}",
+                              count_of(words.size(), "value")));
+    }
+    Edge edge;
+    edge.from = edge_list_vertex(reader, words[0]);
+    edge.to = edge_list_vertex(reader, words[1]);
+    if (words.size() == 3) {
+      const auto weight = parse_finite(words[2]);
+      if (!weight) reader.fail(fmt::format("weight '{}' is not a finite number", words[2]));
+      edge.weight = *weight;
+    }
+    largest_id = std::max({largest_id, edge.from, edge.to});
+    graph.edges.push_back(edge);
+  }
+  if (graph.edges.empty()) {
+    fail_file(path, "no edges; an edge list has lines 'FROM TO WEIGHT' or 'FROM TO' (0-based ids)");
+  }
+  graph.n = largest_id + 1;
+  return graph;
+}
+
+}  // namespace
+
+std::string_view to_string(GraphFormat format) {
+  switch (format) {
+    case GraphFormat::dimacs:
+      return "DIMACS";
+    case GraphFormat::matrix_market:
+      return "Matrix Market";
+    case GraphFormat::edge_list:
+      return "edge list";
+  }
+  return "?";
+}
+
+GraphFormat detect_graph_format(const std::filesystem::path& path) {
+  LineReader reader(path);
+  std::string line;
+  bool first = true;
+  while (reader.next(line)) {
+    if (first && starts_with_banner(line)) return GraphFormat::matrix_market;
+    first = false;
+    const auto words = split_tokens(line);
+    if (words.empty()) continue;
+    if (words[0] == "c" || words[0] == "p" || words[0] == "a") return GraphFormat::dimacs;
+    break;
+  }
+  if (path.extension() == ".gr") return GraphFormat::dimacs;
+  return GraphFormat::edge_list;
+}
+
+Graph read_graph(const std::filesystem::path& path) {
+  switch (detect_graph_format(path)) {
+    case GraphFormat::matrix_market:
+      return read_matrix_market_graph(path);
+    case GraphFormat::dimacs:
+      return read_dimacs(path);
+    case GraphFormat::edge_list:
+      return read_edge_list(path);
+  }
+  return {};
+}
+
+}  // namespace acclab::io
