@@ -316,6 +316,9 @@ TEST(DiffusionProblemTest, TuningParametersDefaultToTheMeasuredShapes) {
   }
   const std::string planes = validate_error({"cuda_planes=48"});
   EXPECT_NE(planes.find("cuda_planes=48"), std::string::npos) << planes;
+  EXPECT_NE(validate_error({"cuda_x4=2"}).find("cuda_x4=2"), std::string::npos);
+  EXPECT_TRUE(problem({}).cuda_x4);
+  EXPECT_FALSE(problem({"cuda_x4=0"}).cuda_x4);
   const std::string tile_y = validate_error({"cuda_tile_y=2"});
   EXPECT_NE(tile_y.find("cuda_tile_y=2"), std::string::npos) << tile_y;
 }
@@ -775,6 +778,8 @@ TEST_P(DiffusionVariantTest, MatchesOriginalOnSmallPresetAndNonCubicGrids) {
       {{"nx=33", "ny=5", "nz=2", "steps=4"}, 1},   // more than a 32-wide tile, two planes
       {{"steps=7"}, 1},                            // odd: the result is in the second field
       {{"nx=9", "ny=40", "nz=3", "steps=2", "kappa=2", "async=0"}, 1},
+      {{"nx=136", "ny=3", "nz=5", "steps=3"}, 1},  // cuda's float4 path over two 128-wide tiles
+      {{"nx=4", "ny=3", "nz=3", "steps=2"}, 1},    // one float4 touching both x walls
   };
   for (const auto& c : cases) {
     const Params params = diffusion_params(c.overrides);
@@ -941,6 +946,8 @@ std::vector<TuningCase> tuning_cases() {
              {"cuda_planes=" + std::to_string(planes), "cuda_tile_y=" + std::to_string(tile_y)}});
       }
     }
+    // The scalar kernel on grids whose nx is a multiple of 4 (the default takes float4 there).
+    cases.push_back({"cuda_scalar", "cuda", {"cuda_x4=0"}});
   }
   return cases;
 }

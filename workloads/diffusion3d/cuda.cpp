@@ -44,7 +44,7 @@ class Cuda : public DiffusionInstance {
                                p_.cs,
                                p_.ct,
                                p_.cb};
-    const cuda::BlockShape shape{p_.cuda_planes, p_.cuda_tile_y};
+    const cuda::BlockShape shape{p_.cuda_planes, p_.cuda_tile_y, p_.cuda_x4};
     const cudaStream_t stream = stream_->get();
     iterate(f_dev_.get(), fn_dev_.get(),
             [&](const float* f, float* fn) { cuda::step(c, shape, f, fn, stream); });

@@ -15,9 +15,12 @@ struct Coefficients {
 // through `planes` planes (0: all nz planes in one chunk). Only the values of the workload's
 // cuda_planes and cuda_tile_y parameters are compiled; step() throws std::invalid_argument for
 // any other.
+// With x4 and nx a multiple of 4, each thread computes four consecutive cells along x through
+// float4 loads and stores (the tile then covers 128 x tile_y cells).
 struct BlockShape {
   int planes = 16;
   int tile_y = 8;
+  bool x4 = true;
 };
 
 void step(const Coefficients& c, const BlockShape& shape, const float* f, float* fn,

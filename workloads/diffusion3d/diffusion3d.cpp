@@ -34,6 +34,7 @@ Problem problem_of(const Params& params) {
   p.acc_shape = static_cast<AccShape>(shape - acc_shape_names.begin());
   p.cuda_planes = static_cast<int>(params.integer("cuda_planes"));
   p.cuda_tile_y = static_cast<int>(params.integer("cuda_tile_y"));
+  p.cuda_x4 = params.integer("cuda_x4") != 0;
   p.dx = 1.0 / double(p.nx);
   p.dy = 1.0 / double(p.ny);
   p.dz = 1.0 / double(p.nz);
@@ -125,6 +126,10 @@ Workload make_workload() {
       {.key = "cuda_tile_y",
        .help = "cuda only: thread rows of a block's 32-wide (i, j) tile: 4, 8 or 16",
        .presets = same("8")},
+      {.key = "cuda_x4",
+       .help = "cuda only: 1 gives each thread four cells along x (float4) where nx % 4 == 0",
+       .presets = same("1"),
+       .minimum = 0},
   };
   w.validate = [](const Params& params) {
     const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
@@ -143,6 +148,9 @@ Workload make_workload() {
     if (!listed(cuda_planes_choices, params.integer("cuda_planes"))) {
       throw UsageError(fmt::format("--set cuda_planes={}: expected 16, 32, 64 or 0 (all planes)",
                                    params.integer("cuda_planes")));
+    }
+    if (params.integer("cuda_x4") > 1) {
+      throw UsageError(fmt::format("--set cuda_x4={}: expected 0 or 1", params.integer("cuda_x4")));
     }
     if (!listed(cuda_tile_y_choices, params.integer("cuda_tile_y"))) {
       throw UsageError(

@@ -29,6 +29,7 @@ struct Problem {
   bool async = true;  // acc_tuned: queue the steps asynchronously
   AccShape acc_shape = AccShape::flat;
   int cuda_planes = 16, cuda_tile_y = 8;  // cuda: the block shape
+  bool cuda_x4 = true;                    // cuda: four cells per thread where nx % 4 == 0
   double dx = 0, dy = 0, dz = 0;
   // The course's coefficients: ce = cw = kappa dt / dx^2, and so on; cc = 1 - their sum.
   float ce = 0, cw = 0, cn = 0, cs = 0, ct = 0, cb = 0, cc = 0;
