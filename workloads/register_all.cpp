@@ -1,5 +1,6 @@
 // Every workload built into acclab, registered explicitly in the order `acclab list` shows.
 #include "core/registry.hpp"
+#include "workloads/apsp/apsp.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 #include "workloads/matmul/matmul.hpp"
@@ -12,6 +13,7 @@ void register_all_workloads(Registry& registry) {
   jacobi2d::register_variants(registry);
   diffusion3d::register_variants(registry);
   matmul::register_variants(registry);
+  apsp::register_variants(registry);
 }
 
 }  // namespace acclab

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The apsp workload's H200 measurements (one GPU), as committed in bench/results/h200/.
+# Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
+# (scripts/h200-common.sh says how):
+#   OUT=some/folder scripts/h200-apsp.sh
+# serial is left out above the small preset: 4096^3 relaxations on one core take minutes (the
+# verification compares with the same loop run over all cores).
+set -uo pipefail
+source "$(dirname "$0")/h200-common.sh"
+if ldd "$acclab" | grep "not found"; then exit 1; fi
+
+echo "== correctness on the GPU"
+for sets in "" "--set semiring=min-plus" "--set graph=seed --set n=300 --set block=32" \
+    "--set n=1000 --set edges_per_vertex=3 --set semiring=min-plus"; do
+  # shellcheck disable=SC2086
+  "$acclab" run apsp $sets --reps 1 --format json | python3 -c 'import json, sys
+print("; ".join(r["variant"] + " " + r["status"] + " " + (r.get("error") or "")
+                for r in json.load(sys.stdin)["results"]))'
+done
+echo "== the seed's 20 test lines are printed by: acclab run apsp --preset seed (see docs/apsp.md)"
+run apsp_seed ladder apsp --preset seed --variant 'multicore,managed,optimize,multidevice,cuda_blocked' \
+  --reps 2
+run apsp_8192 run apsp --preset large --set n=8192 --variant 'optimize,multidevice,cuda_blocked' \
+  --reps 2
+run apsp_16384 run apsp --preset large --variant 'optimize,cuda_blocked' --reps 1

@@ -1,0 +1,280 @@
+// apsp: the Floyd seed's all-pairs longest (max-plus) and shortest (min-plus) paths.
+//   - the generators (the seed's C-library graph, the portable one), the initial matrix, the
+//     serial step, cycle detection, the seed's test lines;
+//   - every registered variant bitwise equal to the serial loop on small graphs for both
+//     semirings, multidevice's decomposition with 1 to 4 partitions and blocks that do not
+//     divide n, corrupted results;
+//   - the real binary: the ladder, and bad input (status 2, one line).
+#include "workloads/apsp/apsp.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/registry.hpp"
+#include "core/runner.hpp"
+#include "support.hpp"
+
+namespace acclab {
+namespace {
+
+using apsp::Problem;
+using apsp::Semiring;
+using test::is_usage_error;
+using test::Outcome;
+using test::parse_json;
+using test::run_acclab;
+
+constexpr float inf = std::numeric_limits<float>::infinity();
+
+Params apsp_params(const std::vector<std::string>& overrides, const std::string& preset = "small") {
+  return test::params_of("apsp", overrides, preset);
+}
+
+Problem problem(const std::vector<std::string>& overrides, const std::string& preset = "small") {
+  return apsp::problem_of(apsp_params(overrides, preset));
+}
+
+bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+std::vector<float> serial_result(const Problem& p) {
+  std::vector<float> d = apsp::initial_matrix(p, apsp::generate_graph(p));
+  for (int k = 0; k < p.n; ++k) apsp::relax_rows(p, d.data(), k, 0, p.n);
+  return d;
+}
+
+// ---- the problem -------------------------------------------------------------------------------
+
+TEST(ApspProblemTest, PresetsAndConventions) {
+  const Problem seed = problem({}, "seed");
+  EXPECT_EQ(seed.n, 4096);
+  EXPECT_EQ(seed.generator, apsp::Generator::seed);
+  EXPECT_EQ(seed.semiring, Semiring::max_plus);
+  EXPECT_EQ(seed.edges_per_vertex, 20);
+  EXPECT_EQ(problem({}).n, 97);  // small: no block of 64 divides it
+  EXPECT_EQ(problem({}, "large").n, 16384);
+  EXPECT_EQ(problem({}).none(), -inf);
+  EXPECT_EQ(problem({"semiring=min-plus"}).none(), inf);
+}
+
+TEST(ApspProblemTest, SeedGraphIsTheCLibrarysDrawsAsTheSeedMakesThem) {
+  const Problem p = problem({"graph=seed", "n=50", "edges_per_vertex=20"});
+  const auto edges = apsp::generate_graph(p);
+  // The seed's loop, written out again here.
+  std::srand(50);
+  std::vector<apsp::Edge> expected;
+  std::set<std::pair<int, int>> seen;
+  while (expected.size() < 1000) {
+    const int prev = std::rand() % 50, next = std::rand() % 50;
+    if (prev == next || seen.count({prev, next})) continue;
+    seen.insert({prev, next});
+    expected.push_back({prev, next, float(std::log((std::rand() % 99 + 1.0) / 100))});
+  }
+  ASSERT_EQ(edges.size(), expected.size());
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    EXPECT_EQ(edges[e].from, expected[e].from) << e;
+    EXPECT_EQ(edges[e].to, expected[e].to) << e;
+    EXPECT_EQ(edges[e].weight, expected[e].weight) << e;
+  }
+}
+
+TEST(ApspProblemTest, GeneratorsMakeDistinctEdgesWithoutSelfLoopsAndLogWeights) {
+  for (const char* graph : {"graph=seed", "graph=random"}) {
+    for (const char* semiring : {"semiring=max-plus", "semiring=min-plus"}) {
+      SCOPED_TRACE(std::string(graph) + " " + semiring);
+      const Problem p = problem({graph, semiring, "n=40", "edges_per_vertex=7"});
+      const auto edges = apsp::generate_graph(p);
+      ASSERT_EQ(edges.size(), 280u);
+      std::set<std::pair<int, int>> seen;
+      for (const auto& e : edges) {
+        EXPECT_NE(e.from, e.to);
+        EXPECT_TRUE(seen.insert({e.from, e.to}).second);
+        EXPECT_GE(e.from, 0);
+        EXPECT_LT(e.to, 40);
+        // log p for p in [0.01, 1]: max-plus weights in [log 0.01, 0], min-plus negated.
+        const float w = p.semiring == Semiring::max_plus ? e.weight : -e.weight;
+        EXPECT_LE(w, 0.0f);
+        EXPECT_GE(w, float(std::log(0.01)) - 1e-6f);
+      }
+    }
+  }
+  // Different seeds, different graphs; the same seed, the same graph.
+  const auto a = apsp::generate_graph(problem({"random_seed=1"}));
+  const auto b = apsp::generate_graph(problem({"random_seed=2"}));
+  const auto a2 = apsp::generate_graph(problem({"random_seed=1"}));
+  ASSERT_EQ(a.size(), a2.size());
+  EXPECT_EQ(a[5].from, a2[5].from);
+  EXPECT_TRUE(a[0].from != b[0].from || a[0].to != b[0].to || a[1].to != b[1].to);
+}
+
+TEST(ApspProblemTest, InitialMatrixHasZeroDiagonalEdgesAndNoneElsewhere) {
+  const Problem p = problem({"n=4", "edges_per_vertex=1"});
+  const std::vector<apsp::Edge> edges = {{0, 1, -0.5f}, {2, 3, -0.25f}};
+  const auto d = apsp::initial_matrix(p, edges);
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      const float expected = i == j ? 0.0f : (i == 0 && j == 1) ? -0.5f
+                                         : (i == 2 && j == 3)   ? -0.25f
+                                                                : -inf;
+      EXPECT_EQ(d[i * 4 + j], expected) << i << " " << j;
+    }
+  }
+}
+
+TEST(ApspProblemTest, MinPlusIsMaxPlusNegatedBitwise) {
+  for (const char* graph : {"graph=seed", "graph=random"}) {
+    const auto longest = serial_result(problem({graph, "n=60"}));
+    const auto shortest = serial_result(problem({graph, "n=60", "semiring=min-plus"}));
+    ASSERT_EQ(longest.size(), shortest.size());
+    for (std::size_t e = 0; e < longest.size(); ++e) ASSERT_EQ(-longest[e], shortest[e]) << e;
+  }
+}
+
+TEST(ApspProblemTest, SerialStepIsTheSeedsUpdate) {
+  // A path 0 -> 1 -> 2 of weights -1 and -2 and a direct edge 0 -> 2 of -5: the longest
+  // path goes through 1 (-3), the shortest is direct for the negated weights.
+  Problem p = problem({"n=3", "edges_per_vertex=1"});
+  auto d = apsp::initial_matrix(p, {{0, 1, -1.0f}, {1, 2, -2.0f}, {0, 2, -5.0f}});
+  for (int k = 0; k < 3; ++k) apsp::relax_rows(p, d.data(), k, 0, 3);
+  EXPECT_EQ(d[0 * 3 + 2], -3.0f);
+  EXPECT_EQ(d[2 * 3 + 0], -inf);
+  EXPECT_FALSE(apsp::cycle_vertex(p, d.data()).has_value());
+  p.semiring = Semiring::min_plus;
+  d = apsp::initial_matrix(p, {{0, 1, 1.0f}, {1, 2, 2.0f}, {0, 2, 5.0f}});
+  for (int k = 0; k < 3; ++k) apsp::relax_rows(p, d.data(), k, 0, 3);
+  EXPECT_EQ(d[0 * 3 + 2], 3.0f);
+  EXPECT_EQ(d[2 * 3 + 0], inf);
+}
+
+TEST(ApspProblemTest, CycleVertexFindsPositiveAndNegativeCycles) {
+  Problem p = problem({"n=3", "edges_per_vertex=1"});
+  // 1 -> 2 -> 1 of total +1: longest paths through them are unbounded.
+  auto d = apsp::initial_matrix(p, {{0, 1, -1.0f}, {1, 2, 0.5f}, {2, 1, 0.5f}});
+  for (int k = 0; k < 3; ++k) apsp::relax_rows(p, d.data(), k, 0, 3);
+  const auto vertex = apsp::cycle_vertex(p, d.data());
+  ASSERT_TRUE(vertex.has_value());
+  EXPECT_TRUE(*vertex == 1 || *vertex == 2) << *vertex;
+  p.semiring = Semiring::min_plus;
+  d = apsp::initial_matrix(p, {{0, 1, 1.0f}, {1, 2, -0.5f}, {2, 1, -0.5f}});
+  for (int k = 0; k < 3; ++k) apsp::relax_rows(p, d.data(), k, 0, 3);
+  ASSERT_TRUE(apsp::cycle_vertex(p, d.data()).has_value());
+}
+
+TEST(ApspProblemTest, SeedTestLinesAreTwentyDistinctPairsWithTheirValues) {
+  const Problem p = problem({"graph=seed", "n=64"});
+  const auto d = serial_result(p);
+  const auto lines = apsp::seed_test_lines(p, d);
+  ASSERT_EQ(lines.size(), 20u);
+  for (const auto& line : lines) {
+    int prev = -1, next = -1;
+    float value = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "test %d %d %f", &prev, &next, &value), 3) << line;
+    EXPECT_NE(prev, next);
+    EXPECT_NEAR(value, d[prev * 64 + next], 1e-6) << line;
+  }
+  EXPECT_EQ(apsp::seed_test_lines(p, d), lines) << "the same lines every time";
+}
+
+TEST(ApspWorkloadTest, ValidateRefusesBadParametersNamingThem) {
+  auto error = [](const std::vector<std::string>& overrides) {
+    return test::validate_error("apsp", overrides);
+  };
+  EXPECT_EQ(error({}), "");
+  EXPECT_NE(error({"n=1"}).find("n"), std::string::npos);
+  EXPECT_NE(error({"n=46341"}).find("n=46341"), std::string::npos);
+  EXPECT_NE(error({"n=10", "edges_per_vertex=10"}).find("edges_per_vertex"), std::string::npos);
+  EXPECT_NE(error({"devices=0"}).find("devices"), std::string::npos);
+  EXPECT_NE(error({"devices=65"}).find("devices"), std::string::npos);
+  EXPECT_NE(error({"block=0"}).find("block"), std::string::npos);
+  EXPECT_NE(error({"block=1025"}).find("block"), std::string::npos);
+  EXPECT_NE(error({"semiring=plus-times"}).find("semiring"), std::string::npos);
+}
+
+// ---- every registered variant ------------------------------------------------------------------
+
+class ApspVariantTest : public test::VariantTest {
+ protected:
+  ApspVariantTest() : VariantTest("apsp") {}
+};
+
+TEST_P(ApspVariantTest, BitwiseEqualToTheSerialLoopForBothSemirings) {
+  const std::vector<std::vector<std::string>> cases = {
+      {},                                                   // 97 vertices, max-plus
+      {"semiring=min-plus"},                                // shortest paths
+      {"graph=seed", "n=130", "edges_per_vertex=3"},        // the seed's generator, sparse
+      {"n=2", "edges_per_vertex=1"},                        // smallest
+      {"n=70", "edges_per_vertex=1", "semiring=min-plus"},  // many unreachable pairs (inf)
+      {"devices=2", "block=16"},                            // multidevice: two partitions
+      {"devices=3", "block=7", "semiring=min-plus"},        // three, blocks not dividing n
+      {"devices=4", "block=64", "n=200"},                   // four, the last one short
+  };
+  for (const auto& overrides : cases) {
+    const Params params = apsp_params(overrides);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run(params, 1);
+    if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+    ASSERT_EQ(r.status, Status::verified) << r.error << " / " << r.verification;
+    EXPECT_EQ(r.place, expected_place());
+    EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
+        << r.verification;
+    EXPECT_NE(r.verification.find("match Dijkstra"), std::string::npos) << r.verification;
+  }
+}
+
+TEST_P(ApspVariantTest, CorruptResultFailsVerification) {
+  const Result r = run(apsp_params({}), 1, /*corrupt=*/true);
+  if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_NE(r.error.find("differ from the serial loop"), std::string::npos) << r.error;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllApspVariants, ApspVariantTest,
+                         ::testing::ValuesIn(test::variant_names("apsp")), test::param_name);
+
+// ---- the command line --------------------------------------------------------------------------
+
+TEST(ApspCliTest, LadderOnTheSmallPresetVerifies) {
+  const Outcome o = run_acclab({"ladder", "apsp", "--format", "json", "--reps", "1"});
+  ASSERT_EQ(o.status, 0) << o;
+  const auto doc = parse_json(o.out);
+  ASSERT_EQ(doc["results"].size(), test::variant_names("apsp").size());
+  EXPECT_EQ(doc["results"][0]["variant"], "serial");
+  for (const auto& r : doc["results"]) {
+    SCOPED_TRACE(r["variant"].dump());
+    if (r["status"] == "unavailable") {
+      EXPECT_EQ(r["backend"], "cuda");
+      continue;
+    }
+    EXPECT_EQ(r["status"], "verified") << r["error"];
+    // 97^3 relaxations, two flops each.
+    EXPECT_NEAR(r["gflops"].get<double>() * r["time_s"]["median"].get<double>() * 1e9,
+                2.0 * 97 * 97 * 97, 1.0);
+  }
+}
+
+class ApspCliBadInputTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ApspCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
+  const std::string set = GetParam();
+  const Outcome o = run_acclab(test::run_with_sets("apsp", {set}));
+  EXPECT_TRUE(is_usage_error(o, {set.substr(0, set.find('='))})) << o;
+}
+
+INSTANTIATE_TEST_SUITE_P(BadParameters, ApspCliBadInputTest,
+                         ::testing::Values("n=0", "n=100000", "edges_per_vertex=200",
+                                           "devices=99", "block=0", "semiring=max",
+                                           "graph=grid"));
+
+}  // namespace
+}  // namespace acclab

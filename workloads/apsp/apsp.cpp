@@ -1,0 +1,263 @@
+// Problem definition, graph generators, parameters and verification shared by every apsp
+// variant.
+#include "workloads/apsp/apsp.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <queue>
+#include <random>
+#include <set>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace acclab::apsp {
+
+Problem problem_of(const Params& params) {
+  Problem p;
+  p.n = static_cast<int>(std::min<std::int64_t>(params.integer("n"), 1 << 30));
+  p.semiring = params.text("semiring") == "min-plus" ? Semiring::min_plus : Semiring::max_plus;
+  p.generator = params.text("graph") == "random" ? Generator::random : Generator::seed;
+  p.edges_per_vertex =
+      static_cast<int>(std::min<std::int64_t>(params.integer("edges_per_vertex"), 1 << 30));
+  p.random_seed = static_cast<std::uint64_t>(params.integer("random_seed"));
+  p.devices = static_cast<int>(std::min<std::int64_t>(params.integer("devices"), 1 << 20));
+  p.block = static_cast<int>(std::min<std::int64_t>(params.integer("block"), 1 << 20));
+  return p;
+}
+
+Workload make_workload() {
+  Workload w;
+  w.name = "apsp";
+  w.description = "Floyd seed: all-pairs longest (max-plus) or shortest paths, several GPUs";
+  auto same = [](const char* value) {
+    return std::map<std::string, std::string>{{"seed", value}, {"small", value}, {"large", value}};
+  };
+  w.params = {
+      {.key = "n",
+       .help = "vertices",
+       .presets = {{"seed", "4096"}, {"small", "97"}, {"large", "16384"}},
+       .minimum = 2},
+      {.key = "semiring",
+       .type = ParamType::text,
+       .help = "max-plus: longest paths (the seed's); min-plus: shortest paths (weights negated)",
+       .presets = same("max-plus"),
+       .choices = {"max-plus", "min-plus"}},
+      {.key = "graph",
+       .type = ParamType::text,
+       .help = "seed: the seed's C-library rand() graph; random: the same kind from mt19937_64",
+       .presets = {{"seed", "seed"}, {"small", "random"}, {"large", "random"}},
+       .choices = {"seed", "random"}},
+      {.key = "edges_per_vertex",
+       .help = "distinct directed edges per vertex (the seed's 20)",
+       .presets = same("20")},
+      {.key = "random_seed", .help = "graph=random's seed", .presets = same("1"), .minimum = 0},
+      {.key = "devices",
+       .help = "multidevice: GPUs to split the rows over (partitions on the host without a GPU)",
+       .presets = same("1")},
+      {.key = "block",
+       .help = "multidevice: pivot rows exchanged at once (rows per partition are multiples)",
+       .presets = same("64")},
+  };
+  w.validate = [](const Params& params) {
+    const std::int64_t n = params.integer("n");
+    // n^2 indices are 32-bit ints in the GPU kernels.
+    if (n > 46340) throw UsageError(fmt::format("--set n={}: n^2 reaches 2^31", n));
+    const std::int64_t edges = params.integer("edges_per_vertex");
+    if (edges > n - 1) {
+      throw UsageError(fmt::format(
+          "--set edges_per_vertex={}: more than the n - 1 = {} distinct edges a vertex can have",
+          edges, n - 1));
+    }
+    if (params.integer("devices") > 64) {
+      throw UsageError(fmt::format("--set devices={}: at most 64", params.integer("devices")));
+    }
+    const std::int64_t block = params.integer("block");
+    if (block > 1024) throw UsageError(fmt::format("--set block={}: at most 1024", block));
+  };
+  // The matrix and its initial state, the cached reference, the edge list.
+  w.host_bytes = [](const Params& params) {
+    const double n = double(params.integer("n"));
+    return 3.0 * sizeof(float) * n * n + 12.0 * n * double(params.integer("edges_per_vertex"));
+  };
+  w.device_bytes = [](const Params& params) {
+    const double n = double(params.integer("n"));
+    return sizeof(float) * n * n + 2.0 * sizeof(float) * n * double(params.integer("block"));
+  };
+  return w;
+}
+
+std::vector<Edge> generate_graph(const Problem& p) {
+  const std::int64_t count = std::int64_t(p.n) * p.edges_per_vertex;
+  const float sign = p.semiring == Semiring::max_plus ? 1.0f : -1.0f;
+  std::vector<Edge> edges;
+  edges.reserve(static_cast<std::size_t>(count));
+  std::vector<bool> present(static_cast<std::size_t>(p.elements()), false);
+  if (p.generator == Generator::seed) {
+    std::srand(static_cast<unsigned>(p.n));
+    while (std::int64_t(edges.size()) < count) {
+      const int prev = std::rand() % p.n;
+      const int next = std::rand() % p.n;
+      const std::size_t at = std::size_t(prev) * p.n + next;
+      if (prev == next || present[at]) continue;
+      present[at] = true;
+      edges.push_back({prev, next, sign * float(std::log((std::rand() % 99 + 1.0) / 100))});
+    }
+  } else {
+    std::mt19937_64 rng(p.random_seed);
+    while (std::int64_t(edges.size()) < count) {
+      const int prev = static_cast<int>(rng() % std::uint64_t(p.n));
+      const int next = static_cast<int>(rng() % std::uint64_t(p.n));
+      const std::size_t at = std::size_t(prev) * p.n + next;
+      if (prev == next || present[at]) continue;
+      present[at] = true;
+      const double u = 0.01 + 0.99 * double(rng() >> 11) * 0x1p-53;  // [0.01, 1)
+      edges.push_back({prev, next, sign * float(std::log(u))});
+    }
+  }
+  return edges;
+}
+
+std::vector<std::string> seed_test_lines(const Problem& p, const std::vector<float>& d) {
+  // The generator's state is where generate_graph left it: draw the graph again first.
+  generate_graph(p);
+  std::vector<std::string> lines;
+  while (lines.size() < 20) {
+    const int prev = std::rand() % p.n;
+    const int next = std::rand() % p.n;
+    if (prev == next) continue;
+    lines.push_back(
+        fmt::format("test {} {} {:f}", prev, next, d[std::size_t(prev) * p.n + next]));
+  }
+  return lines;
+}
+
+std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edges) {
+  std::vector<float> d(static_cast<std::size_t>(p.elements()), p.none());
+  for (int i = 0; i < p.n; ++i) d[std::size_t(i) * p.n + i] = 0.0f;
+  for (const Edge& e : edges) {
+    float& slot = d[std::size_t(e.from) * p.n + e.to];
+    slot = p.semiring == Semiring::max_plus ? std::max(slot, e.weight) : std::min(slot, e.weight);
+  }
+  return d;
+}
+
+std::optional<int> cycle_vertex(const Problem& p, const float* d) {
+  for (int i = 0; i < p.n; ++i) {
+    const float dii = d[std::size_t(i) * p.n + i];
+    if (p.semiring == Semiring::max_plus ? dii > 0.0f : dii < 0.0f) return i;
+    if (std::isnan(dii)) return i;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Dijkstra from `source` on costs >= 0 (max-plus weights negated), in double: the best path
+// lengths, +inf where unreachable, and each length's sum of |weights| (for the rounding bound).
+std::vector<double> dijkstra(const Problem& p, const std::vector<std::vector<std::pair<int, double>>>& out,
+                             int source) {
+  std::vector<double> dist(static_cast<std::size_t>(p.n), std::numeric_limits<double>::infinity());
+  using Item = std::pair<double, int>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+  dist[source] = 0;
+  queue.push({0.0, source});
+  while (!queue.empty()) {
+    const auto [du, u] = queue.top();
+    queue.pop();
+    if (du > dist[u]) continue;
+    for (const auto& [v, cost] : out[u]) {
+      if (du + cost < dist[v]) {
+        dist[v] = du + cost;
+        queue.push({dist[v], v});
+      }
+    }
+  }
+  return dist;
+}
+
+}  // namespace
+
+ApspInstance::ApspInstance(const Params& params) : p_(problem_of(params)) {}
+
+void ApspInstance::setup() {
+  initial_ = initial_matrix(p_, generate_graph(p_));
+  d_ = initial_;
+}
+
+void ApspInstance::reset() {
+  std::memcpy(d_.data(), initial_.data(), initial_.size() * sizeof(float));
+}
+
+Verification ApspInstance::verify() {
+  Verification v;
+  if (const auto cycle = cycle_vertex(p_, d_.data())) {
+    v.detail = fmt::format("vertex {} lies on a {} cycle (d[{}][{}] = {})", *cycle,
+                           p_.semiring == Semiring::max_plus ? "positive" : "negative", *cycle,
+                           *cycle, d_[std::size_t(*cycle) * p_.n + *cycle]);
+    return v;
+  }
+  std::string serial = "not compared with the serial loop (n > 4096)";
+  std::int64_t differ = 0;
+  if (p_.n <= serial_check_limit) {
+    const auto& reference = reference_result(p_);
+    std::int64_t first = -1;
+    for (std::int64_t e = 0; e < p_.elements(); ++e) {
+      if (std::memcmp(&d_[e], &reference[e], sizeof(float)) != 0) {
+        if (first < 0) first = e;
+        ++differ;
+      }
+    }
+    serial = differ == 0 ? "bitwise equal to the serial loop"
+                         : fmt::format("{} elements differ from the serial loop, first ({}, {}): {} "
+                                       "against {}",
+                                       differ, first / p_.n, first % p_.n, d_[first],
+                                       reference[first]);
+  }
+  // Sampled sources against Dijkstra on the same graph (costs -w for max-plus, w for min-plus,
+  // all >= 0 for the generated graphs). Float sums of a path's L weights of one sign are within
+  // L u sum|w| = L u |length| of the exact length (u = 2^-24), and L < n.
+  std::vector<std::vector<std::pair<int, double>>> out(static_cast<std::size_t>(p_.n));
+  for (const Edge& e : generate_graph(p_)) {
+    out[e.from].push_back({e.to, p_.semiring == Semiring::max_plus ? -double(e.weight)
+                                                                      : double(e.weight)});
+  }
+  const int sources = std::min(p_.n, 8);
+  double worst = 0;
+  std::int64_t mismatched = 0;
+  for (int s = 0; s < sources; ++s) {
+    const int source = int(std::int64_t(s) * p_.n / sources);
+    const auto dist = dijkstra(p_, out, source);
+    for (int j = 0; j < p_.n; ++j) {
+      const double expected = p_.semiring == Semiring::max_plus ? -dist[j] : dist[j];
+      const double got = d_[std::size_t(source) * p_.n + j];
+      if (std::isinf(expected) || std::isinf(got)) {
+        mismatched += expected != got;
+        continue;
+      }
+      const double diff = std::abs(got - expected);
+      const double bound = double(p_.n) * 0x1p-24 * std::abs(expected) + 1e-30;
+      worst = std::max(worst, diff / bound);
+      mismatched += !(diff <= bound);
+    }
+  }
+  v.ok = differ == 0 && mismatched == 0;
+  v.outputs["rows_checked_by_dijkstra"] = sources;
+  v.outputs["dijkstra_worst_over_bound"] = worst;
+  v.detail = fmt::format("{}; {} sampled rows {} Dijkstra within n u |length|{}", serial, sources,
+                         mismatched == 0 ? "match" : "do not match",
+                         mismatched == 0 ? "" : fmt::format(" ({} elements)", mismatched));
+  return v;
+}
+
+void ApspInstance::corrupt_result() {
+  float& x = d_[std::size_t(p_.n / 2) * p_.n + (p_.n / 2 + 1) % p_.n];
+  x = std::isinf(x) ? 0.0f : x + 0.5f;
+}
+
+}  // namespace acclab::apsp

@@ -1,0 +1,110 @@
+// The Floyd seed's all-pairs paths: Floyd-Warshall on a dense n x n float matrix over the
+// max-plus semiring (longest paths, the seed's: d[i][j] = max(d[i][j], d[i][k] + d[k][j]),
+// missing edges -inf) or min-plus (shortest paths, missing edges +inf).
+//
+// Conventions: the diagonal starts at 0 (the empty path), so after the run d[i][i] > 0
+// (max-plus) or < 0 (min-plus) exactly when i lies on a positive (negative) cycle, and paths
+// through such a vertex are undefined. The seed started its diagonal at -1e7 ("-INF") and had
+// no self loops; for i != j and graphs without positive cycles the two conventions give the
+// same values. Unreachable pairs stay -inf (+inf), where the seed printed -1e7.
+//
+// Every step's update of (i, j) uses d[i][k] and d[k][j] as they were after step k-1, as the
+// serial loop does; with d[k][k] = 0 neither changes during step k, so any parallel order of
+// one step, and the blocked schemes here (which snapshot each pivot row as of its step), give
+// results bitwise equal to the serial loop.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/registry.hpp"
+
+namespace acclab::apsp {
+
+enum class Semiring { max_plus, min_plus };
+enum class Generator { seed, random };
+
+struct Problem {
+  int n = 0;
+  Semiring semiring = Semiring::max_plus;
+  Generator generator = Generator::seed;
+  int edges_per_vertex = 20;
+  std::uint64_t random_seed = 1;
+  int devices = 1;  // multidevice: GPUs (partitions of rows on the host without a GPU)
+  int block = 64;   // multidevice: pivot rows exchanged at once
+
+  std::int64_t elements() const { return std::int64_t(n) * n; }
+  // The value of a missing edge: -inf for max-plus, +inf for min-plus.
+  float none() const {
+    return semiring == Semiring::max_plus ? -std::numeric_limits<float>::infinity()
+                                          : std::numeric_limits<float>::infinity();
+  }
+};
+Problem problem_of(const Params& params);
+
+Workload make_workload();
+
+struct Edge {
+  int from, to;
+  float weight;
+};
+
+// The seed's graph: srand(n), then 20 n distinct directed edges (prev = rand() % n,
+// next = rand() % n, redrawn on a self loop or a repeat) of weight log((rand() % 99 + 1) / 100),
+// the C library's generator exactly as the seed calls it. generator=random draws the same kind
+// of graph (edges_per_vertex n edges, weight log p for p uniform in [0.01, 1]) from mt19937_64,
+// the same on every platform. For min-plus every weight is negated (-log p >= 0), so that the
+// shortest paths are the same most-reliable paths and the result is exactly the max-plus one
+// negated.
+std::vector<Edge> generate_graph(const Problem& p);
+
+// The seed's 20 "test prev next value" lines: the next 20 pairs from the C library's rand()
+// after the graph (prev != next), with d[prev][next]. Only meaningful for generator=seed.
+std::vector<std::string> seed_test_lines(const Problem& p, const std::vector<float>& d);
+
+// The initial matrix: 0 on the diagonal, the edge weights (the best of repeated edges, which the
+// generators never make), none() elsewhere.
+std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edges);
+
+// One Floyd-Warshall step k over rows [row_begin, row_end) of d (n x n, in place).
+void relax_rows(const Problem& p, float* d, int k, int row_begin, int row_end);
+
+// The serial algorithm (rows of each step split over OpenMP threads: bitwise the serial loop,
+// as the header says). Cached for the last problem asked.
+const std::vector<float>& reference_result(const Problem& p);
+
+// A vertex on a positive (max-plus) or negative (min-plus) cycle of the result, if any.
+std::optional<int> cycle_vertex(const Problem& p, const float* d);
+
+// The host matrix, the result and its verification, shared by every variant.
+class ApspInstance : public Instance {
+ public:
+  explicit ApspInstance(const Params& params);
+  void setup() override;
+  void reset() override;
+  // Bitwise equal to the serial result (computed here up to n = serial_check_limit), and
+  // sampled source rows equal to Dijkstra's distances within rounding at any n.
+  Verification verify() override;
+  void corrupt_result() override;
+
+  static constexpr int serial_check_limit = 4096;
+
+ protected:
+  Problem p_;
+  std::vector<float> initial_, d_;
+};
+
+std::unique_ptr<Instance> make_serial(const Params& params);
+std::unique_ptr<Instance> make_multicore(const Params& params);
+std::unique_ptr<Instance> make_managed(const Params& params);
+std::unique_ptr<Instance> make_optimize(const Params& params);
+std::unique_ptr<Instance> make_multidevice(const Params& params);
+std::unique_ptr<Instance> make_cuda_blocked(const Params& params);
+
+void register_variants(Registry& registry);
+
+}  // namespace acclab::apsp

@@ -1,0 +1,212 @@
+// Blocked Floyd-Warshall whose every update uses the values the serial loop uses, so that the
+// result is bitwise the serial one (apsp.hpp). For each round of `pivot` steps K = [kb, kb+T):
+//   A  the pivot tile K x K, one block, one step at a time: records H[r][s] = d[kb+r][kb+s]
+//      and S[s][c] = d[kb+s][kb+c] as they were before step kb+s;
+//   B  the pivot rows K x (columns outside K), one thread per column: with A's H, each column
+//      steps its T values in order and records S[s][j] = d[kb+s][j] before step kb+s;
+//   C  the pivot columns (rows outside K) x K, one thread per row, the same with A's S,
+//      recording H[i][s] = d[i][kb+s] before step kb+s;
+//   D  everything else: d[i][j] = relax over s in order of H[i][s] + S[s][j], a (max, +)
+//      product of an n x T and a T x n panel: 128 x 128 tiles, 8 x 8 elements per thread in
+//      registers, the panels' slices in shared memory.
+// H and S are exactly d[i][k] and d[k][j] after steps < k, the operands of serial step k.
+#include <algorithm>
+
+#include "core/cuda_check.hpp"
+#include "workloads/apsp/cuda_kernels.hpp"
+
+namespace acclab::apsp::cuda {
+namespace {
+
+constexpr int T = pivot;
+
+// As the serial loop's std::max / std::min (not fmaxf, which may order -0 and +0 otherwise).
+template <bool max_plus>
+__device__ __forceinline__ float relax(float now, float through) {
+  return max_plus ? (now < through ? through : now) : (through < now ? through : now);
+}
+
+template <bool max_plus>
+__device__ __forceinline__ float none() {
+  return max_plus ? -__int_as_float(0x7f800000) : __int_as_float(0x7f800000);
+}
+
+// A: T x 16 threads on the pivot tile, column c and rows y, y + 16, ... each.
+constexpr int tile_rows = 16, rows_each = T / tile_rows;
+
+template <bool max_plus>
+__global__ void pivot_tile(int n, int kb, float* d, float* history, float* snapshot) {
+  __shared__ float tile[T][T + 1];
+  const int c = threadIdx.x, y = threadIdx.y, j = kb + c;
+  for (int q = 0; q < rows_each; ++q) {
+    const int r = y + q * tile_rows, i = kb + r;
+    tile[r][c] = i < n && j < n ? d[i * n + j] : none<max_plus>();
+  }
+  __syncthreads();
+  for (int s = 0; s < T && kb + s < n; ++s) {
+    const float snap = tile[s][c];
+    float h[rows_each];
+    for (int q = 0; q < rows_each; ++q) {
+      const int r = y + q * tile_rows;
+      h[q] = tile[r][s];
+      if (c == 0 && kb + r < n) history[(kb + r) * T + s] = h[q];  // H[kb+r][s]
+    }
+    if (y == 0 && j < n) snapshot[s * n + j] = snap;  // S[s][kb+c]
+    __syncthreads();
+    for (int q = 0; q < rows_each; ++q) {
+      const int r = y + q * tile_rows;
+      tile[r][c] = relax<max_plus>(tile[r][c], h[q] + snap);
+    }
+    __syncthreads();
+  }
+  for (int q = 0; q < rows_each; ++q) {
+    const int r = y + q * tile_rows, i = kb + r;
+    if (i < n && j < n) d[i * n + j] = tile[r][c];
+  }
+}
+
+// B and C in one launch: threads [0, n) are columns (B), [n, 2n) rows (C); those inside K
+// were done by A.
+template <bool max_plus>
+__global__ void pivot_panels(int n, int kb, float* d, float* history, float* snapshot) {
+  __shared__ float h_kk[T][T], s_kk[T][T];
+  const int rounds = min(T, n - kb);
+  for (int e = threadIdx.x; e < T * T; e += blockDim.x) {
+    const int a = e / T, b = e % T;
+    h_kk[a][b] = a < rounds && b < rounds ? history[(kb + a) * T + b] : 0.0f;
+    s_kk[a][b] = a < rounds && b < rounds ? snapshot[a * n + kb + b] : 0.0f;
+  }
+  __syncthreads();
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n) {  // B: column j of the pivot rows
+    const int j = t;
+    if (j >= kb && j < kb + T) return;
+    float cur[T];
+#pragma unroll
+    for (int r = 0; r < T; ++r) cur[r] = r < rounds ? d[(kb + r) * n + j] : 0.0f;
+#pragma unroll
+    for (int s = 0; s < T; ++s) {
+      if (s >= rounds) break;
+      const float snap = cur[s];
+      snapshot[s * n + j] = snap;
+#pragma unroll
+      for (int r = 0; r < T; ++r) cur[r] = relax<max_plus>(cur[r], h_kk[r][s] + snap);
+    }
+#pragma unroll
+    for (int r = 0; r < T; ++r) {
+      if (r < rounds) d[(kb + r) * n + j] = cur[r];
+    }
+  } else if (t < 2 * n) {  // C: row i of the pivot columns
+    const int i = t - n;
+    if (i >= kb && i < kb + T) return;
+    float cur[T];
+#pragma unroll
+    for (int c = 0; c < T; ++c) cur[c] = c < rounds ? d[i * n + kb + c] : 0.0f;
+#pragma unroll
+    for (int s = 0; s < T; ++s) {
+      if (s >= rounds) break;
+      const float h = cur[s];
+      history[i * T + s] = h;
+#pragma unroll
+      for (int c = 0; c < T; ++c) cur[c] = relax<max_plus>(cur[c], h + s_kk[s][c]);
+    }
+#pragma unroll
+    for (int c = 0; c < T; ++c) {
+      if (c < rounds) d[i * n + kb + c] = cur[c];
+    }
+  }
+}
+
+constexpr int tile = 128, per_thread = 8, side = tile / per_thread;  // 16 x 16 threads
+
+constexpr int slice = 32;  // steps of H and S staged in shared memory at a time
+
+// D: one 128 x 128 tile of d per block; H's rows and S's columns of the tile in shared memory,
+// `slice` steps at a time.
+template <bool max_plus>
+__global__ void __launch_bounds__(side* side)
+    rest(int n, int kb, float* __restrict__ d, const float* __restrict__ history,
+         const float* __restrict__ snapshot) {
+  __shared__ __align__(16) float hs[slice][tile];  // hs[s][row]: H transposed
+  __shared__ __align__(16) float ss[slice][tile];  // ss[s][col]
+  const int i0 = blockIdx.y * tile, j0 = blockIdx.x * tile;
+  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * side + tx;
+  const int rounds = min(T, n - kb);
+  // Rows ty*4 + {0..3} and 64 + ty*4 + {0..3}; columns likewise: float4 loads from shared.
+  int rows[per_thread], cols[per_thread];
+#pragma unroll
+  for (int a = 0; a < per_thread; ++a) {
+    rows[a] = i0 + (a / 4) * (tile / 2) + ty * 4 + a % 4;
+    cols[a] = j0 + (a / 4) * (tile / 2) + tx * 4 + a % 4;
+  }
+  float acc[per_thread][per_thread];
+#pragma unroll
+  for (int a = 0; a < per_thread; ++a) {
+#pragma unroll
+    for (int b = 0; b < per_thread; ++b) {
+      acc[a][b] = rows[a] < n && cols[b] < n ? d[rows[a] * n + cols[b]] : 0.0f;
+    }
+  }
+  for (int s0 = 0; s0 < T; s0 += slice) {
+    __syncthreads();  // the previous slice is no longer read
+    for (int e = t; e < slice * tile; e += side * side) {
+      const int s = e / tile, x = e % tile, k = s0 + s;
+      const int i = i0 + x, j = j0 + x;
+      hs[s][x] = k < rounds && i < n ? history[i * T + k] : none<max_plus>();
+      ss[s][x] = k < rounds && j < n ? snapshot[k * n + j] : none<max_plus>();
+    }
+    __syncthreads();
+#pragma unroll 4
+  for (int s = 0; s < slice; ++s) {
+    const float4 h0 = *reinterpret_cast<const float4*>(&hs[s][ty * 4]);
+    const float4 h1 = *reinterpret_cast<const float4*>(&hs[s][tile / 2 + ty * 4]);
+    const float4 s0 = *reinterpret_cast<const float4*>(&ss[s][tx * 4]);
+    const float4 s1 = *reinterpret_cast<const float4*>(&ss[s][tile / 2 + tx * 4]);
+    const float h[per_thread] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
+    const float v[per_thread] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w};
+#pragma unroll
+    for (int a = 0; a < per_thread; ++a) {
+#pragma unroll
+      for (int b = 0; b < per_thread; ++b) acc[a][b] = relax<max_plus>(acc[a][b], h[a] + v[b]);
+    }
+  }
+  }
+#pragma unroll
+  for (int a = 0; a < per_thread; ++a) {
+    const bool row_ok = rows[a] < n && (rows[a] < kb || rows[a] >= kb + T);
+#pragma unroll
+    for (int b = 0; b < per_thread; ++b) {
+      if (row_ok && cols[b] < n && (cols[b] < kb || cols[b] >= kb + T)) {
+        d[rows[a] * n + cols[b]] = acc[a][b];
+      }
+    }
+  }
+}
+
+template <bool max_plus>
+void run_all(int n, float* d, float* history, float* snapshot, cudaStream_t stream) {
+  const int panel_threads = 256;
+  const dim3 rest_grid((n + tile - 1) / tile, (n + tile - 1) / tile);
+  for (int kb = 0; kb < n; kb += T) {
+    pivot_tile<max_plus><<<1, dim3(T, tile_rows), 0, stream>>>(n, kb, d, history, snapshot);
+    CUDA_CHECK_LAUNCH();
+    pivot_panels<max_plus><<<(2 * n + panel_threads - 1) / panel_threads, panel_threads, 0,
+                             stream>>>(n, kb, d, history, snapshot);
+    CUDA_CHECK_LAUNCH();
+    rest<max_plus><<<rest_grid, dim3(side, side), 0, stream>>>(n, kb, d, history, snapshot);
+    CUDA_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace
+
+void floyd_warshall_blocked(int n, bool max_plus, float* d, float* history, float* snapshot,
+                            cudaStream_t stream) {
+  if (max_plus) {
+    run_all<true>(n, d, history, snapshot, stream);
+  } else {
+    run_all<false>(n, d, history, snapshot, stream);
+  }
+}
+
+}  // namespace acclab::apsp::cuda

@@ -1,0 +1,147 @@
+// The seed's multidevice build, made correct: the rows split into `devices` partitions (block
+// multiples), one OpenMP thread per partition bound to its GPU (acc_set_device_num), each
+// holding its rows on its device for the whole run. For each block of pivot rows the owning
+// partition computes the block's snapshot (acc_multidevice.cpp) and publishes it through a host
+// buffer; after one barrier every partition uploads it and applies the block to its rows. Two
+// host buffers alternate, so that the next owner can publish while the others still copy.
+// Without a GPU the partitions are host arrays and the same code runs on the host, one thread
+// each, which is how CI checks the decomposition.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/error.hpp"
+#include "workloads/apsp/acc_kernels.hpp"
+
+namespace acclab::apsp {
+namespace {
+
+class Multidevice : public ApspInstance {
+ public:
+  using ApspInstance::ApspInstance;
+  ~Multidevice() override { release(false); }
+
+  void setup() override {
+    ApspInstance::setup();
+    const int gpus = acc::nvidia_devices();
+    if (gpus > 0 && p_.devices > gpus) {
+      throw UsageError(fmt::format("--set devices={}: {} GPU{} present", p_.devices, gpus,
+                                   gpus == 1 ? "" : "s"));
+    }
+    // Partition boundaries at multiples of the block, so that a block of pivot rows has one
+    // owner.
+    const int blocks = (p_.n + p_.block - 1) / p_.block;
+    parts_.resize(p_.devices);
+    rows_.resize(p_.devices);
+    snapshots_.resize(p_.devices);
+    for (int q = 0; q < p_.devices; ++q) {
+      auto& part = parts_[q];
+      part.row_begin = std::min(p_.n, int(std::int64_t(blocks) * q / p_.devices) * p_.block);
+      part.row_end = std::min(p_.n, int(std::int64_t(blocks) * (q + 1) / p_.devices) * p_.block);
+      rows_[q].resize(std::size_t(part.row_end - part.row_begin) * p_.n);
+      snapshots_[q].resize(std::size_t(p_.block) * p_.n);
+      part.rows = rows_[q].data();
+      part.snapshot = snapshots_[q].data();
+      copy_initial(q);
+    }
+    for (auto& buffer : published_) buffer.resize(std::size_t(p_.block) * p_.n);
+#pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
+    for (int q = 0; q < p_.devices; ++q) acc::partition_enter(p_, parts_[q], q);
+    entered_ = true;
+  }
+  void reset() override {
+#pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
+    for (int q = 0; q < p_.devices; ++q) {
+      acc::partition_select(q);
+      copy_initial(q);
+      acc::partition_upload(p_, parts_[q]);
+    }
+  }
+  void run() override {
+    bool short_of_threads = false;
+#pragma omp parallel num_threads(p_.devices)
+    {
+      // Every partition needs its thread: the barriers below wait for all of them.
+      if (omp_get_num_threads() != p_.devices) {
+#pragma omp single
+        short_of_threads = true;
+      } else {
+        run_partition(omp_get_thread_num());
+      }
+    }
+    if (short_of_threads) {
+      throw std::runtime_error(fmt::format(
+          "multidevice: OpenMP gave fewer than the {} threads asked for (OMP_THREAD_LIMIT?)",
+          p_.devices));
+    }
+  }
+  void finish() override { release(true); }
+
+ private:
+  // Partition `me`'s part of one run, on its own OpenMP thread.
+  void run_partition(int me) {
+    acc::partition_select(me);
+    const auto& part = parts_[me];
+    for (int k_begin = 0, round = 0; k_begin < p_.n; k_begin += p_.block, ++round) {
+      const int k_end = std::min(p_.n, k_begin + p_.block);
+      const int owner = owner_of(k_begin);
+      auto& published = published_[round % 2];
+      const std::size_t bytes = sizeof(float) * std::size_t(k_end - k_begin) * p_.n;
+      if (me == owner) {
+        acc::partition_pivot_block(p_, part, k_begin, k_end);
+        std::memcpy(published.data(), part.snapshot, bytes);
+      }
+#pragma omp barrier
+      if (me != owner) {
+        std::memcpy(part.snapshot, published.data(), bytes);
+        acc::partition_receive_snapshot(p_, part, k_begin, k_end);
+      }
+      // The owner's pivot rows went through the block's steps in partition_pivot_block.
+      acc::partition_apply_block(p_, part, k_begin, k_end, me == owner ? k_begin : 0,
+                                 me == owner ? k_end : 0);
+    }
+  }
+  int owner_of(int row) const {
+    for (int q = 0; q < p_.devices; ++q) {
+      if (row >= parts_[q].row_begin && row < parts_[q].row_end) return q;
+    }
+    return 0;
+  }
+  void copy_initial(int q) {
+    const auto& part = parts_[q];
+    std::memcpy(rows_[q].data(), initial_.data() + std::size_t(part.row_begin) * p_.n,
+                sizeof(float) * rows_[q].size());
+  }
+  // Brings every partition's rows back into d_ (when copy_out) and releases the devices' copies.
+  void release(bool copy_out) {
+    if (!entered_) return;
+#pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
+    for (int q = 0; q < p_.devices; ++q) {
+      acc::partition_select(q);
+      acc::partition_exit(p_, parts_[q], copy_out);
+    }
+    entered_ = false;
+    if (!copy_out) return;
+    for (int q = 0; q < p_.devices; ++q) {
+      std::memcpy(d_.data() + std::size_t(parts_[q].row_begin) * p_.n, rows_[q].data(),
+                  sizeof(float) * rows_[q].size());
+    }
+  }
+
+  std::vector<acc::Partition> parts_;
+  std::vector<std::vector<float>> rows_, snapshots_;
+  std::array<std::vector<float>, 2> published_;
+  bool entered_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Instance> make_multidevice(const Params& params) {
+  return std::make_unique<Multidevice>(params);
+}
+
+}  // namespace acclab::apsp
