@@ -7,12 +7,15 @@
 //   - the real binary: the ladder, and bad input (status 2, one line).
 #include "workloads/apsp/apsp.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -22,6 +25,7 @@
 
 #include "core/registry.hpp"
 #include "core/runner.hpp"
+#include "io/dense_matrix.hpp"
 #include "support.hpp"
 
 namespace acclab {
@@ -275,6 +279,109 @@ INSTANTIATE_TEST_SUITE_P(BadParameters, ApspCliBadInputTest,
                          ::testing::Values("n=0", "n=100000", "edges_per_vertex=200",
                                            "devices=99", "block=0", "semiring=max",
                                            "graph=grid"));
+
+// ---- acclab apsp FILE --------------------------------------------------------------------------
+
+std::string graph_file(const std::string& name) {
+  return (std::filesystem::path(ACCLAB_TEST_DATA) / "graphs" / name).string();
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+TEST(ApspCommandTest, EdgeListLongestPathsQueryAndCsv) {
+  test::TempDir dir;
+  const auto graph = dir.path() / "g.txt";
+  write_text(graph, "# u v w\n0 1 2.5\n1 2 1\n2 0 -10\n");
+  const auto out = dir.path() / "d.csv";
+  const Outcome o = run_acclab({"apsp", graph.string(), "--query", "0", "2", "--out", out.string()});
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_NE(o.out.find("3 vertices, 3 edges (edge list)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("query 0 -> 2: length 3.5 (along the path 3.5), 2 edges: 0 1 2"),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(test::read_file(out), "0,2.5,3.5\n-9,0,1\n-10,-7.5,0\n");
+}
+
+TEST(ApspCommandTest, CycleIsRefusedNamingAVertexAndNothingIsWritten) {
+  test::TempDir dir;
+  const auto graph = dir.path() / "g.gr";
+  // DIMACS, 1-based: 2 -> 3 -> 2 weighs -2 in all: a negative cycle for shortest paths.
+  write_text(graph, "c two-cycle\np sp 3 3\na 1 2 4\na 2 3 -1\na 3 2 -1\n");
+  const auto out = dir.path() / "d.bin";
+  const Outcome o = run_acclab(
+      {"apsp", graph.string(), "--semiring", "min-plus", "--out", out.string()});
+  EXPECT_TRUE(is_usage_error(o, {"g.gr", "negative cycle"})) << o;
+  EXPECT_TRUE(o.err.find("vertex 2") != std::string::npos ||
+              o.err.find("vertex 3") != std::string::npos)
+      << o.err;
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"g.gr"}) << "no output file";
+  // Undirected unit weights: every edge is a positive cycle for longest paths.
+  const Outcome books = run_acclab({"apsp", graph_file("polbooks.mtx")});
+  EXPECT_TRUE(is_usage_error(books, {"polbooks.mtx", "positive cycle"})) << books;
+}
+
+TEST(ApspCommandTest, RealGraphShortestPathsAgreeAcrossVariantsAndPathsResum) {
+  test::TempDir dir;
+  std::vector<std::string> outputs;
+  for (const std::vector<std::string>& variant :
+       {std::vector<std::string>{"--variant", "serial"},
+        std::vector<std::string>{"--variant", "multidevice", "--devices", "3"}}) {
+    const auto out = dir.path() / fmt::format("d{}.bin", outputs.size());
+    std::vector<std::string> args = {"apsp",       graph_file("test_FW_1000.mtx"),
+                                     "--semiring", "min-plus",
+                                     "--query",    "1",
+                                     "999",        "--out",
+                                     out.string()};
+    args.insert(args.end(), variant.begin(), variant.end());
+    const Outcome o = run_acclab(args, std::chrono::seconds(300));
+    if (o.status == 2 && o.err.find("no CUDA") != std::string::npos) GTEST_SKIP() << o.err;
+    ASSERT_EQ(o.status, 0) << o;
+    // The path's weights summed again equal the matrix's length.
+    const auto at = o.out.find("query 1 -> 999: length ");
+    ASSERT_NE(at, std::string::npos) << o.out;
+    double length = 0, along = 0;
+    ASSERT_EQ(std::sscanf(o.out.c_str() + at, "query 1 -> 999: length %lf (along the path %lf)",
+                          &length, &along),
+              2);
+    EXPECT_EQ(length, along);
+    EXPECT_GT(length, 0);
+    const auto matrix = io::read_dense_matrix(out);
+    EXPECT_EQ(matrix.rows, 1000);
+    EXPECT_EQ(matrix.values[0 * 1000 + 998], length);  // 1-based ids in the file
+    outputs.push_back(test::read_file(out));
+  }
+  EXPECT_EQ(outputs[0], outputs[1]) << "bitwise the same matrix";
+}
+
+class ApspCommandBadInputTest
+    : public ::testing::TestWithParam<std::pair<std::vector<std::string>, std::string>> {};
+
+TEST_P(ApspCommandBadInputTest, ExitsTwoWithOneLineNamingIt) {
+  test::TempDir dir;
+  write_text(dir.path() / "g.txt", "0 1 1\n1 2 x\n");
+  write_text(dir.path() / "ok.txt", "0 1 -1\n1 2 -1\n");
+  std::vector<std::string> args = {"apsp"};
+  for (const auto& a : GetParam().first) {
+    args.push_back(a.starts_with("@") ? (dir.path() / a.substr(1)).string() : a);
+  }
+  const Outcome o = run_acclab(args);
+  EXPECT_TRUE(is_usage_error(o, {GetParam().second})) << o;
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"g.txt", "ok.txt"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInput, ApspCommandBadInputTest,
+    ::testing::Values(
+        std::make_pair(std::vector<std::string>{"@missing.txt"}, "missing.txt"),
+        std::make_pair(std::vector<std::string>{"@g.txt"}, "g.txt:2"),
+        std::make_pair(std::vector<std::string>{"@ok.txt", "--query", "0", "3"}, "--query"),
+        std::make_pair(std::vector<std::string>{"@ok.txt", "--semiring", "max"}, "--semiring"),
+        std::make_pair(std::vector<std::string>{"@ok.txt", "--variant", "bellman"}, "bellman"),
+        std::make_pair(std::vector<std::string>{"@ok.txt", "--out-format", "xml"}, "xml"),
+        std::make_pair(std::vector<std::string>{"@ok.txt", "--out", "@no/such/dir/d.bin"},
+                       "d.bin")));
 
 }  // namespace
 }  // namespace acclab

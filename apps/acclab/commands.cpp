@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "apsp_command.hpp"
 #include "core/build_config.hpp"
 #include "core/error.hpp"
 #include "core/glob.hpp"
@@ -436,13 +437,19 @@ int cli_main(int argc, char** argv) {
       "ladder", "run every step of a workload in order, with speedups against step 1");
   add_run_options(ladder, ladder_args);
 
+  ApspArgs apsp_args;
+  auto* apsp = app.add_subcommand(
+      "apsp", "all-pairs longest or shortest paths of a graph file (Floyd-Warshall)");
+  add_apsp_options(apsp, apsp_args);
+
   // CLI11 answers an unknown command with "A subcommand is required"; name the word instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
     if (command != "list" && command != "info" && command != "run" && command != "ladder" &&
-        command != "explain") {
+        command != "explain" && command != "apsp") {
       fmt::print(stderr,
-                 "acclab: unknown command '{}' (expected list, info, run, ladder or explain)\n",
+                 "acclab: unknown command '{}' (expected list, info, run, ladder, explain or "
+                 "apsp)\n",
                  command);
       return 2;
     }
@@ -468,6 +475,7 @@ int cli_main(int argc, char** argv) {
     if (*run) return run_command("run", run_args, registry);
     if (*ladder) return run_command("ladder", ladder_args, registry);
     if (*explain) return explain_command(explain_target, registry);
+    if (*apsp) return apsp_command(apsp_args, registry);
   } catch (const UsageError& e) {
     fmt::print(stderr, "acclab: {}\n", e.what());
     return 2;

@@ -156,6 +156,37 @@ std::optional<int> cycle_vertex(const Problem& p, const float* d) {
   return std::nullopt;
 }
 
+std::vector<int> best_path(const Problem& p, const float* d, const std::vector<Edge>& edges,
+                           int u, int v) {
+  if (u == v) return {u};
+  const auto at = [&](int a, int b) { return d[std::size_t(a) * p.n + b]; };
+  if (at(u, v) == p.none()) return {};
+  std::vector<std::vector<const Edge*>> out(static_cast<std::size_t>(p.n));
+  for (const Edge& e : edges) out[e.from].push_back(&e);
+  std::vector<bool> visited(static_cast<std::size_t>(p.n), false);
+  std::vector<int> path = {u};
+  visited[u] = true;
+  for (int x = u; x != v;) {
+    int next = -1;
+    float best = p.none();
+    for (const Edge* e : out[x]) {
+      const int w = e->to;
+      if (visited[w] || at(w, v) == p.none()) continue;
+      const float through = e->weight + at(w, v);
+      const bool better = p.semiring == Semiring::max_plus ? through > best : through < best;
+      if (next < 0 || better || (through == best && w < next)) {
+        next = w;
+        best = through;
+      }
+    }
+    if (next < 0) return {};  // only through visited vertices: d was not this graph's result
+    visited[next] = true;
+    path.push_back(next);
+    x = next;
+  }
+  return path;
+}
+
 namespace {
 
 // Dijkstra from `source` on costs >= 0 (max-plus weights negated), in double: the best path
@@ -186,7 +217,7 @@ std::vector<double> dijkstra(const Problem& p, const std::vector<std::vector<std
 ApspInstance::ApspInstance(const Params& params) : p_(problem_of(params)) {}
 
 void ApspInstance::setup() {
-  initial_ = initial_matrix(p_, generate_graph(p_));
+  initial_ = initial_matrix(p_, graph_ ? *graph_ : generate_graph(p_));
   d_ = initial_;
 }
 

@@ -80,10 +80,19 @@ const std::vector<float>& reference_result(const Problem& p);
 // A vertex on a positive (max-plus) or negative (min-plus) cycle of the result, if any.
 std::optional<int> cycle_vertex(const Problem& p, const float* d);
 
+// A best path from u to v read off the result d and the graph's edges: from each vertex the
+// out-edge (x, w) whose weight plus d[w][v] is best (ties to the smaller w, never revisiting a
+// vertex). Empty when v is unreachable from u; {u} when u == v.
+std::vector<int> best_path(const Problem& p, const float* d, const std::vector<Edge>& edges,
+                           int u, int v);
+
 // The host matrix, the result and its verification, shared by every variant.
 class ApspInstance : public Instance {
  public:
   explicit ApspInstance(const Params& params);
+  // Runs on these edges instead of the generated graph (acclab apsp FILE). Before setup().
+  void set_graph(std::vector<Edge> edges) { graph_ = std::move(edges); }
+  const std::vector<float>& result() const { return d_; }
   void setup() override;
   void reset() override;
   // Bitwise equal to the serial result (computed here up to n = serial_check_limit), and
@@ -96,6 +105,7 @@ class ApspInstance : public Instance {
  protected:
   Problem p_;
   std::vector<float> initial_, d_;
+  std::optional<std::vector<Edge>> graph_;
 };
 
 std::unique_ptr<Instance> make_serial(const Params& params);

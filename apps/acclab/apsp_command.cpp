@@ -1,0 +1,205 @@
+// acclab apsp FILE: all-pairs longest (max-plus) or shortest (min-plus) paths of a user's graph
+// by one of the apsp workload's variants, the distance matrix written with --out, paths
+// printed with --query.
+#include "apsp_command.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/machine.hpp"
+#include "core/registry.hpp"
+#include "io/dense_matrix.hpp"
+#include "io/graph.hpp"
+#include "workloads/apsp/apsp.hpp"
+
+namespace acclab {
+
+void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
+  cmd->add_option("file", args.file,
+                  "graph: DIMACS .gr, Matrix Market coordinate, or a 'u v [w]' edge list")
+      ->required();
+  cmd->add_option("--semiring", args.semiring, "max-plus (longest paths) or min-plus (shortest)");
+  cmd->add_option("--variant", args.variant,
+                  "apsp variant (default cuda_blocked with a CUDA GPU, else multicore)");
+  cmd->add_option("--devices", args.devices, "multidevice: GPUs (partitions on the host)");
+  cmd->add_option("--out", args.out, "write the distance matrix here (written whole or not at all)");
+  cmd->add_option("--out-format", args.out_format,
+                  "binary (default; io/dense_matrix.hpp gives the layout) or csv (n <= 4096)");
+  cmd->add_option("--query", args.query, "print the best path from U to V (ids as in the file)")
+      ->expected(2);
+}
+
+int apsp_command(const ApspArgs& args, const Registry& registry) {
+  if (args.semiring != "max-plus" && args.semiring != "min-plus") {
+    throw UsageError(fmt::format("--semiring {}: expected max-plus or min-plus", args.semiring));
+  }
+  std::string out_format = args.out_format;
+  if (out_format.empty()) out_format = args.out.ends_with(".csv") ? "csv" : "binary";
+  if (out_format != "binary" && out_format != "csv") {
+    throw UsageError(fmt::format("--out-format {}: expected binary or csv", out_format));
+  }
+
+  if (!args.out.empty()) {
+    // Refused before the run, not after it.
+    const std::filesystem::path parent = std::filesystem::path(args.out).parent_path();
+    std::error_code error;
+    if (!std::filesystem::is_directory(parent.empty() ? "." : parent, error)) {
+      throw UsageError(fmt::format("--out {}: no directory {}", args.out, parent.string()));
+    }
+  }
+  const io::GraphFormat format = io::detect_graph_format(args.file);
+  const io::Graph graph = io::read_graph(args.file);
+  // Vertex ids as the user writes them: 1-based in DIMACS and Matrix Market, 0-based in an
+  // edge list.
+  const std::int64_t base = format == io::GraphFormat::edge_list ? 0 : 1;
+  if (graph.n > 46340) {
+    throw UsageError(fmt::format("{}: {} vertices: the dense n x n matrix would reach 2^31 "
+                                 "elements (at most 46340 vertices)",
+                                 args.file, graph.n));
+  }
+  if (graph.n < 1) throw UsageError(fmt::format("{}: no vertices", args.file));
+  if (out_format == "csv" && !args.out.empty() && graph.n > 4096) {
+    throw UsageError(fmt::format("--out-format csv: {} vertices is too many for CSV (at most "
+                                 "4096); use binary",
+                                 graph.n));
+  }
+  std::vector<apsp::Edge> edges;
+  edges.reserve(graph.edges.size());
+  for (const auto& e : graph.edges) {
+    const double w = e.weight;
+    if (!(std::abs(w) <= std::numeric_limits<float>::max())) {
+      throw UsageError(fmt::format("{}: edge {} -> {}: weight {} outside float range", args.file,
+                                   e.from + base, e.to + base, w));
+    }
+    edges.push_back({int(e.from), int(e.to), float(w)});
+  }
+  int query_u = -1, query_v = -1;
+  if (!args.query.empty()) {
+    for (std::int64_t id : args.query) {
+      if (id < base || id >= graph.n + base) {
+        throw UsageError(fmt::format("--query {} {}: vertex {} outside {}..{}", args.query[0],
+                                     args.query[1], id, base, graph.n - 1 + base));
+      }
+    }
+    query_u = int(args.query[0] - base);
+    query_v = int(args.query[1] - base);
+  }
+
+  const std::string variant_name =
+      args.variant.empty() ? (cuda_gpu_count() > 0 ? "cuda_blocked" : "multicore") : args.variant;
+  const auto selected = registry.select("apsp", variant_name);
+  if (selected.size() != 1 || selected[0]->name != variant_name) {
+    throw UsageError(fmt::format("--variant {}: expected one apsp variant (acclab list)",
+                                 variant_name));
+  }
+  const Variant& variant = *selected[0];
+  if (variant.backend == Backend::cuda && cuda_gpu_count() == 0) {
+    throw UsageError(fmt::format("--variant {}: no CUDA GPU on this machine", variant_name));
+  }
+  const Workload& workload = registry.workload("apsp");
+  const Params params = Params::resolve(
+      workload.params, "small",
+      {fmt::format("n={}", std::max<std::int64_t>(graph.n, 2)), "semiring=" + args.semiring,
+       "edges_per_vertex=1", fmt::format("devices={}", args.devices)});
+  workload.validate(params);
+  Machine machine;
+  const double bytes = 3.0 * sizeof(float) * double(graph.n) * double(graph.n);
+  if (bytes > machine.host().available_bytes) {
+    throw UsageError(fmt::format("{}: {} vertices need {:.2f} GiB of host memory, {:.2f} GiB "
+                                 "available",
+                                 args.file, graph.n, bytes / 1073741824.0,
+                                 machine.host().available_bytes / 1073741824.0));
+  }
+
+  auto instance = variant.factory(params);
+  auto* apsp_instance = dynamic_cast<apsp::ApspInstance*>(instance.get());
+  if (!apsp_instance) throw std::logic_error("apsp variant without an ApspInstance");
+  // A one-vertex graph runs as two vertices, the second isolated.
+  apsp_instance->set_graph(edges);
+  instance->setup();
+  instance->reset();
+  const auto start = std::chrono::steady_clock::now();
+  instance->run();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  instance->finish();
+  const apsp::Problem p = apsp::problem_of(params);
+  const std::vector<float>& d = apsp_instance->result();
+
+  const bool longest = p.semiring == apsp::Semiring::max_plus;
+  if (const auto cycle = apsp::cycle_vertex(p, d.data())) {
+    throw UsageError(fmt::format(
+        "{}: vertex {} lies on a {} cycle, so {} paths through it are undefined (no output "
+        "written)",
+        args.file, *cycle + base, longest ? "positive" : "negative",
+        longest ? "longest" : "shortest"));
+  }
+
+  std::int64_t reachable = 0;
+  float extreme = p.none();
+  for (std::int64_t i = 0; i < graph.n; ++i) {
+    for (std::int64_t j = 0; j < graph.n; ++j) {
+      const float x = d[std::size_t(i) * p.n + j];
+      if (i == j || x == p.none()) continue;
+      ++reachable;
+      if (extreme == p.none() || (longest ? x > extreme : x < extreme)) extreme = x;
+    }
+  }
+  fmt::print("apsp {}: {} vertices, {} edges ({}), {} paths by {} in {:.3f} s\n", args.file,
+             graph.n, graph.edges.size(), io::to_string(format), longest ? "longest" : "shortest",
+             variant_name, seconds);
+  fmt::print("reachable ordered pairs: {} of {}; {} finite distance: {}\n", reachable,
+             graph.n * (graph.n - 1), longest ? "largest" : "smallest",
+             reachable ? fmt::format("{:g}", extreme) : std::string("none"));
+
+  if (query_u >= 0) {
+    const auto path = apsp::best_path(p, d.data(), edges, query_u, query_v);
+    if (path.empty()) {
+      fmt::print("query {} -> {}: unreachable\n", query_u + base, query_v + base);
+    } else {
+      // The length again, summed along the path in path order.
+      double along = 0;
+      for (std::size_t s = 0; s + 1 < path.size(); ++s) {
+        float w = p.none();
+        for (const auto& e : edges) {
+          if (e.from == path[s] && e.to == path[s + 1] &&
+              (w == p.none() || (longest ? e.weight > w : e.weight < w))) {
+            w = e.weight;
+          }
+        }
+        along += w;
+      }
+      std::string vertices;
+      for (int x : path) vertices += fmt::format("{}{}", vertices.empty() ? "" : " ", x + base);
+      fmt::print("query {} -> {}: length {:g} (along the path {:g}), {} edges: {}\n",
+                 query_u + base, query_v + base, d[std::size_t(query_u) * p.n + query_v], along,
+                 path.size() - 1, vertices);
+    }
+  }
+
+  if (!args.out.empty()) {
+    // The matrix of the file's vertices (a one-vertex graph ran padded to two).
+    std::vector<float> matrix;
+    std::span<const float> values(d);
+    if (graph.n != p.n) {
+      matrix.resize(std::size_t(graph.n) * graph.n);
+      for (std::int64_t i = 0; i < graph.n; ++i) {
+        for (std::int64_t j = 0; j < graph.n; ++j) {
+          matrix[std::size_t(i) * graph.n + j] = d[std::size_t(i) * p.n + j];
+        }
+      }
+      values = matrix;
+    }
+    io::write_dense_matrix(args.out, values, graph.n, graph.n,
+                           out_format == "csv" ? io::DenseFormat::csv : io::DenseFormat::binary);
+    fmt::print("distance matrix ({}) written to {}\n", out_format, args.out);
+  }
+  return 0;
+}
+
+}  // namespace acclab
