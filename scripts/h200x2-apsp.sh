@@ -1,16 +1,36 @@
 #!/usr/bin/env bash
-# apsp on the two-H200 machine: multidevice over 1 and 2 GPUs at n = 8192 and 16384 (every
-# result checked against Dijkstra on sampled rows; the two runs of one size should also give the
-# same matrix, which the bitwise host tests check for the decomposition).
+# apsp on the two-H200 machine: multidevice and cuda_blocked_multi over 1 and 2 GPUs (every
+# result checked against Dijkstra on sampled rows; the decompositions are checked bitwise
+# against the serial loop on small graphs first).
 # Run from the repository root with the bundle (scripts/h200-common.sh):
-#   OUT=some/folder scripts/h200x2-apsp.sh
+#   OUT=some/folder scripts/h200x2-apsp.sh        (MULTIDEVICE=0 leaves multidevice out)
 set -uo pipefail
 source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-for n in 8192 16384; do
+
+echo "== correctness on 1 and 2 GPUs (bitwise against the serial loop)"
+for sets in "" "--set semiring=min-plus" "--set n=300 --set graph=seed" \
+    "--set n=1000 --set edges_per_vertex=3 --set semiring=min-plus" "--set n=130"; do
   for devices in 1 2; do
-    run "apsp_x2_${n}_multidevice_d${devices}" run apsp --preset large --set n=$n \
-      --variant multidevice --set devices=$devices --reps 1
+    # shellcheck disable=SC2086
+    "$acclab" run apsp $sets --set devices=$devices --variant 'multidevice,cuda_*' --reps 1 \
+      --format json | python3 -c 'import json, sys
+print("; ".join(r["variant"] + " " + r["status"] + " " + (r.get("error") or "")
+                for r in json.load(sys.stdin)["results"]))'
+  done
+done
+if [[ ${MULTIDEVICE:-1} == 1 ]]; then
+  for n in 8192 16384; do
+    for devices in 1 2; do
+      run "apsp_x2_${n}_multidevice_d${devices}" run apsp --preset large --set n=$n \
+        --variant multidevice --set devices=$devices --reps 1
+    done
+  done
+fi
+for n in 8192 16384 32768; do
+  for devices in 1 2; do
+    run "apsp_x2_${n}_cuda_blocked_multi_d${devices}" run apsp --preset large --set n=$n \
+      --variant cuda_blocked_multi --set devices=$devices --reps 2
   done
 done

@@ -58,7 +58,8 @@ Workload make_workload() {
        .presets = same("20")},
       {.key = "random_seed", .help = "graph=random's seed", .presets = same("1"), .minimum = 0},
       {.key = "devices",
-       .help = "multidevice: GPUs to split the rows over (partitions on the host without a GPU)",
+       .help = "multidevice, cuda_blocked_multi: GPUs to split the rows over (multidevice: "
+               "partitions on the host without a GPU)",
        .presets = same("1")},
       {.key = "block",
        .help = "multidevice: pivot rows exchanged at once (rows per partition are multiples)",

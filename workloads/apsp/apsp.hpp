@@ -34,7 +34,7 @@ struct Problem {
   Generator generator = Generator::seed;
   int edges_per_vertex = 20;
   std::uint64_t random_seed = 1;
-  int devices = 1;  // multidevice: GPUs (partitions of rows on the host without a GPU)
+  int devices = 1;  // multidevice, cuda_blocked_multi: GPUs (multidevice: host partitions without)
   int block = 64;   // multidevice: pivot rows exchanged at once
 
   std::int64_t elements() const { return std::int64_t(n) * n; }
@@ -114,6 +114,7 @@ std::unique_ptr<Instance> make_managed(const Params& params);
 std::unique_ptr<Instance> make_optimize(const Params& params);
 std::unique_ptr<Instance> make_multidevice(const Params& params);
 std::unique_ptr<Instance> make_cuda_blocked(const Params& params);
+std::unique_ptr<Instance> make_cuda_blocked_multi(const Params& params);
 
 void register_variants(Registry& registry);
 

@@ -1,11 +1,21 @@
 // cuda_blocked's host side: the matrix resident on the device (uploaded in setup, restored by
 // a device copy in reset, brought back in finish); all rounds queued on one stream.
+// cuda_blocked_multi: the rows split into `devices` slabs at multiples of the pivot, one per
+// GPU. Each round the slab holding the pivot rows runs the pivot round; every other GPU pulls
+// its snapshot (pivot x n floats) with a peer copy once that is done (stream waits on an event,
+// no host synchronisation), then every GPU runs the round on its own rows. Before the holder
+// of a later round overwrites its snapshot it waits for the others' last pulls.
 #include <cuda_runtime.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "core/cuda_check.hpp"
 #include "core/cuda_memory.hpp"
+#include "core/error.hpp"
 #include "workloads/apsp/apsp.hpp"
 #include "workloads/apsp/cuda_kernels.hpp"
 
@@ -42,10 +52,137 @@ class CudaBlocked : public ApspInstance {
   DeviceArray<float> initial_dev_, d_dev_, history_, snapshot_;
 };
 
+// A CUDA event, destroyed with it (created on the current device).
+class CudaEvent {
+ public:
+  CudaEvent() { CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+  ~CudaEvent() { cudaEventDestroy(event_); }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+class CudaBlockedMulti : public ApspInstance {
+ public:
+  using ApspInstance::ApspInstance;
+  ~CudaBlockedMulti() override {
+    // Each GPU's memory and stream released with that GPU current.
+    for (int q = 0; q < int(gpus_.size()); ++q) {
+      cudaSetDevice(q);
+      gpus_[q].reset();
+    }
+  }
+  void setup() override {
+    ApspInstance::setup();
+    int count = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (p_.devices > count) {
+      throw UsageError(fmt::format("--set devices={}: {} GPU{} present", p_.devices, count,
+                                   count == 1 ? "" : "s"));
+    }
+    const int rounds = (p_.n + cuda::pivot - 1) / cuda::pivot;
+    for (int q = 0; q < p_.devices; ++q) {
+      CUDA_CHECK(cudaSetDevice(q));
+      for (int other = 0; other < p_.devices; ++other) {
+        int can = 0;
+        if (other == q) continue;
+        CUDA_CHECK(cudaDeviceCanAccessPeer(&can, q, other));
+        if (can) {
+          const cudaError_t status = cudaDeviceEnablePeerAccess(other, 0);
+          if (status == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+          else CUDA_CHECK(status);
+        }
+      }
+      auto gpu = std::make_unique<Gpu>();
+      gpu->row_begin = std::min(p_.n, int(std::int64_t(rounds) * q / p_.devices) * cuda::pivot);
+      gpu->row_end = std::min(p_.n, int(std::int64_t(rounds) * (q + 1) / p_.devices) * cuda::pivot);
+      const std::size_t count_rows = std::size_t(gpu->row_end - gpu->row_begin) * p_.n;
+      gpu->initial = DeviceArray<float>(std::max<std::size_t>(count_rows, 1));
+      gpu->d = DeviceArray<float>(std::max<std::size_t>(count_rows, 1));
+      gpu->history = DeviceArray<float>(std::size_t(p_.n) * cuda::pivot);
+      gpu->snapshot = DeviceArray<float>(std::size_t(p_.n) * cuda::pivot);
+      CUDA_CHECK(cudaMemcpy(gpu->initial.get(), initial_.data() + std::size_t(gpu->row_begin) * p_.n,
+                            sizeof(float) * count_rows, cudaMemcpyHostToDevice));
+      gpus_.push_back(std::move(gpu));
+    }
+  }
+  void reset() override {
+    for (int q = 0; q < p_.devices; ++q) {
+      Gpu& gpu = *gpus_[q];
+      CUDA_CHECK(cudaSetDevice(q));
+      CUDA_CHECK(cudaMemcpyAsync(gpu.d.get(), gpu.initial.get(), sizeof(float) * gpu.rows() * p_.n,
+                                 cudaMemcpyDeviceToDevice, gpu.stream.get()));
+      CUDA_CHECK(cudaStreamSynchronize(gpu.stream.get()));
+      gpu.pulled_once = false;
+    }
+  }
+  void run() override {
+    const bool max_plus = p_.semiring == Semiring::max_plus;
+    for (int kb = 0; kb < p_.n; kb += cuda::pivot) {
+      int owner = 0;
+      while (!(kb >= gpus_[owner]->row_begin && kb < gpus_[owner]->row_end)) ++owner;
+      Gpu& held = *gpus_[owner];
+      CUDA_CHECK(cudaSetDevice(owner));
+      // Its snapshot is about to be overwritten: the others' earlier pulls must be done.
+      for (int q = 0; q < p_.devices; ++q) {
+        if (q != owner && gpus_[q]->pulled_once) {
+          CUDA_CHECK(cudaStreamWaitEvent(held.stream.get(), gpus_[q]->pulled.get(), 0));
+        }
+      }
+      cuda::pivot_round(p_.n, max_plus, kb, held.slab(), held.stream.get());
+      CUDA_CHECK(cudaEventRecord(held.pivoted.get(), held.stream.get()));
+      const std::size_t bytes = sizeof(float) * std::size_t(cuda::pivot) * p_.n;
+      for (int q = 0; q < p_.devices; ++q) {
+        Gpu& gpu = *gpus_[q];
+        CUDA_CHECK(cudaSetDevice(q));
+        if (q != owner) {
+          CUDA_CHECK(cudaStreamWaitEvent(gpu.stream.get(), held.pivoted.get(), 0));
+          CUDA_CHECK(cudaMemcpyPeerAsync(gpu.snapshot.get(), q, held.snapshot.get(), owner, bytes,
+                                         gpu.stream.get()));
+          CUDA_CHECK(cudaEventRecord(gpu.pulled.get(), gpu.stream.get()));
+          gpu.pulled_once = true;
+        }
+        cuda::rest_round(p_.n, max_plus, kb, gpu.slab(), gpu.stream.get());
+      }
+    }
+    for (int q = 0; q < p_.devices; ++q) {
+      CUDA_CHECK(cudaSetDevice(q));
+      CUDA_CHECK(cudaStreamSynchronize(gpus_[q]->stream.get()));
+    }
+  }
+  void finish() override {
+    for (int q = 0; q < p_.devices; ++q) {
+      const Gpu& gpu = *gpus_[q];
+      CUDA_CHECK(cudaSetDevice(q));
+      CUDA_CHECK(cudaMemcpy(d_.data() + std::size_t(gpu.row_begin) * p_.n, gpu.d.get(),
+                            sizeof(float) * gpu.rows() * p_.n, cudaMemcpyDeviceToHost));
+    }
+  }
+
+ private:
+  struct Gpu {
+    int row_begin = 0, row_end = 0;
+    DeviceArray<float> initial, d, history, snapshot;
+    CudaStream stream;
+    CudaEvent pivoted, pulled;
+    bool pulled_once = false;
+    std::size_t rows() const { return std::size_t(row_end - row_begin); }
+    cuda::Slab slab() { return {row_begin, row_end, d.get(), history.get(), snapshot.get()}; }
+  };
+  std::vector<std::unique_ptr<Gpu>> gpus_;
+};
+
 }  // namespace
 
 std::unique_ptr<Instance> make_cuda_blocked(const Params& params) {
   return std::make_unique<CudaBlocked>(params);
+}
+
+std::unique_ptr<Instance> make_cuda_blocked_multi(const Params& params) {
+  return std::make_unique<CudaBlockedMulti>(params);
 }
 
 }  // namespace acclab::apsp

@@ -6,6 +6,8 @@
 //      steps its T values in order and records S[s][j] = d[kb+s][j] before step kb+s;
 //   C  the pivot columns (rows outside K) x K, one thread per row, the same with A's S,
 //      recording H[i][s] = d[i][kb+s] before step kb+s;
+// A and B need only the pivot rows, C and D only S and the slab's own rows, so a GPU holding a
+// slab of rows needs, per round, nothing from the others but S (cuda_blocked_multi).
 //   D  everything else: d[i][j] = relax over s in order of H[i][s] + S[s][j], a (max, +)
 //      product of an n x T and a T x n panel: 128 x 128 tiles, 8 x 8 elements per thread in
 //      registers, the panels' slices in shared memory.
@@ -35,12 +37,12 @@ __device__ __forceinline__ float none() {
 constexpr int tile_rows = 16, rows_each = T / tile_rows;
 
 template <bool max_plus>
-__global__ void pivot_tile(int n, int kb, float* d, float* history, float* snapshot) {
+__global__ void pivot_tile(int n, int kb, int r0, float* d, float* history, float* snapshot) {
   __shared__ float tile[T][T + 1];
   const int c = threadIdx.x, y = threadIdx.y, j = kb + c;
   for (int q = 0; q < rows_each; ++q) {
     const int r = y + q * tile_rows, i = kb + r;
-    tile[r][c] = i < n && j < n ? d[i * n + j] : none<max_plus>();
+    tile[r][c] = i < n && j < n ? d[(i - r0) * n + j] : none<max_plus>();
   }
   __syncthreads();
   for (int s = 0; s < T && kb + s < n; ++s) {
@@ -61,59 +63,67 @@ __global__ void pivot_tile(int n, int kb, float* d, float* history, float* snaps
   }
   for (int q = 0; q < rows_each; ++q) {
     const int r = y + q * tile_rows, i = kb + r;
-    if (i < n && j < n) d[i * n + j] = tile[r][c];
+    if (i < n && j < n) d[(i - r0) * n + j] = tile[r][c];
   }
 }
 
-// B and C in one launch: threads [0, n) are columns (B), [n, 2n) rows (C); those inside K
-// were done by A.
+// B: one thread per column j outside K of the pivot rows (on the slab that holds them).
 template <bool max_plus>
-__global__ void pivot_panels(int n, int kb, float* d, float* history, float* snapshot) {
-  __shared__ float h_kk[T][T], s_kk[T][T];
+__global__ void pivot_rows(int n, int kb, int r0, float* d, const float* history,
+                           float* snapshot) {
+  __shared__ float h_kk[T][T];
   const int rounds = min(T, n - kb);
   for (int e = threadIdx.x; e < T * T; e += blockDim.x) {
     const int a = e / T, b = e % T;
     h_kk[a][b] = a < rounds && b < rounds ? history[(kb + a) * T + b] : 0.0f;
+  }
+  __syncthreads();
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n || (j >= kb && j < kb + T)) return;
+  float cur[T];
+#pragma unroll
+  for (int r = 0; r < T; ++r) cur[r] = r < rounds ? d[(kb + r - r0) * n + j] : 0.0f;
+#pragma unroll
+  for (int s = 0; s < T; ++s) {
+    if (s >= rounds) break;
+    const float snap = cur[s];
+    snapshot[s * n + j] = snap;
+#pragma unroll
+    for (int r = 0; r < T; ++r) cur[r] = relax<max_plus>(cur[r], h_kk[r][s] + snap);
+  }
+#pragma unroll
+  for (int r = 0; r < T; ++r) {
+    if (r < rounds) d[(kb + r - r0) * n + j] = cur[r];
+  }
+}
+
+// C: one thread per row i in [r0, r1) outside K, on the columns K.
+template <bool max_plus>
+__global__ void pivot_columns(int n, int kb, int r0, int r1, float* d, float* history,
+                              const float* snapshot) {
+  __shared__ float s_kk[T][T];
+  const int rounds = min(T, n - kb);
+  for (int e = threadIdx.x; e < T * T; e += blockDim.x) {
+    const int a = e / T, b = e % T;
     s_kk[a][b] = a < rounds && b < rounds ? snapshot[a * n + kb + b] : 0.0f;
   }
   __syncthreads();
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < n) {  // B: column j of the pivot rows
-    const int j = t;
-    if (j >= kb && j < kb + T) return;
-    float cur[T];
+  const int i = r0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= r1 || (i >= kb && i < kb + T)) return;
+  float cur[T];
 #pragma unroll
-    for (int r = 0; r < T; ++r) cur[r] = r < rounds ? d[(kb + r) * n + j] : 0.0f;
+  for (int c = 0; c < T; ++c) cur[c] = c < rounds ? d[(i - r0) * n + kb + c] : 0.0f;
 #pragma unroll
-    for (int s = 0; s < T; ++s) {
-      if (s >= rounds) break;
-      const float snap = cur[s];
-      snapshot[s * n + j] = snap;
+  for (int s = 0; s < T; ++s) {
+    if (s >= rounds) break;
+    const float h = cur[s];
+    history[i * T + s] = h;
 #pragma unroll
-      for (int r = 0; r < T; ++r) cur[r] = relax<max_plus>(cur[r], h_kk[r][s] + snap);
-    }
+    for (int c = 0; c < T; ++c) cur[c] = relax<max_plus>(cur[c], h + s_kk[s][c]);
+  }
 #pragma unroll
-    for (int r = 0; r < T; ++r) {
-      if (r < rounds) d[(kb + r) * n + j] = cur[r];
-    }
-  } else if (t < 2 * n) {  // C: row i of the pivot columns
-    const int i = t - n;
-    if (i >= kb && i < kb + T) return;
-    float cur[T];
-#pragma unroll
-    for (int c = 0; c < T; ++c) cur[c] = c < rounds ? d[i * n + kb + c] : 0.0f;
-#pragma unroll
-    for (int s = 0; s < T; ++s) {
-      if (s >= rounds) break;
-      const float h = cur[s];
-      history[i * T + s] = h;
-#pragma unroll
-      for (int c = 0; c < T; ++c) cur[c] = relax<max_plus>(cur[c], h + s_kk[s][c]);
-    }
-#pragma unroll
-    for (int c = 0; c < T; ++c) {
-      if (c < rounds) d[i * n + kb + c] = cur[c];
-    }
+  for (int c = 0; c < T; ++c) {
+    if (c < rounds) d[(i - r0) * n + kb + c] = cur[c];
   }
 }
 
@@ -125,11 +135,11 @@ constexpr int slice = 32;  // steps of H and S staged in shared memory at a time
 // `slice` steps at a time.
 template <bool max_plus>
 __global__ void __launch_bounds__(side* side)
-    rest(int n, int kb, float* __restrict__ d, const float* __restrict__ history,
+    rest(int n, int kb, int r0, int r1, float* __restrict__ d, const float* __restrict__ history,
          const float* __restrict__ snapshot) {
   __shared__ __align__(16) float hs[slice][tile];  // hs[s][row]: H transposed
   __shared__ __align__(16) float ss[slice][tile];  // ss[s][col]
-  const int i0 = blockIdx.y * tile, j0 = blockIdx.x * tile;
+  const int i0 = r0 + blockIdx.y * tile, j0 = blockIdx.x * tile;
   const int tx = threadIdx.x, ty = threadIdx.y, t = ty * side + tx;
   const int rounds = min(T, n - kb);
   // Rows ty*4 + {0..3} and 64 + ty*4 + {0..3}; columns likewise: float4 loads from shared.
@@ -144,7 +154,7 @@ __global__ void __launch_bounds__(side* side)
   for (int a = 0; a < per_thread; ++a) {
 #pragma unroll
     for (int b = 0; b < per_thread; ++b) {
-      acc[a][b] = rows[a] < n && cols[b] < n ? d[rows[a] * n + cols[b]] : 0.0f;
+      acc[a][b] = rows[a] < r1 && cols[b] < n ? d[(rows[a] - r0) * n + cols[b]] : 0.0f;
     }
   }
   for (int s0 = 0; s0 < T; s0 += slice) {
@@ -152,7 +162,7 @@ __global__ void __launch_bounds__(side* side)
     for (int e = t; e < slice * tile; e += side * side) {
       const int s = e / tile, x = e % tile, k = s0 + s;
       const int i = i0 + x, j = j0 + x;
-      hs[s][x] = k < rounds && i < n ? history[i * T + k] : none<max_plus>();
+      hs[s][x] = k < rounds && i < r1 ? history[i * T + k] : none<max_plus>();
       ss[s][x] = k < rounds && j < n ? snapshot[k * n + j] : none<max_plus>();
     }
     __syncthreads();
@@ -173,39 +183,65 @@ __global__ void __launch_bounds__(side* side)
   }
 #pragma unroll
   for (int a = 0; a < per_thread; ++a) {
-    const bool row_ok = rows[a] < n && (rows[a] < kb || rows[a] >= kb + T);
+    const bool row_ok = rows[a] < r1 && (rows[a] < kb || rows[a] >= kb + T);
 #pragma unroll
     for (int b = 0; b < per_thread; ++b) {
       if (row_ok && cols[b] < n && (cols[b] < kb || cols[b] >= kb + T)) {
-        d[rows[a] * n + cols[b]] = acc[a][b];
+        d[(rows[a] - r0) * n + cols[b]] = acc[a][b];
       }
     }
   }
 }
 
 template <bool max_plus>
-void run_all(int n, float* d, float* history, float* snapshot, cudaStream_t stream) {
-  const int panel_threads = 256;
-  const dim3 rest_grid((n + tile - 1) / tile, (n + tile - 1) / tile);
-  for (int kb = 0; kb < n; kb += T) {
-    pivot_tile<max_plus><<<1, dim3(T, tile_rows), 0, stream>>>(n, kb, d, history, snapshot);
-    CUDA_CHECK_LAUNCH();
-    pivot_panels<max_plus><<<(2 * n + panel_threads - 1) / panel_threads, panel_threads, 0,
-                             stream>>>(n, kb, d, history, snapshot);
-    CUDA_CHECK_LAUNCH();
-    rest<max_plus><<<rest_grid, dim3(side, side), 0, stream>>>(n, kb, d, history, snapshot);
-    CUDA_CHECK_LAUNCH();
-  }
+void pivot_round(int n, int kb, const Slab& slab, cudaStream_t stream) {
+  pivot_tile<max_plus><<<1, dim3(T, tile_rows), 0, stream>>>(n, kb, slab.row_begin, slab.d,
+                                                            slab.history, slab.snapshot);
+  CUDA_CHECK_LAUNCH();
+  constexpr int threads = 256;
+  pivot_rows<max_plus><<<(n + threads - 1) / threads, threads, 0, stream>>>(
+      n, kb, slab.row_begin, slab.d, slab.history, slab.snapshot);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <bool max_plus>
+void rest_round(int n, int kb, const Slab& slab, cudaStream_t stream) {
+  const int rows = slab.row_end - slab.row_begin;
+  if (rows <= 0) return;
+  constexpr int threads = 256;
+  pivot_columns<max_plus><<<(rows + threads - 1) / threads, threads, 0, stream>>>(
+      n, kb, slab.row_begin, slab.row_end, slab.d, slab.history, slab.snapshot);
+  CUDA_CHECK_LAUNCH();
+  const dim3 grid((n + tile - 1) / tile, (rows + tile - 1) / tile);
+  rest<max_plus><<<grid, dim3(side, side), 0, stream>>>(n, kb, slab.row_begin, slab.row_end,
+                                                         slab.d, slab.history, slab.snapshot);
+  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
+void pivot_round(int n, bool max_plus, int kb, const Slab& slab, cudaStream_t stream) {
+  if (max_plus) {
+    pivot_round<true>(n, kb, slab, stream);
+  } else {
+    pivot_round<false>(n, kb, slab, stream);
+  }
+}
+
+void rest_round(int n, bool max_plus, int kb, const Slab& slab, cudaStream_t stream) {
+  if (max_plus) {
+    rest_round<true>(n, kb, slab, stream);
+  } else {
+    rest_round<false>(n, kb, slab, stream);
+  }
+}
+
 void floyd_warshall_blocked(int n, bool max_plus, float* d, float* history, float* snapshot,
                             cudaStream_t stream) {
-  if (max_plus) {
-    run_all<true>(n, d, history, snapshot, stream);
-  } else {
-    run_all<false>(n, d, history, snapshot, stream);
+  const Slab whole{0, n, d, history, snapshot};
+  for (int kb = 0; kb < n; kb += pivot) {
+    pivot_round(n, max_plus, kb, whole, stream);
+    rest_round(n, max_plus, kb, whole, stream);
   }
 }
 

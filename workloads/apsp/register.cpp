@@ -29,6 +29,7 @@ void register_variants(Registry& registry) {
       {"serial", "reference.cpp"},         {"multicore", "reference.cpp"},
       {"managed", "acc_optimize.cpp"},     {"optimize", "acc_optimize.cpp"},
       {"multidevice", "acc_multidevice.cpp"}, {"cuda_blocked", "cuda_kernels.cu"},
+      {"cuda_blocked_multi", "cuda_kernels.cu"},
   };
   auto add = [&](const char* name, Backend backend, int step, const char* description,
                  auto factory) {
@@ -49,6 +50,9 @@ void register_variants(Registry& registry) {
 #ifdef ACCLAB_HAVE_CUDA
   add("cuda_blocked", Backend::cuda, 6, "CUDA: blocked in 64-step rounds, bitwise the serial loop",
       make_cuda_blocked);
+  add("cuda_blocked_multi", Backend::cuda, 7,
+      "cuda_blocked over --set devices=N GPUs, each round's pivot rows pulled by peer copy",
+      make_cuda_blocked_multi);
 #endif
 }
 
