@@ -267,6 +267,24 @@ TEST(ApspCliTest, LadderOnTheSmallPresetVerifies) {
   }
 }
 
+TEST(ApspCliTest, DevicesListRunsEveryVariantOncePerCount) {
+  const Outcome o = run_acclab({"run", "apsp", "--variant", "multidevice", "--devices", "1,2,3",
+                                "--reps", "1", "--format", "json"});
+  ASSERT_EQ(o.status, 0) << o;
+  const auto doc = parse_json(o.out);
+  ASSERT_EQ(doc["results"].size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const auto& r = doc["results"][i];
+    EXPECT_EQ(r["params"]["devices"], i + 1);
+    EXPECT_EQ(r["status"], "verified") << r["error"];
+    EXPECT_NE(r["note"].get<std::string>().find(fmt::format("devices={}", i + 1)),
+              std::string::npos);
+  }
+  EXPECT_TRUE(is_usage_error(run_acclab({"run", "matmul", "--devices", "2"}), {"--devices"}));
+  EXPECT_TRUE(is_usage_error(run_acclab({"ladder", "apsp", "--devices", "1,2"}), {"--devices"}));
+  EXPECT_TRUE(is_usage_error(run_acclab({"run", "apsp", "--devices", "0"}), {"devices"}));
+}
+
 class ApspCliBadInputTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ApspCliBadInputTest, ExitsTwoWithOneLineNamingIt) {

@@ -134,6 +134,7 @@ struct RunArgs {
   int reps = 5;
   std::string format = "table";
   std::string out;
+  std::string devices;  // comma-separated GPU counts: one run of every variant per count
   bool corrupt_result = false;
 };
 
@@ -145,17 +146,48 @@ void add_run_options(CLI::App* cmd, RunArgs& args) {
   cmd->add_option("--reps", args.reps, "timed repetitions after the warm-up (default 5)");
   cmd->add_option("--format", args.format, "table, json or csv");
   cmd->add_option("--out", args.out, "write the report to FILE instead of stdout");
+  cmd->add_option("--devices", args.devices,
+                  "GPU counts, e.g. 1,2: every variant once per count (--set devices=N)");
   cmd->add_flag("--corrupt-result", args.corrupt_result,
                 "testing: perturb each result before verification, which must then fail")
       ->group("");
+}
+
+// The parameter sets of one command: the preset with --set, once per --devices count.
+std::vector<Params> parameter_sets(const std::string& command, const RunArgs& args,
+                                   const Workload& workload, const std::string& preset) {
+  std::vector<std::vector<std::string>> overrides = {args.sets};
+  if (!args.devices.empty()) {
+    const bool has_devices =
+        std::any_of(workload.params.begin(), workload.params.end(),
+                    [](const ParamSpec& spec) { return spec.key == "devices"; });
+    if (!has_devices) {
+      throw UsageError(fmt::format("--devices {}: {} has no devices parameter", args.devices,
+                                   workload.name));
+    }
+    overrides.clear();
+    for (const auto& count : split_patterns(args.devices)) {
+      overrides.push_back(args.sets);
+      overrides.back().push_back("devices=" + count);
+    }
+    if (overrides.size() > 1 && command == "ladder") {
+      throw UsageError(fmt::format("--devices {}: ladder takes one count (run takes several)",
+                                   args.devices));
+    }
+  }
+  std::vector<Params> sets;
+  for (const auto& o : overrides) {
+    sets.push_back(Params::resolve(workload.params, preset, o));
+    if (workload.validate) workload.validate(sets.back());
+  }
+  return sets;
 }
 
 int run_command(const std::string& command, const RunArgs& args, Registry& registry) {
   Machine machine;
   const Workload& workload = registry.workload(args.workload);
   const std::string preset = args.preset.empty() ? workload.default_preset : args.preset;
-  Params params = Params::resolve(workload.params, preset, args.sets);
-  if (workload.validate) workload.validate(params);
+  const std::vector<Params> parameter_list = parameter_sets(command, args, workload, preset);
   if (args.reps < 1) throw UsageError(fmt::format("--reps {}: must be at least 1", args.reps));
   auto variants = registry.select(args.workload, args.variant);
 
@@ -170,8 +202,10 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
       }
     }
   }
-  for (const Variant* variant : variants) {
-    if (!runner.unavailable_reason(*variant)) runner.check_memory(*variant, workload, params);
+  for (const Params& params : parameter_list) {
+    for (const Variant* variant : variants) {
+      if (!runner.unavailable_reason(*variant)) runner.check_memory(*variant, workload, params);
+    }
   }
   OutputFile output(args.out);
   auto reporter = make_reporter(args.format, output.stream());
@@ -183,10 +217,17 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   options.progress = [&](const std::string& what) { progress.update(what); };
 
   std::vector<Result> results;
-  for (const Variant* variant : variants) {
-    progress.start();
-    results.push_back(runner.run(*variant, workload, params, options));
-    progress.stop();
+  for (const Params& params : parameter_list) {
+    for (const Variant* variant : variants) {
+      progress.start();
+      results.push_back(runner.run(*variant, workload, params, options));
+      progress.stop();
+      if (!args.devices.empty()) {  // which count this row is, in the table's note column
+        Result& r = results.back();
+        r.note = fmt::format("devices={}", params.integer("devices")) +
+                 (r.note.empty() ? "" : "; " + r.note);
+      }
+    }
   }
   if (command == "ladder") compute_ladder_speedups(results);
 
