@@ -373,6 +373,46 @@ TEST(ApspCommandTest, RealGraphShortestPathsAgreeAcrossVariantsAndPathsResum) {
   EXPECT_EQ(outputs[0], outputs[1]) << "bitwise the same matrix";
 }
 
+// The seed's program itself (its -1e7 "INF", its diagonal, its loops and its test draws),
+// written out here: acclab apsp --seed-graph prints the same 20 lines.
+TEST(ApspCommandTest, SeedGraphPrintsTheSeedProgramsTestLines) {
+  constexpr int size = 128;
+  std::vector<float> data(size * size, -1e7f);
+  std::srand(size);
+  for (int i = 0; i < size * 20; i++) {
+    const int prev = std::rand() % size, next = std::rand() % size;
+    if (prev == next || data[prev * size + next] > -1e7f) {
+      i--;
+      continue;
+    }
+    data[prev * size + next] = float(std::log((std::rand() % 99 + 1.0) / 100));
+  }
+  for (int k = 0; k < size; k++) {
+    for (int i = 0; i < size; i++) {
+      for (int j = 0; j < size; j++) {
+        if (data[i * size + j] < data[i * size + k] + data[k * size + j]) {
+          data[i * size + j] = data[i * size + k] + data[k * size + j];
+        }
+      }
+    }
+  }
+  std::string expected;
+  for (int i = 0; i < 20; i++) {
+    const int prev = std::rand() % size, next = std::rand() % size;
+    if (prev == next) {
+      i--;
+      continue;
+    }
+    expected += fmt::format("test {} {} {:f}\n", prev, next, data[prev * size + next]);
+  }
+  const Outcome o = run_acclab({"apsp", "--seed-graph", "128", "--variant", "serial"});
+  ASSERT_EQ(o.status, 0) << o;
+  const auto first = o.out.find("test ");
+  ASSERT_NE(first, std::string::npos) << o.out;
+  EXPECT_EQ(o.out.substr(first, expected.size()), expected);
+  EXPECT_NE(o.out.find("time "), std::string::npos);
+}
+
 class ApspCommandBadInputTest
     : public ::testing::TestWithParam<std::pair<std::vector<std::string>, std::string>> {};
 

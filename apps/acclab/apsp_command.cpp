@@ -20,9 +20,13 @@
 namespace acclab {
 
 void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
-  cmd->add_option("file", args.file,
-                  "graph: DIMACS .gr, Matrix Market coordinate, or a 'u v [w]' edge list")
-      ->required();
+  auto* file = cmd->add_option(
+      "file", args.file, "graph: DIMACS .gr, Matrix Market coordinate, or a 'u v [w]' edge list");
+  auto* seed = cmd->add_option("--seed-graph", args.seed_graph,
+                               "instead of a file: the seed's random graph of N vertices (C "
+                               "rand), and its 20 test lines");
+  file->excludes(seed);
+  seed->excludes(file);
   cmd->add_option("--semiring", args.semiring, "max-plus (longest paths) or min-plus (shortest)");
   cmd->add_option("--variant", args.variant,
                   "apsp variant (default cuda_blocked with a CUDA GPU, else multicore)");
@@ -52,17 +56,41 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
       throw UsageError(fmt::format("--out {}: no directory {}", args.out, parent.string()));
     }
   }
-  const io::GraphFormat format = io::detect_graph_format(args.file);
-  const io::Graph graph = io::read_graph(args.file);
+  if (args.file.empty() && args.seed_graph == 0) {
+    throw UsageError("apsp: expected a graph FILE or --seed-graph N");
+  }
+  io::Graph graph;
+  std::string source = args.file, kind;
   // Vertex ids as the user writes them: 1-based in DIMACS and Matrix Market, 0-based in an
-  // edge list.
-  const std::int64_t base = format == io::GraphFormat::edge_list ? 0 : 1;
+  // edge list and in the seed's program.
+  std::int64_t base = 0;
+  apsp::Problem seed;  // the seed's generator, when --seed-graph
+  if (args.seed_graph != 0) {
+    if (args.seed_graph < 21 || args.seed_graph > 46340) {
+      throw UsageError(fmt::format("--seed-graph {}: expected 21 to 46340 vertices (20 distinct "
+                                   "edges per vertex)",
+                                   args.seed_graph));
+    }
+    seed.n = int(args.seed_graph);
+    seed.generator = apsp::Generator::seed;
+    seed.semiring = args.semiring == "min-plus" ? apsp::Semiring::min_plus
+                                                : apsp::Semiring::max_plus;
+    graph.n = seed.n;
+    for (const auto& e : apsp::generate_graph(seed)) graph.edges.push_back({e.from, e.to, e.weight});
+    source = fmt::format("seed graph {}", seed.n);
+    kind = "the seed's generator";
+  } else {
+    const io::GraphFormat format = io::detect_graph_format(args.file);
+    graph = io::read_graph(args.file);
+    base = format == io::GraphFormat::edge_list ? 0 : 1;
+    kind = std::string(io::to_string(format));
+  }
   if (graph.n > 46340) {
     throw UsageError(fmt::format("{}: {} vertices: the dense n x n matrix would reach 2^31 "
                                  "elements (at most 46340 vertices)",
-                                 args.file, graph.n));
+                                 source, graph.n));
   }
-  if (graph.n < 1) throw UsageError(fmt::format("{}: no vertices", args.file));
+  if (graph.n < 1) throw UsageError(fmt::format("{}: no vertices", source));
   if (out_format == "csv" && !args.out.empty() && graph.n > 4096) {
     throw UsageError(fmt::format("--out-format csv: {} vertices is too many for CSV (at most "
                                  "4096); use binary",
@@ -73,7 +101,7 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   for (const auto& e : graph.edges) {
     const double w = e.weight;
     if (!(std::abs(w) <= std::numeric_limits<float>::max())) {
-      throw UsageError(fmt::format("{}: edge {} -> {}: weight {} outside float range", args.file,
+      throw UsageError(fmt::format("{}: edge {} -> {}: weight {} outside float range", source,
                                    e.from + base, e.to + base, w));
     }
     edges.push_back({int(e.from), int(e.to), float(w)});
@@ -112,7 +140,7 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   if (bytes > machine.host().available_bytes) {
     throw UsageError(fmt::format("{}: {} vertices need {:.2f} GiB of host memory, {:.2f} GiB "
                                  "available",
-                                 args.file, graph.n, bytes / 1073741824.0,
+                                 source, graph.n, bytes / 1073741824.0,
                                  machine.host().available_bytes / 1073741824.0));
   }
 
@@ -136,7 +164,7 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
     throw UsageError(fmt::format(
         "{}: vertex {} lies on a {} cycle, so {} paths through it are undefined (no output "
         "written)",
-        args.file, *cycle + base, longest ? "positive" : "negative",
+        source, *cycle + base, longest ? "positive" : "negative",
         longest ? "longest" : "shortest"));
   }
 
@@ -150,9 +178,14 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
       if (extreme == p.none() || (longest ? x > extreme : x < extreme)) extreme = x;
     }
   }
-  fmt::print("apsp {}: {} vertices, {} edges ({}), {} paths by {} in {:.3f} s\n", args.file,
-             graph.n, graph.edges.size(), io::to_string(format), longest ? "longest" : "shortest",
-             variant_name, seconds);
+  fmt::print("apsp {}: {} vertices, {} edges ({}), {} paths by {} in {:.3f} s\n", source,
+             graph.n, graph.edges.size(), kind, longest ? "longest" : "shortest", variant_name,
+             seconds);
+  if (args.seed_graph != 0) {
+    // The seed's own output: "time ..." then its 20 test lines.
+    fmt::print("time {:f} {}\n", seconds, graph.n);
+    for (const auto& line : apsp::seed_test_lines(seed, d)) fmt::print("{}\n", line);
+  }
   fmt::print("reachable ordered pairs: {} of {}; {} finite distance: {}\n", reachable,
              graph.n * (graph.n - 1), longest ? "largest" : "smallest",
              reachable ? fmt::format("{:g}", extreme) : std::string("none"));

@@ -12,6 +12,7 @@ namespace acclab {
 
 struct ApspArgs {
   std::string file;
+  std::int64_t seed_graph = 0;  // instead of a file: the seed's graph of this many vertices
   std::string semiring = "max-plus";
   std::string variant;  // empty: cuda_blocked with a CUDA GPU, else multicore
   int devices = 1;
