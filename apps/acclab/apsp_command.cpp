@@ -15,6 +15,7 @@
 #include "core/registry.hpp"
 #include "io/dense_matrix.hpp"
 #include "io/graph.hpp"
+#include "progress.hpp"
 #include "workloads/apsp/apsp.hpp"
 
 namespace acclab {
@@ -151,8 +152,12 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   apsp_instance->set_graph(edges);
   instance->setup();
   instance->reset();
+  Progress progress;
+  progress.start();
+  progress.update(fmt::format("apsp {}: {} on {} vertices", source, variant_name, graph.n));
   const auto start = std::chrono::steady_clock::now();
   instance->run();
+  progress.stop();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   instance->finish();
