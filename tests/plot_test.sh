@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# scripts/plot-ladder.py on a real report, and its bad input: exit 2, one line, no file.
+# usage: plot_test.sh ACCLAB_BINARY PLOT_SCRIPT
+set -u
+acclab=$1
+plot=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+failures=0
+check() {  # check DESCRIPTION CONDITION...
+  local what=$1
+  shift
+  if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; failures=$((failures + 1)); fi
+}
+
+"$acclab" ladder vector --format json --out "$dir/vector.json" || { echo "acclab failed"; exit 1; }
+"$plot" "$dir/vector.json" "$dir/vector.svg" 2> "$dir/err"
+check "exit 0 on a ladder report" test $? -eq 0
+check "an SVG picture" grep -q "<svg" "$dir/vector.svg"
+check "the steps named in it" grep -q "acc_present" "$dir/vector.svg"
+check "nothing on stderr" test ! -s "$dir/err"
+"$plot" "$dir/vector.json" "$dir/vector.png" --title "vector" && check "a PNG picture" \
+  grep -q PNG "$dir/vector.png"
+
+bad() {  # bad DESCRIPTION WORD ARGS...: exit 2, one stderr line naming WORD, no output left
+  local what=$1 word=$2
+  shift 2
+  "$plot" "$@" > "$dir/out" 2> "$dir/err"
+  local status=$?
+  check "$what: exit 2" test $status -eq 2
+  check "$what: one line" test "$(wc -l < "$dir/err")" -eq 1
+  check "$what: names $word" grep -q -- "$word" "$dir/err"
+  check "$what: no output file" test ! -e "$dir/bad.svg"
+}
+echo "not json" > "$dir/text.json"
+echo '{"schema": "something/1", "results": []}' > "$dir/other.json"
+echo '{"schema": "acclab.run/1", "results": []}' > "$dir/empty.json"
+bad "not JSON" text.json "$dir/text.json" "$dir/bad.svg"
+bad "not an acclab report" other.json "$dir/other.json" "$dir/bad.svg"
+bad "no results" empty.json "$dir/empty.json" "$dir/bad.svg"
+bad "missing report" missing.json "$dir/missing.json" "$dir/bad.svg"
+bad "unwritable folder" "no/such" "$dir/vector.json" "$dir/no/such/bad.svg"
+bad "unknown picture format" bad.txt "$dir/vector.json" "$dir/bad.txt"
+bad "no arguments" usage
+check "no temporary files left" test -z "$(find "$dir" -name '.plot-*')"
+exit $((failures > 0))
