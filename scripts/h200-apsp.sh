@@ -13,11 +13,9 @@ echo "== correctness on the GPU"
 for sets in "" "--set semiring=min-plus" "--set graph=seed --set n=300 --set block=32" \
     "--set n=1000 --set edges_per_vertex=3 --set semiring=min-plus"; do
   # shellcheck disable=SC2086
-  "$acclab" run apsp $sets --reps 1 --format json | python3 -c 'import json, sys
-print("; ".join(r["variant"] + " " + r["status"] + " " + (r.get("error") or "")
-                for r in json.load(sys.stdin)["results"]))'
+  "$acclab" run apsp $sets --reps 1 --format json | statuses
 done
-echo "== the seed's 20 test lines are printed by: acclab run apsp --preset seed (see docs/apsp.md)"
+echo "== the seed's 20 test lines are printed by: acclab apsp --seed-graph N (see docs/apsp.md)"
 run apsp_seed ladder apsp --preset seed --variant 'multicore,managed,optimize,multidevice,cuda_blocked' \
   --reps 2
 run apsp_8192 run apsp --preset large --set n=8192 --variant 'optimize,multidevice,cuda_blocked' \

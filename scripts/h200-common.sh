@@ -17,3 +17,10 @@ run() {
   "$acclab" "$@" --format json --out "$out/$name.json"
   python3 scripts/results-table.py "$out/$name.json"
 }
+
+# statuses: each result's variant, status and error from acclab's JSON on stdin, on one line.
+statuses() {
+  python3 -c 'import json, sys
+print("; ".join(r["variant"] + " " + r["status"] + " " + (r.get("error") or "")
+                for r in json.load(sys.stdin)["results"]))'
+}

@@ -8,12 +8,6 @@
 set -uo pipefail
 source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
-# Each result's variant and status (and error) from acclab's JSON on stdin, on one line.
-statuses() {
-  python3 -c 'import json, sys
-print("; ".join(r["variant"] + " " + r["status"] + " " + (r.get("error") or "")
-                for r in json.load(sys.stdin)["results"]))'
-}
 
 if [[ ${MAIN:-1} == 1 ]]; then
   echo "== correctness on the GPU (status of every variant)"

@@ -15,9 +15,7 @@ for sets in "" "--set semiring=min-plus" "--set n=300 --set graph=seed" \
   for devices in 1 2; do
     # shellcheck disable=SC2086
     "$acclab" run apsp $sets --set devices=$devices --variant 'multidevice,cuda_*' --reps 1 \
-      --format json | python3 -c 'import json, sys
-print("; ".join(r["variant"] + " " + r["status"] + " " + (r.get("error") or "")
-                for r in json.load(sys.stdin)["results"]))'
+      --format json | statuses
   done
 done
 if [[ ${MULTIDEVICE:-1} == 1 ]]; then

@@ -63,21 +63,27 @@ def main(argv):
     import matplotlib.pyplot as plt
 
     names, medians, transfers, limits, skipped = [], [], [], [], []
-    for r in results:
-        status = r.get("status")
-        name = str(r.get("variant", "?"))
-        if r.get("params", {}).get("devices") is not None and "devices=" in str(r.get("note", "")):
-            name += f" ×{r['params']['devices']}"
-        if status != "verified":
-            skipped.append(f"{name}: {status}")
-            continue
-        median = float(r["time_s"]["median"])
-        transfer = r.get("transfer_s")
-        transfer = min(float(transfer), median) if transfer is not None else 0.0
+    for number, r in enumerate(results):
+        try:
+            status = r.get("status")
+            name = str(r.get("variant", "?"))
+            params = r.get("params") or {}
+            if params.get("devices") is not None and "devices=" in str(r.get("note", "")):
+                name += f" ×{params['devices']}"
+            if status != "verified":
+                skipped.append(f"{name}: {status}")
+                continue
+            median = float(r["time_s"]["median"])
+            transfer = r.get("transfer_s")
+            transfer = min(float(transfer), median) if transfer is not None else 0.0
+            limit = r.get("limit_fraction")
+            limit = float(limit) if limit is not None else None
+        except (AttributeError, KeyError, TypeError, ValueError) as e:
+            fail(f"{source}: result {number}: not an acclab result ({type(e).__name__}: {e})")
         names.append(name)
         medians.append(median)
         transfers.append(transfer)
-        limits.append(r.get("limit_fraction"))
+        limits.append(limit)
     if not names:
         fail(f"{source}: no verified result to draw")
 
@@ -128,8 +134,10 @@ def main(argv):
         os.chmod(temporary, 0o666 & ~umask)  # mkstemp made it private
         os.replace(temporary, target)
     except OSError as e:
-        os.unlink(temporary)
         fail(f"{target}: cannot write ({e.strerror})")
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
     return 0
 
 

@@ -35,9 +35,12 @@ bad() {  # bad DESCRIPTION WORD ARGS...: exit 2, one stderr line naming WORD, no
 echo "not json" > "$dir/text.json"
 echo '{"schema": "something/1", "results": []}' > "$dir/other.json"
 echo '{"schema": "acclab.run/1", "results": []}' > "$dir/empty.json"
+echo '{"schema": "acclab.run/1", "results": [{"status": "verified", "params": null}]}' \
+  > "$dir/broken.json"
 bad "not JSON" text.json "$dir/text.json" "$dir/bad.svg"
 bad "not an acclab report" other.json "$dir/other.json" "$dir/bad.svg"
 bad "no results" empty.json "$dir/empty.json" "$dir/bad.svg"
+bad "a malformed result" "result 0" "$dir/broken.json" "$dir/bad.svg"
 bad "missing report" missing.json "$dir/missing.json" "$dir/bad.svg"
 bad "unwritable folder" "no/such" "$dir/vector.json" "$dir/no/such/bad.svg"
 bad "unknown picture format" bad.txt "$dir/vector.json" "$dir/bad.txt"

@@ -4,6 +4,7 @@
 #include "apsp_command.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/registry.hpp"
+#include "core/runner.hpp"
 #include "io/dense_matrix.hpp"
 #include "io/graph.hpp"
 #include "progress.hpp"
@@ -53,8 +55,15 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
     // Refused before the run, not after it.
     const std::filesystem::path parent = std::filesystem::path(args.out).parent_path();
     std::error_code error;
-    if (!std::filesystem::is_directory(parent.empty() ? "." : parent, error)) {
-      throw UsageError(fmt::format("--out {}: no directory {}", args.out, parent.string()));
+    const std::filesystem::path folder = parent.empty() ? "." : parent;
+    if (!std::filesystem::is_directory(folder, error)) {
+      throw UsageError(fmt::format("--out {}: no directory {}", args.out, folder.string()));
+    }
+    if (std::filesystem::is_directory(args.out, error)) {
+      throw UsageError(fmt::format("--out {}: is a directory", args.out));
+    }
+    if (access(folder.c_str(), W_OK) != 0) {
+      throw UsageError(fmt::format("--out {}: cannot write in {}", args.out, folder.string()));
     }
   }
   if (args.file.empty() && args.seed_graph == 0) {
@@ -131,6 +140,9 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
     throw UsageError(fmt::format("--variant {}: no CUDA GPU on this machine", variant_name));
   }
   const Workload& workload = registry.workload("apsp");
+  if (args.devices < 1) {
+    throw UsageError(fmt::format("--devices {}: must be at least 1", args.devices));
+  }
   const Params params = Params::resolve(
       workload.params, "small",
       {fmt::format("n={}", std::max<std::int64_t>(graph.n, 2)), "semiring=" + args.semiring,
@@ -145,6 +157,9 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
                                  machine.host().available_bytes / 1073741824.0));
   }
 
+  if (variant.backend != Backend::serial && variant.backend != Backend::openmp) {
+    Runner(machine).check_memory(variant, workload, params);  // device memory, before allocating
+  }
   auto instance = variant.factory(params);
   auto* apsp_instance = dynamic_cast<apsp::ApspInstance*>(instance.get());
   if (!apsp_instance) throw std::logic_error("apsp variant without an ApspInstance");
@@ -171,6 +186,18 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
         "written)",
         source, *cycle + base, longest ? "positive" : "negative",
         longest ? "longest" : "shortest"));
+  }
+
+  // Sums past the float range: +inf in max-plus (-inf in min-plus) is no path length, and
+  // opposite infinities make NaN. (A positive cycle also grows values without bound: the
+  // cycle is reported first.)
+  for (std::int64_t e = 0; e < p.elements(); ++e) {
+    const float x = d[e];
+    if (std::isnan(x) || (std::isinf(x) && x != p.none())) {
+      throw UsageError(fmt::format("{}: the distance from {} to {} overflows float ({}); scale "
+                                   "the weights down (no output written)",
+                                   source, e / p.n + base, e % p.n + base, x));
+    }
   }
 
   std::int64_t reachable = 0;

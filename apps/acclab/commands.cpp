@@ -109,6 +109,13 @@ std::vector<Params> parameter_sets(const std::string& command, const RunArgs& ar
     }
     overrides.clear();
     for (const auto& count : split_patterns(args.devices)) {
+      const bool digits = !count.empty() && count.size() < 4 &&
+                          std::all_of(count.begin(), count.end(), ::isdigit) && count != "0" &&
+                          count.front() != '0';
+      if (!digits) {
+        throw UsageError(fmt::format("--devices {}: '{}' is not a GPU count (1 to 999)",
+                                     args.devices, count));
+      }
       overrides.push_back(args.sets);
       overrides.back().push_back("devices=" + count);
     }

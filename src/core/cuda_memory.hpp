@@ -1,4 +1,4 @@
-// Owning handles for CUDA device memory and streams, released however a variant ends. Every
+// Owning handles for CUDA device memory, streams and events, released however a variant ends. Every
 // call goes through CUDA_CHECK.
 #pragma once
 
@@ -54,6 +54,19 @@ class CudaStream {
 
  private:
   cudaStream_t stream_ = nullptr;
+};
+
+// A CUDA event without timing, destroyed with it (created on the current device).
+class CudaEvent {
+ public:
+  CudaEvent() { CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+  ~CudaEvent() { cudaEventDestroy(event_); }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
 };
 
 }  // namespace acclab

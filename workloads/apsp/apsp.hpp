@@ -80,9 +80,9 @@ const std::vector<float>& reference_result(const Problem& p);
 // A vertex on a positive (max-plus) or negative (min-plus) cycle of the result, if any.
 std::optional<int> cycle_vertex(const Problem& p, const float* d);
 
-// A best path from u to v read off the result d and the graph's edges: from each vertex the
-// out-edge (x, w) whose weight plus d[w][v] is best (ties to the smaller w, never revisiting a
-// vertex). Empty when v is unreachable from u; {u} when u == v.
+// A best path from u to v read off the result d and the graph's edges: the fewest edges along
+// which each edge (x, w) is tight, its weight plus d[w][v] equal to d[x][v] up to float
+// rounding. Empty when v is unreachable from u (or no tight path exists); {u} when u == v.
 std::vector<int> best_path(const Problem& p, const float* d, const std::vector<Edge>& edges,
                            int u, int v);
 
@@ -96,7 +96,8 @@ class ApspInstance : public Instance {
   void setup() override;
   void reset() override;
   // Bitwise equal to the serial result (computed here up to n = serial_check_limit), and
-  // sampled source rows equal to Dijkstra's distances within rounding at any n.
+  // sampled source rows equal to Dijkstra's distances within rounding at any n. Not for an
+  // instance given a user's graph (fails, saying so).
   Verification verify() override;
   void corrupt_result() override;
 

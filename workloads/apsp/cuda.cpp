@@ -52,19 +52,6 @@ class CudaBlocked : public ApspInstance {
   DeviceArray<float> initial_dev_, d_dev_, history_, snapshot_;
 };
 
-// A CUDA event, destroyed with it (created on the current device).
-class CudaEvent {
- public:
-  CudaEvent() { CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
-  CudaEvent(const CudaEvent&) = delete;
-  CudaEvent& operator=(const CudaEvent&) = delete;
-  ~CudaEvent() { cudaEventDestroy(event_); }
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
 class CudaBlockedMulti : public ApspInstance {
  public:
   using ApspInstance::ApspInstance;

@@ -167,19 +167,19 @@ __global__ void __launch_bounds__(side* side)
     }
     __syncthreads();
 #pragma unroll 4
-  for (int s = 0; s < slice; ++s) {
-    const float4 h0 = *reinterpret_cast<const float4*>(&hs[s][ty * 4]);
-    const float4 h1 = *reinterpret_cast<const float4*>(&hs[s][tile / 2 + ty * 4]);
-    const float4 s0 = *reinterpret_cast<const float4*>(&ss[s][tx * 4]);
-    const float4 s1 = *reinterpret_cast<const float4*>(&ss[s][tile / 2 + tx * 4]);
-    const float h[per_thread] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
-    const float v[per_thread] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w};
+    for (int s = 0; s < slice; ++s) {
+      const float4 h0 = *reinterpret_cast<const float4*>(&hs[s][ty * 4]);
+      const float4 h1 = *reinterpret_cast<const float4*>(&hs[s][tile / 2 + ty * 4]);
+      const float4 v0 = *reinterpret_cast<const float4*>(&ss[s][tx * 4]);
+      const float4 v1 = *reinterpret_cast<const float4*>(&ss[s][tile / 2 + tx * 4]);
+      const float h[per_thread] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
+      const float v[per_thread] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
 #pragma unroll
-    for (int a = 0; a < per_thread; ++a) {
+      for (int a = 0; a < per_thread; ++a) {
 #pragma unroll
-      for (int b = 0; b < per_thread; ++b) acc[a][b] = relax<max_plus>(acc[a][b], h[a] + v[b]);
+        for (int b = 0; b < per_thread; ++b) acc[a][b] = relax<max_plus>(acc[a][b], h[a] + v[b]);
+      }
     }
-  }
   }
 #pragma unroll
   for (int a = 0; a < per_thread; ++a) {

@@ -113,6 +113,7 @@ class Multidevice : public ApspInstance {
   }
   void copy_initial(int q) {
     const auto& part = parts_[q];
+    if (rows_[q].empty()) return;  // a partition left without rows (more devices than blocks)
     std::memcpy(rows_[q].data(), initial_.data() + std::size_t(part.row_begin) * p_.n,
                 sizeof(float) * rows_[q].size());
   }
@@ -127,6 +128,7 @@ class Multidevice : public ApspInstance {
     entered_ = false;
     if (!copy_out) return;
     for (int q = 0; q < p_.devices; ++q) {
+      if (rows_[q].empty()) continue;
       std::memcpy(d_.data() + std::size_t(parts_[q].row_begin) * p_.n, rows_[q].data(),
                   sizeof(float) * rows_[q].size());
     }

@@ -16,15 +16,17 @@ namespace acclab::matmul {
 namespace {
 
 constexpr std::int64_t max_elements = (std::int64_t(1) << 31) - 1;
+// The padding of A and B: a kernel that reads past a row's end gets NaN into C and fails.
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 // A uniform double in [-1, 1) from 53 random bits: the same on every platform, unlike
 // std::uniform_real_distribution.
 double uniform(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1p-52 - 1.0; }
 
-// A matrix of `rows` x `cols` in rows of `ld`, padding zero.
+// A matrix of `rows` x `cols` in rows of `ld`, the padding columns `pad`.
 template <typename Value>
-std::vector<double> matrix(int rows, int cols, int ld, Value&& value) {
-  std::vector<double> x(static_cast<std::size_t>(std::int64_t(rows) * ld), 0.0);
+std::vector<double> matrix(int rows, int cols, int ld, double pad, Value&& value) {
+  std::vector<double> x(static_cast<std::size_t>(std::int64_t(rows) * ld), pad);
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) x[std::size_t(r) * ld + c] = value(r, c);
   }
@@ -140,18 +142,18 @@ Workload make_workload() {
 
 std::vector<double> matrix_a(const Problem& p) {
   if (p.init == Init::seed) {
-    return matrix(p.m, p.k, p.lda, [](int i, int q) { return double(i + q); });
+    return matrix(p.m, p.k, p.lda, nan, [](int i, int q) { return double(i + q); });
   }
   std::mt19937_64 rng(p.random_seed);
-  return matrix(p.m, p.k, p.lda, [&](int, int) { return uniform(rng); });
+  return matrix(p.m, p.k, p.lda, nan, [&](int, int) { return uniform(rng); });
 }
 
 std::vector<double> matrix_b(const Problem& p) {
   if (p.init == Init::seed) {
-    return matrix(p.k, p.n, p.ldb, [](int q, int j) { return double(q - j); });
+    return matrix(p.k, p.n, p.ldb, nan, [](int q, int j) { return double(q - j); });
   }
   std::mt19937_64 rng(p.random_seed ^ 0x9e3779b97f4a7c15ULL);  // a stream apart from A's
-  return matrix(p.k, p.n, p.ldb, [&](int, int) { return uniform(rng); });
+  return matrix(p.k, p.n, p.ldb, nan, [&](int, int) { return uniform(rng); });
 }
 
 double seed_product(const Problem& p, int i, int j) {
@@ -170,11 +172,7 @@ MatmulInstance::MatmulInstance(const Params& params) : p_(problem_of(params)) {}
 void MatmulInstance::setup() {
   a_ = matrix_a(p_);
   b_ = matrix_b(p_);
-  c_ = matrix(p_.m, p_.n, p_.ldc, [](int, int) { return 0.0; });
-  for (int i = 0; i < p_.m; ++i) {
-    std::fill(c_.begin() + std::int64_t(i) * p_.ldc + p_.n,
-              c_.begin() + std::int64_t(i + 1) * p_.ldc, c_padding_value);
-  }
+  c_ = matrix(p_.m, p_.n, p_.ldc, c_padding_value, [](int, int) { return 0.0; });
 }
 
 void MatmulInstance::reset() {

@@ -47,7 +47,7 @@ Problem problem_of(const Params& params);
 
 Workload make_workload();
 
-// The inputs of `p` (padding columns beyond k and n hold zeros).
+// The inputs of `p` (padding columns beyond k and n hold NaN: reading them spoils C).
 std::vector<double> matrix_a(const Problem& p);
 std::vector<double> matrix_b(const Problem& p);
 

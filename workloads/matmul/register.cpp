@@ -63,11 +63,11 @@ void register_variants(Registry& registry) {
   add("acc_tile", Backend::openacc, 7, "(5) tile(32, 32) on i, j", acc(acc::multiply_tile));
   add("acc_collapse", Backend::openacc, 8, "(6) collapse(2) independent on i, j",
       acc(acc::multiply_collapse));
-  add("acc_tuned", Backend::openacc, 9, "a 16 x 4 register block of C per lane, 128 lanes",
+  add("acc_tuned", Backend::openacc, 9, "a register block of C per lane (acc_block, 16 x 4), 128 lanes",
       acc(acc::multiply_tuned));
 #endif
 #ifdef ACCLAB_HAVE_CUDA
-  add("cuda_tiled", Backend::cuda, 10, "CUDA: FP64 tensor cores (mma m16n8k4) on 128 x 128 tiles",
+  add("cuda_tiled", Backend::cuda, 10, "CUDA: FP64 tensor cores (cuda_mma, m16n8k4) on cuda_tile tiles (128)",
       make_cuda_tiled);
   add("cublas", Backend::cuda, 11, "cuBLAS DGEMM (the GPU library)", make_cublas);
 #endif
