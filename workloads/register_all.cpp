@@ -2,6 +2,7 @@
 #include "core/registry.hpp"
 #include "workloads/apsp/apsp.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
+#include "workloads/iccg/iccg.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 #include "workloads/matmul/matmul.hpp"
 #include "workloads/vector/vector.hpp"
@@ -14,6 +15,7 @@ void register_all_workloads(Registry& registry) {
   diffusion3d::register_variants(registry);
   matmul::register_variants(registry);
   apsp::register_variants(registry);
+  iccg::register_variants(registry);
 }
 
 }  // namespace acclab

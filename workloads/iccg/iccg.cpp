@@ -1,0 +1,293 @@
+// The ICCG problem: the course's mesh and source, the multicolour orderings, the permuted
+// system, parameters and verification.
+#include "workloads/iccg/iccg.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <queue>
+#include <stdexcept>
+
+#include "core/error.hpp"
+
+namespace acclab::iccg {
+
+Poisson poisson_problem(int nx, int ny, int nz) {
+  Poisson s;
+  Csr& a = s.a;
+  a.n = std::int64_t(nx) * ny * nz;
+  a.diagonal.assign(static_cast<std::size_t>(a.n), 0.0);
+  a.start.assign(static_cast<std::size_t>(a.n) + 1, 0);
+  s.b.resize(static_cast<std::size_t>(a.n));
+  const auto index = [&](int i, int j, int k) { return (std::int64_t(k) * ny + j) * nx + i; };
+  for (int k = 0; k < nz; ++k) {
+    for (int j = 0; j < ny; ++j) {
+      for (int i = 0; i < nx; ++i) {
+        const std::int64_t row = index(i, j, k);
+        const auto couple = [&](int ii, int jj, int kk) {
+          a.column.push_back(index(ii, jj, kk));
+          a.value.push_back(-1.0);  // area / distance of a unit cube's face
+          a.diagonal[row] += 1.0;
+        };
+        if (k > 0) couple(i, j, k - 1);
+        if (j > 0) couple(i, j - 1, k);
+        if (i > 0) couple(i - 1, j, k);
+        if (i < nx - 1) couple(i + 1, j, k);
+        if (j < ny - 1) couple(i, j + 1, k);
+        if (k < nz - 1) couple(i, j, k + 1);
+        if (k == nz - 1) a.diagonal[row] += 2.0;  // phi = 0 half a cell above the centre
+        a.start[row + 1] = std::int64_t(a.column.size());
+        s.b[row] = double((i + 1) + (j + 1) + (k + 1));  // times the unit volume
+      }
+    }
+  }
+  return s;
+}
+
+namespace {
+
+// Breadth-first levels from the least-coupled unvisited row, component after component, the
+// levels numbered on across components so that level sets stay uncoupled.
+std::vector<std::int64_t> levels_of(const Csr& a, std::int64_t& count) {
+  std::vector<std::int64_t> level(static_cast<std::size_t>(a.n), -1);
+  std::vector<std::int64_t> by_degree(static_cast<std::size_t>(a.n));
+  std::iota(by_degree.begin(), by_degree.end(), 0);
+  std::stable_sort(by_degree.begin(), by_degree.end(), [&](std::int64_t x, std::int64_t y) {
+    return a.start[x + 1] - a.start[x] < a.start[y + 1] - a.start[y];
+  });
+  count = 0;
+  std::queue<std::int64_t> queue;
+  for (std::int64_t root : by_degree) {
+    if (level[root] >= 0) continue;
+    const std::int64_t base = count;
+    level[root] = base;
+    queue.push(root);
+    while (!queue.empty()) {
+      const std::int64_t v = queue.front();
+      queue.pop();
+      count = std::max(count, level[v] + 1);
+      for (std::int64_t e = a.start[v]; e < a.start[v + 1]; ++e) {
+        const std::int64_t w = a.column[e];
+        if (level[w] < 0) {
+          level[w] = level[v] + 1;
+          queue.push(w);
+        }
+      }
+    }
+  }
+  return level;
+}
+
+}  // namespace
+
+Ordering order_rows(const Csr& a, int colors) {
+  std::vector<std::int64_t> color(static_cast<std::size_t>(a.n), 0);
+  std::int64_t count = 0;
+  if (colors <= 0) {
+    std::int64_t levels = 0;
+    const auto level = levels_of(a, levels);
+    for (std::int64_t v = 0; v < a.n; ++v) {
+      const std::int64_t rcm = levels - 1 - level[v];
+      color[v] = colors == 0 ? level[v] : colors == -1 ? rcm : rcm % -colors;
+    }
+    count = colors <= -2 ? std::min<std::int64_t>(-colors, levels) : levels;
+  } else {
+    // Greedy in row order, each row trying colour (row mod c) first, then the others.
+    count = colors;
+    std::vector<std::int64_t> mark;
+    for (std::int64_t v = 0; v < a.n; ++v) {
+      mark.assign(static_cast<std::size_t>(count), 0);
+      for (std::int64_t e = a.start[v]; e < a.start[v + 1]; ++e) {
+        if (a.column[e] < v) mark[color[a.column[e]]] = 1;
+      }
+      std::int64_t chosen = -1;
+      for (int t = 0; t < colors && chosen < 0; ++t) {
+        const std::int64_t c = (v + t) % colors;
+        if (!mark[c]) chosen = c;
+      }
+      for (std::int64_t c = colors; c < count && chosen < 0; ++c) {
+        if (!mark[c]) chosen = c;
+      }
+      if (chosen < 0) chosen = count++;
+      color[v] = chosen;
+    }
+  }
+  // Coupled rows in one colour (a graph whose levels are not independent): the later row moves
+  // to the first extra colour none of its neighbours has.
+  std::vector<char> used;
+  for (std::int64_t v = 0; v < a.n; ++v) {
+    bool clash = false;
+    for (std::int64_t e = a.start[v]; e < a.start[v + 1] && !clash; ++e) {
+      clash = a.column[e] < v && color[a.column[e]] == color[v];
+    }
+    if (!clash) continue;
+    used.assign(static_cast<std::size_t>(count) + 1, 0);
+    for (std::int64_t e = a.start[v]; e < a.start[v + 1]; ++e) used[color[a.column[e]]] = 1;
+    std::int64_t c = count;
+    for (std::int64_t extra = count; extra-- > 0;) {
+      if (!used[extra]) c = extra;
+    }
+    if (c == count) ++count;
+    color[v] = c;
+  }
+  // Colours renumbered without gaps, rows grouped by colour in their old order.
+  std::vector<std::int64_t> size(static_cast<std::size_t>(count), 0);
+  for (std::int64_t v = 0; v < a.n; ++v) ++size[color[v]];
+  std::vector<std::int64_t> renumber(static_cast<std::size_t>(count), -1);
+  Ordering o;
+  o.color_start.push_back(0);
+  for (std::int64_t c = 0; c < count; ++c) {
+    if (size[c] == 0) continue;
+    renumber[c] = std::int64_t(o.color_start.size()) - 1;
+    o.color_start.push_back(o.color_start.back() + size[c]);
+  }
+  o.colors = int(o.color_start.size()) - 1;
+  std::vector<std::int64_t> next(o.color_start.begin(), o.color_start.end() - 1);
+  o.new_of_old.resize(static_cast<std::size_t>(a.n));
+  o.old_of_new.resize(static_cast<std::size_t>(a.n));
+  for (std::int64_t v = 0; v < a.n; ++v) {
+    const std::int64_t at = next[renumber[color[v]]]++;
+    o.new_of_old[v] = at;
+    o.old_of_new[at] = v;
+  }
+  return o;
+}
+
+bool coupled_rows_share_a_color(const Csr& a, const Ordering& o) {
+  std::vector<int> color_of_new(static_cast<std::size_t>(a.n));
+  for (int c = 0; c < o.colors; ++c) {
+    for (std::int64_t r = o.color_start[c]; r < o.color_start[c + 1]; ++r) color_of_new[r] = c;
+  }
+  for (std::int64_t v = 0; v < a.n; ++v) {
+    for (std::int64_t e = a.start[v]; e < a.start[v + 1]; ++e) {
+      if (color_of_new[o.new_of_old[v]] == color_of_new[o.new_of_old[a.column[e]]]) return true;
+    }
+  }
+  return false;
+}
+
+Csr permuted(const Csr& a, const Ordering& o) {
+  Csr p;
+  p.n = a.n;
+  p.diagonal.resize(static_cast<std::size_t>(a.n));
+  p.start.assign(static_cast<std::size_t>(a.n) + 1, 0);
+  p.column.reserve(a.column.size());
+  p.value.reserve(a.value.size());
+  std::vector<std::pair<std::int64_t, double>> row;
+  for (std::int64_t r = 0; r < a.n; ++r) {
+    const std::int64_t v = o.old_of_new[r];
+    p.diagonal[r] = a.diagonal[v];
+    row.clear();
+    for (std::int64_t e = a.start[v]; e < a.start[v + 1]; ++e) {
+      row.push_back({o.new_of_old[a.column[e]], a.value[e]});
+    }
+    std::sort(row.begin(), row.end());
+    for (const auto& [c, x] : row) {
+      p.column.push_back(c);
+      p.value.push_back(x);
+    }
+    p.start[r + 1] = std::int64_t(p.column.size());
+  }
+  return p;
+}
+
+double true_relative_residual(const Csr& a, const std::vector<double>& b,
+                              const std::vector<double>& x) {
+  double rr = 0, bb = 0;
+  for (std::int64_t i = 0; i < a.n; ++i) {
+    double ax = a.diagonal[i] * x[i];
+    for (std::int64_t e = a.start[i]; e < a.start[i + 1]; ++e) ax += a.value[e] * x[a.column[e]];
+    rr += (b[i] - ax) * (b[i] - ax);
+    bb += b[i] * b[i];
+  }
+  return std::sqrt(rr / bb);
+}
+
+Problem problem_of(const Params& params) {
+  Problem p;
+  p.nx = static_cast<int>(params.integer("nx"));
+  p.ny = static_cast<int>(params.integer("ny"));
+  p.nz = static_cast<int>(params.integer("nz"));
+  p.colors = static_cast<int>(params.integer("colors"));
+  p.eps = params.real("eps");
+  p.max_iterations = static_cast<int>(params.integer("max_iterations"));
+  return p;
+}
+
+Workload make_workload() {
+  Workload w;
+  w.name = "iccg";
+  w.description = "course ICCG: multicolour IC(0)-preconditioned CG, finite-volume Poisson";
+  auto same = [](const char* value) {
+    return std::map<std::string, std::string>{{"seed", value}, {"small", value}, {"large", value}};
+  };
+  auto dims = [](const char* seed, const char* small, const char* large) {
+    return std::map<std::string, std::string>{{"seed", seed}, {"small", small}, {"large", large}};
+  };
+  w.params = {
+      {.key = "nx", .help = "cells along x", .presets = dims("128", "16", "256")},
+      {.key = "ny", .help = "cells along y", .presets = dims("128", "12", "256")},
+      {.key = "nz", .help = "cells along z", .presets = dims("128", "10", "256")},
+      {.key = "colors",
+       .help = "the course's -c: 0 CM, -1 RCM, <= -2 CM-RCM with |c| colours, >= 2 multicolour",
+       .presets = dims("-20", "-10", "-20"),
+       .minimum = -1e9},
+      {.key = "eps",
+       .type = ParamType::real,
+       .help = "stop when ||r|| / ||b|| < eps",
+       .presets = same("1e-8"),
+       .minimum = 0},
+      {.key = "max_iterations", .help = "give up after this many", .presets = same("10000")},
+  };
+  w.validate = [](const Params& params) {
+    const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
+                       nz = params.integer("nz");
+    if (ny > (std::int64_t(1) << 31) / nx || nz > (std::int64_t(1) << 31) / (nx * ny)) {
+      throw UsageError(fmt::format("--set nx={} ny={} nz={}: 2^31 cells or more", nx, ny, nz));
+    }
+    if (params.integer("colors") == 1) {
+      throw UsageError("--set colors=1: expected 0 (CM), -1 (RCM), <= -2 (CM-RCM) or >= 2");
+    }
+    if (params.integer("colors") > 1000000 || params.integer("colors") < -1000000) {
+      throw UsageError(fmt::format("--set colors={}: at most a million colours",
+                                   params.integer("colors")));
+    }
+    if (!(params.real("eps") < 1)) {
+      throw UsageError(fmt::format("--set eps={}: expected below 1", params.real("eps")));
+    }
+  };
+  // The mesh matrix and its permuted copy (about 7 doubles and 7 indices a row each), and the
+  // solver's vectors.
+  w.host_bytes = [](const Params& params) {
+    const double n = double(params.integer("nx")) * double(params.integer("ny")) *
+                     double(params.integer("nz"));
+    return n * (2 * 7 * 16.0 + 12 * 8.0);
+  };
+  w.device_bytes = [](const Params& params) {
+    const double n = double(params.integer("nx")) * double(params.integer("ny")) *
+                     double(params.integer("nz"));
+    return n * (7 * 16.0 + 8 * 8.0);
+  };
+  return w;
+}
+
+IccgInstance::IccgInstance(const Params& params) : p_(problem_of(params)) {}
+
+void IccgInstance::setup() {
+  Poisson s = poisson_problem(p_.nx, p_.ny, p_.nz);
+  ordering_ = order_rows(s.a, p_.colors);
+  if (coupled_rows_share_a_color(s.a, ordering_)) {
+    throw std::logic_error("iccg: the ordering put two coupled rows in one colour");
+  }
+  a_ = permuted(s.a, ordering_);
+  b_.resize(s.b.size());
+  for (std::int64_t v = 0; v < s.a.n; ++v) b_[ordering_.new_of_old[v]] = s.b[v];
+}
+
+void IccgInstance::corrupt_result() {
+  if (!solution_.x.empty()) solution_.x[solution_.x.size() / 2] += 1.0;
+}
+
+}  // namespace acclab::iccg

@@ -1,0 +1,111 @@
+// The course's ICCG solver: conjugate gradients preconditioned by incomplete Cholesky, for a
+// finite-volume Poisson problem, parallel by multicolour ordering.
+//
+// The problem, as the course's code defines it: an nx x ny x nz grid of unit cubes, a 7-point
+// coupling through every face shared with a neighbour (coefficient area / distance = 1), zero
+// flux on the outer faces except phi = 0 on the top z face (the half cell between the centre
+// and the face: coefficient 2, added to the top layer's diagonal), and a source proportional to
+// (i + j + k) (1-based) times the cell volume. Sign convention: we solve A phi = b with
+// A = D - C, D the sum of a cell's coefficients (positive), C the neighbours' (+1 each), so A is
+// symmetric, diagonally dominant and, thanks to the Dirichlet face, positive definite; b is
+// (i + j + k) times the volume.
+//
+// IC(0) is the course's: the sparsity of A, only the diagonal modified,
+//   W[i] = 1 / (A[i][i] - sum over earlier j of A[i][j]^2 W[j]),
+// applied as M = (W^-1 + L) W (W^-1 + U). In a multicolour ordering no two coupled rows share a
+// colour, so every row of a colour can be factored and substituted at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/registry.hpp"
+
+namespace acclab::iccg {
+
+// A symmetric matrix in compressed rows, the diagonal apart.
+struct Csr {
+  std::int64_t n = 0;
+  std::vector<double> diagonal;
+  std::vector<std::int64_t> start;  // n + 1 offsets into column/value
+  std::vector<std::int64_t> column;
+  std::vector<double> value;
+};
+
+// The course's mesh and source: the matrix and right-hand side above.
+struct Poisson {
+  Csr a;
+  std::vector<double> b;
+};
+Poisson poisson_problem(int nx, int ny, int nz);
+
+// The course's -c argument: 0 CM (Cuthill-McKee levels as colours), -1 RCM, <= -2 CM-RCM with
+// |c| colours (RCM levels dealt round-robin into |c| colours), >= 2 plain multicolour (greedy,
+// at least c colours). Wherever two coupled rows would share a colour (a graph that is not
+// level-bipartite), the later one moves to a colour of its own kind: more colours are added.
+struct Ordering {
+  int colors = 0;
+  std::vector<std::int64_t> color_start;  // colors + 1 offsets into the new numbering
+  std::vector<std::int64_t> new_of_old;   // permutation: old row -> new row
+  std::vector<std::int64_t> old_of_new;
+};
+Ordering order_rows(const Csr& a, int colors);
+
+// Whether two coupled rows share a colour (false for a valid ordering).
+bool coupled_rows_share_a_color(const Csr& a, const Ordering& o);
+
+// The matrix with rows and columns renumbered by the ordering, each row's columns sorted.
+Csr permuted(const Csr& a, const Ordering& o);
+
+struct Solution {
+  std::vector<double> x;  // in the permuted numbering
+  int iterations = 0;
+  double relative_residual = 0;  // ||r|| / ||b|| of the recurrence
+  bool converged = false;
+};
+
+// The preconditioned CG, colour by colour; `threads` > 1 splits each colour's rows over OpenMP
+// threads (the same arithmetic: the result is the same bit for bit).
+Solution solve_iccg(const Csr& a, const std::vector<double>& b, const Ordering& o, double eps,
+                    int max_iterations, int threads);
+
+// ||b - A x|| / ||b||, computed afresh.
+double true_relative_residual(const Csr& a, const std::vector<double>& b,
+                              const std::vector<double>& x);
+
+struct Problem {
+  int nx = 0, ny = 0, nz = 0;
+  int colors = -20;
+  double eps = 1e-8;
+  int max_iterations = 0;
+};
+Problem problem_of(const Params& params);
+
+Workload make_workload();
+
+class IccgInstance : public Instance {
+ public:
+  explicit IccgInstance(const Params& params);
+  // The mesh, the ordering and the permuted system (the setup the course times as "assemble").
+  void setup() override;
+  // Converged, the recomputed residual within 10 eps of the recurrence's, the iterations those
+  // of the serial solve with the same ordering and the solution within its convergence bound.
+  Verification verify() override;
+  void corrupt_result() override;
+
+ protected:
+  Problem p_;
+  Csr a_;  // permuted
+  std::vector<double> b_;
+  Ordering ordering_;
+  Solution solution_;
+};
+
+std::unique_ptr<Instance> make_original(const Params& params);
+std::unique_ptr<Instance> make_setup(const Params& params);
+
+void register_variants(Registry& registry);
+
+}  // namespace acclab::iccg

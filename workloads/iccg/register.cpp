@@ -1,0 +1,40 @@
+// The iccg variants, in ladder order (so far the course's two CPU steps).
+#include "workloads/iccg/iccg.hpp"
+
+namespace acclab::iccg {
+namespace {
+
+// Per iteration, as the course counts a CG step on a 7-point matrix: the matrix-vector
+// product (13 flops a row), the two triangular sweeps (7 each, counting the diagonal), three
+// dot products and three vector updates (2 flops each a row). Bytes: the matrix (about 7
+// values and 7 indices, 12 bytes each, a row, read three times) and 8 vectors.
+PerfModel iteration_model() {
+  const auto rows = [](const Params& params) {
+    return double(params.integer("nx")) * double(params.integer("ny")) *
+           double(params.integer("nz"));
+  };
+  const auto iterations = [](const nlohmann::json& outputs) {
+    return outputs.contains("iterations") ? outputs["iterations"].get<double>() : 0.0;
+  };
+  return {[=](const Params& p, const nlohmann::json& out) {
+            return (13.0 + 14.0 + 12.0) * rows(p) * iterations(out);
+          },
+          [=](const Params& p, const nlohmann::json& out) {
+            return (3 * 7 * 12.0 + 8 * 8.0) * rows(p) * iterations(out);
+          },
+          Resource::memory_bandwidth};
+}
+
+}  // namespace
+
+void register_variants(Registry& registry) {
+  registry.add_workload(make_workload());
+  registry.add_variant({"iccg", "original", Backend::openmp, "iccg", 1,
+                        "01_original: each colour's rows over OpenMP threads", make_original,
+                        iteration_model(), "", "solver.cpp"});
+  registry.add_variant({"iccg", "setup", Backend::serial, "iccg", 2,
+                        "02_setup: the same code on one thread, prepared for OpenACC", make_setup,
+                        iteration_model(), "", "solver.cpp"});
+}
+
+}  // namespace acclab::iccg
