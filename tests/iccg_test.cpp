@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "core/runner.hpp"
+#include "io/matrix_market.hpp"
 #include "support.hpp"
 
 namespace acclab {
@@ -217,6 +220,89 @@ TEST_P(IccgCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 INSTANTIATE_TEST_SUITE_P(BadParameters, IccgCliBadInputTest,
                          ::testing::Values("colors=1", "eps=2", "nx=0", "max_iterations=0",
                                            "nx=100000000"));
+
+// ---- acclab iccg MATRIX.mtx ---------------------------------------------------------------------
+
+std::string data_file(const std::string& name) {
+  return (std::filesystem::path(ACCLAB_TEST_DATA) / name).string();
+}
+
+TEST(IccgCommandTest, SolvesTheSuiteSparseMatricesForXEqualOne) {
+  for (const char* name : {"matrices/LFAT5.mtx", "matrices/bcsstk01.mtx", "matrices/494_bus.mtx"}) {
+    for (const char* colors : {"-20", "0", "3"}) {
+      SCOPED_TRACE(std::string(name) + " --colors " + colors);
+      // A tight tolerance: LFAT5 is ill-conditioned (at 1e-8, x is only within 4e-4 of 1).
+      const test::Outcome o =
+          run_acclab({"iccg", data_file(name), "--colors", colors, "--tol", "1e-13"});
+      ASSERT_EQ(o.status, 0) << o;
+      EXPECT_NE(o.out.find("converged after"), std::string::npos) << o.out;
+      double error = 1;
+      const auto at = o.out.find("max |x - 1| = ");
+      ASSERT_NE(at, std::string::npos) << o.out;
+      ASSERT_EQ(std::sscanf(o.out.c_str() + at, "max |x - 1| = %lf", &error), 1);
+      EXPECT_LT(error, 1e-5);
+    }
+  }
+}
+
+TEST(IccgCommandTest, RhsFileAndSolutionFile) {
+  test::TempDir dir;
+  // LFAT5 is 14 x 14: b = 14 ones; the written x, multiplied back, gives b.
+  {
+    std::ofstream rhs(dir.path() / "b.txt");
+    rhs << "% fourteen ones\n";
+    for (int i = 0; i < 14; ++i) rhs << "1\n";
+  }
+  const auto out = dir.path() / "x.mtx";
+  const test::Outcome o = run_acclab({"iccg", data_file("matrices/LFAT5.mtx"), "--rhs",
+                                      (dir.path() / "b.txt").string(), "--tol", "1e-12", "--out",
+                                      out.string()});
+  ASSERT_EQ(o.status, 0) << o;
+  std::ifstream in(out);
+  std::string banner, comment;
+  std::getline(in, banner);
+  std::getline(in, comment);
+  EXPECT_EQ(banner, "%%MatrixMarket matrix array real general");
+  int rows = 0, cols = 0;
+  in >> rows >> cols;
+  ASSERT_EQ(rows, 14);
+  std::vector<double> x(14);
+  for (double& v : x) in >> v;
+  const auto m = io::expand_symmetric(io::read_matrix_market(data_file("matrices/LFAT5.mtx")));
+  std::vector<double> ax(14, 0.0);
+  for (const auto& e : m) ax[e.row] += e.value * x[e.col];
+  for (int i = 0; i < 14; ++i) EXPECT_NEAR(ax[i], 1.0, 1e-8) << i;
+}
+
+class IccgCommandBadInputTest
+    : public ::testing::TestWithParam<std::pair<std::vector<std::string>, std::string>> {};
+
+TEST_P(IccgCommandBadInputTest, ExitsTwoWithOneLineNamingIt) {
+  test::TempDir dir;
+  std::ofstream(dir.path() / "short.txt") << "1 2 3\n";
+  std::vector<std::string> args = {"iccg"};
+  for (const auto& a : GetParam().first) {
+    args.push_back(a.starts_with("@data/") ? data_file(a.substr(6))
+                   : a.starts_with("@")    ? (dir.path() / a.substr(1)).string()
+                                           : a);
+  }
+  EXPECT_TRUE(is_usage_error(run_acclab(args), {GetParam().second}));
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"short.txt"});
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInput, IccgCommandBadInputTest,
+    ::testing::Values(
+        std::make_pair(std::vector<std::string>{"@data/graphs/test_FW_1000.mtx"}, "not symmetric"),
+        std::make_pair(std::vector<std::string>{"@data/graphs/polbooks.mtx"}, "not positive"),
+        std::make_pair(std::vector<std::string>{"@missing.mtx"}, "missing.mtx"),
+        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--colors", "1"},
+                       "--colors"),
+        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--tol", "2"}, "--tol"),
+        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--rhs", "@short.txt"},
+                       "3 values"),
+        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--out", "@"},
+                       "--out")));
 
 }  // namespace
 }  // namespace acclab

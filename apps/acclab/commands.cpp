@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "apsp_command.hpp"
+#include "iccg_command.hpp"
 #include "progress.hpp"
 #include "core/build_config.hpp"
 #include "core/error.hpp"
@@ -432,14 +433,19 @@ int cli_main(int argc, char** argv) {
       "apsp", "all-pairs longest or shortest paths of a graph file (Floyd-Warshall)");
   add_apsp_options(apsp, apsp_args);
 
+  IccgArgs iccg_args;
+  auto* iccg = app.add_subcommand(
+      "iccg", "solve A x = b for a symmetric positive definite Matrix Market matrix (ICCG)");
+  add_iccg_options(iccg, iccg_args);
+
   // CLI11 answers an unknown command with "A subcommand is required"; name the word instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
     if (command != "list" && command != "info" && command != "run" && command != "ladder" &&
-        command != "explain" && command != "apsp") {
+        command != "explain" && command != "apsp" && command != "iccg") {
       fmt::print(stderr,
-                 "acclab: unknown command '{}' (expected list, info, run, ladder, explain or "
-                 "apsp)\n",
+                 "acclab: unknown command '{}' (expected list, info, run, ladder, explain, apsp "
+                 "or iccg)\n",
                  command);
       return 2;
     }
@@ -466,6 +472,7 @@ int cli_main(int argc, char** argv) {
     if (*ladder) return run_command("ladder", ladder_args, registry);
     if (*explain) return explain_command(explain_target, registry);
     if (*apsp) return apsp_command(apsp_args, registry);
+    if (*iccg) return iccg_command(iccg_args);
   } catch (const UsageError& e) {
     fmt::print(stderr, "acclab: {}\n", e.what());
     return 2;

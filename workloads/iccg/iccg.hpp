@@ -64,12 +64,17 @@ struct Solution {
   int iterations = 0;
   double relative_residual = 0;  // ||r|| / ||b|| of the recurrence
   bool converged = false;
+  // The first row whose IC(0) pivot was not positive (the matrix is not positive definite, or
+  // IC(0) breaks down on it): no iteration was run. -1 when none.
+  std::int64_t breakdown_row = -1;
 };
 
 // The preconditioned CG, colour by colour; `threads` > 1 splits each colour's rows over OpenMP
-// threads (the same arithmetic: the result is the same bit for bit).
+// threads (the same arithmetic: the result is the same bit for bit). `shift` > 0 factors
+// (1 + shift) times the diagonal instead of the diagonal (shifted IC(0), for matrices on which
+// IC(0) breaks down); the system solved is A's all the same.
 Solution solve_iccg(const Csr& a, const std::vector<double>& b, const Ordering& o, double eps,
-                    int max_iterations, int threads);
+                    int max_iterations, int threads, double shift = 0);
 
 // ||b - A x|| / ||b||, computed afresh.
 double true_relative_residual(const Csr& a, const std::vector<double>& b,

@@ -37,7 +37,7 @@ double dot(const std::vector<double>& x, const std::vector<double>& y, int threa
 }  // namespace
 
 Solution solve_iccg(const Csr& a, const std::vector<double>& b, const Ordering& o, double eps,
-                    int max_iterations, int threads) {
+                    int max_iterations, int threads, double shift) {
   const std::int64_t n = a.n;
   Solution s;
   s.x.assign(static_cast<std::size_t>(n), 0.0);
@@ -47,11 +47,18 @@ Solution solve_iccg(const Csr& a, const std::vector<double>& b, const Ordering& 
   for (int c = 0; c < o.colors; ++c) {
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (std::int64_t i = o.color_start[c]; i < o.color_start[c + 1]; ++i) {
-      double value = a.diagonal[i];
+      double value = a.diagonal[i] * (1 + shift);
       for (std::int64_t e = a.start[i]; e < a.start[i + 1] && a.column[e] < i; ++e) {
         value -= a.value[e] * a.value[e] * w[a.column[e]];
       }
       w[i] = 1.0 / value;
+    }
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!(w[i] > 0) || std::isinf(w[i])) {
+      s.breakdown_row = i;
+      s.iterations = 0;
+      return s;
     }
   }
   const double norm_b = std::sqrt(dot(b, b, threads));

@@ -1,0 +1,25 @@
+// acclab iccg MATRIX.mtx: the ICCG solver on a user's symmetric positive definite matrix.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace acclab {
+
+struct IccgArgs {
+  std::string matrix;
+  std::string rhs;  // empty: b = A 1, so that the error against x = 1 is reported too
+  int colors = -20;
+  double tol = 1e-8;
+  int maxiter = 10000;
+  std::string out;
+};
+
+void add_iccg_options(CLI::App* cmd, IccgArgs& args);
+
+// Reads and checks the matrix (square, symmetric, positive diagonal), orders, factors and
+// solves; prints the report and writes x. Returns 0 converged, 1 not converged, and throws
+// UsageError (status 2) on bad input or a matrix IC(0) cannot factor.
+int iccg_command(const IccgArgs& args);
+
+}  // namespace acclab
