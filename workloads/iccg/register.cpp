@@ -13,8 +13,9 @@ PerfModel iteration_model() {
     return double(params.integer("nx")) * double(params.integer("ny")) *
            double(params.integer("nz"));
   };
+  // The iterations the verified run took; before a run, the counts of one iteration.
   const auto iterations = [](const nlohmann::json& outputs) {
-    return outputs.contains("iterations") ? outputs["iterations"].get<double>() : 0.0;
+    return outputs.contains("iterations") ? outputs["iterations"].get<double>() : 1.0;
   };
   return {[=](const Params& p, const nlohmann::json& out) {
             return (13.0 + 14.0 + 12.0) * rows(p) * iterations(out);
