@@ -201,6 +201,15 @@ TEST_P(IccgVariantTest, ConvergesToTheSerialSolveForEveryOrdering) {
   }
 }
 
+TEST_P(IccgVariantTest, OnlyDataPresentTimesItsTransfers) {
+  const Result r = run(test::params_of("iccg", {}), 2);
+  if (skipped_as_unavailable(r)) GTEST_SKIP() << r.note;
+  ASSERT_EQ(r.status, Status::verified) << r.error;
+  // 04 enters the data inside each solve; 05 before the timing; the CPU steps never copy.
+  EXPECT_EQ(r.transfer_s.has_value(), variant().name == "data_present");
+  EXPECT_EQ(r.place, expected_place());
+}
+
 TEST_P(IccgVariantTest, CorruptResultFailsVerification) {
   const Result r = run(test::params_of("iccg", {}), 1, /*corrupt=*/true);
   if (skipped_as_unavailable(r)) GTEST_SKIP() << r.note;

@@ -110,6 +110,8 @@ class IccgInstance : public Instance {
 
 std::unique_ptr<Instance> make_original(const Params& params);
 std::unique_ptr<Instance> make_setup(const Params& params);
+std::unique_ptr<Instance> make_data_present(const Params& params);
+std::unique_ptr<Instance> make_exclude_datacpy_time(const Params& params);
 
 void register_variants(Registry& registry);
 
