@@ -6,27 +6,29 @@
 //                      solution copied out: the transfers are part of the time;
 //   exclude_datacpy_time (05): the same kernels with the data entered at setup and the
 //                      solution brought back in finish: the time is the solve alone.
-// Without a GPU the same loops run on the host.
+// The kernels take device addresses (`deviceptr`), so that 03_unified (unified.cpp) runs them
+// on CUDA managed memory too. Without a GPU the same loops run on the host.
+#include <openacc.h>
+
 #include <cmath>
 
 #include "workloads/iccg/iccg.hpp"
 
 namespace acclab::iccg {
-namespace {
 
-// The solve, every array present on the device. The results of the run are in x (device).
-Solution solve_present(const Csr& a, const double* b, double* x, double* w, double* r, double* z,
-                       double* p, double* q, const Ordering& o, double eps, int max_iterations) {
-  const std::int64_t n = a.n, nnz = std::int64_t(a.column.size());
-  const double* diagonal = a.diagonal.data();
-  const std::int64_t* start = a.start.data();
-  const std::int64_t* column = a.column.data();
-  const double* value = a.value.data();
+Solution acc::solve_device(const DeviceSystem& d, const Ordering& o, double eps,
+                           int max_iterations) {
+  const std::int64_t n = d.n;
+  const double* diagonal = d.diagonal;
+  const std::int64_t* start = d.start;
+  const std::int64_t* column = d.column;
+  const double* value = d.value;
+  const double* b = d.b;
+  double *x = d.x, *w = d.w, *r = d.r, *z = d.z, *p = d.p, *q = d.q;
   Solution s;
   for (int c = 0; c < o.colors; ++c) {
     const std::int64_t first = o.color_start[c], last = o.color_start[c + 1];
-#pragma acc parallel loop present(diagonal[0:n], start[0:n+1], column[0:nnz], value[0:nnz], \
-                                  w[0:n])
+#pragma acc parallel loop deviceptr(diagonal, start, column, value, w)
     for (std::int64_t i = first; i < last; ++i) {
       double v = diagonal[i];
       for (std::int64_t e = start[i]; e < start[i + 1]; ++e) {
@@ -36,7 +38,7 @@ Solution solve_present(const Csr& a, const double* b, double* x, double* w, doub
     }
   }
   double bb = 0;
-#pragma acc parallel loop reduction(+:bb) present(b[0:n], x[0:n], r[0:n], p[0:n])
+#pragma acc parallel loop reduction(+:bb) deviceptr(b, x, r, p)
   for (std::int64_t i = 0; i < n; ++i) {
     x[i] = 0.0;
     r[i] = b[i];
@@ -48,8 +50,7 @@ Solution solve_present(const Csr& a, const double* b, double* x, double* w, doub
   for (s.iterations = 1; s.iterations <= max_iterations; ++s.iterations) {
     for (int c = 0; c < o.colors; ++c) {
       const std::int64_t first = o.color_start[c], last = o.color_start[c + 1];
-#pragma acc parallel loop present(start[0:n+1], column[0:nnz], value[0:nnz], w[0:n], r[0:n], \
-                                  z[0:n])
+#pragma acc parallel loop deviceptr(start, column, value, w, r, z)
       for (std::int64_t i = first; i < last; ++i) {
         double v = r[i];
         for (std::int64_t e = start[i]; e < start[i + 1]; ++e) {
@@ -60,7 +61,7 @@ Solution solve_present(const Csr& a, const double* b, double* x, double* w, doub
     }
     for (int c = o.colors - 1; c >= 0; --c) {
       const std::int64_t first = o.color_start[c], last = o.color_start[c + 1];
-#pragma acc parallel loop present(start[0:n+1], column[0:nnz], value[0:nnz], w[0:n], z[0:n])
+#pragma acc parallel loop deviceptr(start, column, value, w, z)
       for (std::int64_t i = first; i < last; ++i) {
         double v = 0;
         for (std::int64_t e = start[i]; e < start[i + 1]; ++e) {
@@ -70,14 +71,13 @@ Solution solve_present(const Csr& a, const double* b, double* x, double* w, doub
       }
     }
     double rho = 0;
-#pragma acc parallel loop reduction(+:rho) present(r[0:n], z[0:n])
+#pragma acc parallel loop reduction(+:rho) deviceptr(r, z)
     for (std::int64_t i = 0; i < n; ++i) rho += r[i] * z[i];
     const double beta = s.iterations == 1 ? 0.0 : rho / rho_old;
     double pq = 0;
-#pragma acc parallel loop present(z[0:n], p[0:n])
+#pragma acc parallel loop deviceptr(z, p)
     for (std::int64_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
-#pragma acc parallel loop reduction(+:pq) present(diagonal[0:n], start[0:n+1], column[0:nnz], \
-                                                  value[0:nnz], p[0:n], q[0:n])
+#pragma acc parallel loop reduction(+:pq) deviceptr(diagonal, start, column, value, p, q)
     for (std::int64_t i = 0; i < n; ++i) {
       double v = diagonal[i] * p[i];
       for (std::int64_t e = start[i]; e < start[i + 1]; ++e) v += value[e] * p[column[e]];
@@ -86,7 +86,7 @@ Solution solve_present(const Csr& a, const double* b, double* x, double* w, doub
     }
     const double alpha = rho / pq;
     double rr = 0;
-#pragma acc parallel loop reduction(+:rr) present(x[0:n], r[0:n], p[0:n], q[0:n])
+#pragma acc parallel loop reduction(+:rr) deviceptr(x, r, p, q)
     for (std::int64_t i = 0; i < n; ++i) {
       x[i] += alpha * p[i];
       r[i] -= alpha * q[i];
@@ -102,6 +102,8 @@ Solution solve_present(const Csr& a, const double* b, double* x, double* w, doub
   s.iterations = std::min(s.iterations, max_iterations);
   return s;
 }
+
+namespace {
 
 class AccSolver : public IccgInstance {
  public:
@@ -120,8 +122,7 @@ class AccSolver : public IccgInstance {
   }
   void run() override {
     if (!resident_) enter();
-    solution_ = solve_present(a_, b_.data(), x_.data(), w_.data(), r_.data(), z_.data(),
-                              p_vec_.data(), q_.data(), ordering_, p_.eps, p_.max_iterations);
+    solution_ = acc::solve_device(device_system(), ordering_, p_.eps, p_.max_iterations);
     if (!resident_) {
       fetch_x();
       release();
@@ -156,6 +157,27 @@ class AccSolver : public IccgInstance {
 #pragma acc enter data copyin(diagonal[0:n], start[0:n+1], column[0:nnz], value[0:nnz], b[0:n]) \
                        create(x[0:n], w[0:n], r[0:n], z[0:n], p[0:n], q[0:n])
     entered_ = true;
+  }
+  // The device copies' addresses (the host arrays themselves where OpenACC runs on the host).
+  DeviceSystem device_system() {
+    const auto on_device = [](auto* host) {
+      return static_cast<decltype(host)>(acc_deviceptr(const_cast<void*>(
+          static_cast<const void*>(host))));
+    };
+    DeviceSystem d;
+    d.n = a_.n;
+    d.diagonal = on_device(a_.diagonal.data());
+    d.start = on_device(a_.start.data());
+    d.column = on_device(a_.column.data());
+    d.value = on_device(a_.value.data());
+    d.b = on_device(b_.data());
+    d.x = on_device(x_.data());
+    d.w = on_device(w_.data());
+    d.r = on_device(r_.data());
+    d.z = on_device(z_.data());
+    d.p = on_device(p_vec_.data());
+    d.q = on_device(q_.data());
+    return d;
   }
   void fetch_x() {
     double* x = x_.data();

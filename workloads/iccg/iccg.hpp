@@ -108,8 +108,25 @@ class IccgInstance : public Instance {
   Solution solution_;
 };
 
+// Device addresses of a permuted system and the solver's vectors, for OpenACC's `deviceptr`: the
+// device copies of present host arrays, or CUDA managed allocations.
+struct DeviceSystem {
+  std::int64_t n = 0;
+  const double* diagonal = nullptr;
+  const std::int64_t* start = nullptr;
+  const std::int64_t* column = nullptr;
+  const double* value = nullptr;
+  const double* b = nullptr;
+  double *x = nullptr, *w = nullptr, *r = nullptr, *z = nullptr, *p = nullptr, *q = nullptr;
+};
+namespace acc {
+// The solve with every loop an OpenACC parallel loop on `d` (acc_solver.cpp); x stays there.
+Solution solve_device(const DeviceSystem& d, const Ordering& o, double eps, int max_iterations);
+}  // namespace acc
+
 std::unique_ptr<Instance> make_original(const Params& params);
 std::unique_ptr<Instance> make_setup(const Params& params);
+std::unique_ptr<Instance> make_unified(const Params& params);
 std::unique_ptr<Instance> make_data_present(const Params& params);
 std::unique_ptr<Instance> make_exclude_datacpy_time(const Params& params);
 

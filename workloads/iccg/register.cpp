@@ -1,4 +1,4 @@
-// The iccg variants, in ladder order (the course's steps built so far; 03_unified is not yet).
+// The iccg variants, in ladder order (the course's steps built so far).
 #include "workloads/iccg/iccg.hpp"
 
 namespace acclab::iccg {
@@ -37,10 +37,13 @@ void register_variants(Registry& registry) {
                         "02_setup: the same code on one thread, prepared for OpenACC", make_setup,
                         iteration_model(), "", "solver.cpp"});
 #ifdef ACCLAB_HAVE_OPENACC
-  registry.add_variant({"iccg", "data_present", Backend::openacc, "iccg", 3,
+  registry.add_variant({"iccg", "unified", Backend::openacc, "iccg", 3,
+                        "03_unified: CUDA managed memory through deviceptr, pages migrated",
+                        make_unified, iteration_model(), "", "acc_solver.cpp"});
+  registry.add_variant({"iccg", "data_present", Backend::openacc, "iccg", 4,
                         "04_data_present: parallel loops on present data, entered in each solve",
                         make_data_present, iteration_model(), "", "acc_solver.cpp"});
-  registry.add_variant({"iccg", "exclude_datacpy_time", Backend::openacc, "iccg", 4,
+  registry.add_variant({"iccg", "exclude_datacpy_time", Backend::openacc, "iccg", 5,
                         "05_exclude_datacpy_time: the same, data entered before the timing",
                         make_exclude_datacpy_time, iteration_model(), "", "acc_solver.cpp"});
 #endif
