@@ -17,7 +17,7 @@ check() {  # check DESCRIPTION CONDITION...
 "$plot" "$dir/vector.json" "$dir/vector.svg" 2> "$dir/err"
 check "exit 0 on a ladder report" test $? -eq 0
 check "an SVG picture" grep -q "<svg" "$dir/vector.svg"
-check "the steps named in it" grep -q "acc_present" "$dir/vector.svg"
+check "the steps named in it" grep -q "original" "$dir/vector.svg"
 check "nothing on stderr" test ! -s "$dir/err"
 "$plot" "$dir/vector.json" "$dir/vector.png" --title "vector" && check "a PNG picture" \
   grep -q PNG "$dir/vector.png"
