@@ -17,6 +17,7 @@
 #include "core/runner.hpp"
 #include "io/dense_matrix.hpp"
 #include "io/graph.hpp"
+#include "output_path.hpp"
 #include "progress.hpp"
 #include "workloads/apsp/apsp.hpp"
 
@@ -51,21 +52,7 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
     throw UsageError(fmt::format("--out-format {}: expected binary or csv", out_format));
   }
 
-  if (!args.out.empty()) {
-    // Refused before the run, not after it.
-    const std::filesystem::path parent = std::filesystem::path(args.out).parent_path();
-    std::error_code error;
-    const std::filesystem::path folder = parent.empty() ? "." : parent;
-    if (!std::filesystem::is_directory(folder, error)) {
-      throw UsageError(fmt::format("--out {}: no directory {}", args.out, folder.string()));
-    }
-    if (std::filesystem::is_directory(args.out, error)) {
-      throw UsageError(fmt::format("--out {}: is a directory", args.out));
-    }
-    if (access(folder.c_str(), W_OK) != 0) {
-      throw UsageError(fmt::format("--out {}: cannot write in {}", args.out, folder.string()));
-    }
-  }
+  if (!args.out.empty()) check_output_path("--out", args.out);  // before the run
   if (args.file.empty() && args.seed_graph == 0) {
     throw UsageError("apsp: expected a graph FILE or --seed-graph N");
   }

@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "io/matrix_market.hpp"
+#include "output_path.hpp"
 #include "workloads/iccg/iccg.hpp"
 
 namespace acclab {
@@ -127,17 +128,7 @@ int iccg_command(const IccgArgs& args) {
     throw UsageError(fmt::format("--tol {}: expected between 0 and 1", args.tol));
   }
   if (args.maxiter < 1) throw UsageError(fmt::format("--maxiter {}: at least 1", args.maxiter));
-  if (!args.out.empty()) {
-    const std::filesystem::path folder =
-        std::filesystem::path(args.out).parent_path().empty()
-            ? std::filesystem::path(".")
-            : std::filesystem::path(args.out).parent_path();
-    std::error_code error;
-    if (!std::filesystem::is_directory(folder, error) || access(folder.c_str(), W_OK) != 0 ||
-        std::filesystem::is_directory(args.out, error)) {
-      throw UsageError(fmt::format("--out {}: cannot write there", args.out));
-    }
-  }
+  if (!args.out.empty()) check_output_path("--out", args.out);  // before the solve
 
   const auto start = std::chrono::steady_clock::now();
   const iccg::Csr original = csr_of(args.matrix, io::read_matrix_market(args.matrix));
