@@ -5,6 +5,7 @@
 //   - the solve against a dense direct solve on a small grid, independent of the thread count;
 //   - every registered variant through the harness, corrupted results, bad input.
 #include "workloads/iccg/iccg.hpp"
+#include "workloads/iccg/color_ell.hpp"
 
 #include <gtest/gtest.h>
 
@@ -143,6 +144,41 @@ TEST(IccgOrderingTest, CouplingsInsideALevelGetExtraColours) {
   }
 }
 
+// The colour slabs hold the permuted matrix exactly: the product through them (lower and upper
+// couplings, padding included) equals the CSR product, and every lower column is an earlier
+// colour's row and every upper one a later colour's.
+TEST(IccgColorEllTest, SlabsHoldThePermutedMatrix) {
+  const auto s = iccg::poisson_problem(7, 4, 6);
+  for (int c : {0, -1, -3, -20, 2, 5}) {
+    SCOPED_TRACE(c);
+    const Ordering o = iccg::order_rows(s.a, c);
+    const Csr a = iccg::permuted(s.a, o);
+    const iccg::ColorEll m = iccg::color_ell(a, o);
+    ASSERT_EQ(m.colors, o.colors);
+    std::vector<double> x(static_cast<std::size_t>(a.n));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 + double((i * 37) % 11);
+    for (int color = 0; color < m.colors; ++color) {
+      const std::int64_t first = m.color_start[color], rows = m.color_start[color + 1] - first;
+      for (std::int64_t k = 0; k < rows; ++k) {
+        const std::int64_t i = first + k;
+        double slab = m.diagonal[i] * x[i], csr = a.diagonal[i] * x[i];
+        for (std::int64_t e = a.start[i]; e < a.start[i + 1]; ++e) csr += a.value[e] * x[a.column[e]];
+        for (int slot = 0; slot < m.lower_width[color]; ++slot) {
+          const std::int64_t e = m.lower_start[color] + slot * rows + k;
+          if (m.lower_value[e] != 0) EXPECT_LT(m.lower_column[e], first);
+          slab += m.lower_value[e] * x[m.lower_column[e]];
+        }
+        for (int slot = 0; slot < m.upper_width[color]; ++slot) {
+          const std::int64_t e = m.upper_start[color] + slot * rows + k;
+          if (m.upper_value[e] != 0) EXPECT_GE(m.upper_column[e], first + rows);
+          slab += m.upper_value[e] * x[m.upper_column[e]];
+        }
+        ASSERT_EQ(slab, csr) << "row " << i;
+      }
+    }
+  }
+}
+
 TEST(IccgSolveTest, MatchesADirectSolveAndDoesNotDependOnThreads) {
   const auto s = iccg::poisson_problem(4, 3, 5);
   const Ordering o = iccg::order_rows(s.a, -3);
@@ -189,7 +225,7 @@ TEST_P(IccgVariantTest, ConvergesToTheSerialSolveForEveryOrdering) {
        {std::vector<std::string>{}, std::vector<std::string>{"colors=0"},
         std::vector<std::string>{"colors=-1", "nx=9", "ny=5", "nz=13"},
         std::vector<std::string>{"colors=7", "nx=2", "ny=2", "nz=2"},
-        std::vector<std::string>{"colors=-2", "eps=1e-10"}}) {
+        std::vector<std::string>{"colors=-2", "eps=1e-10", "async=0"}}) {
     const Params params = test::params_of("iccg", overrides);
     SCOPED_TRACE(params.json().dump());
     const Result r = run(params, 1);
@@ -227,7 +263,7 @@ TEST_P(IccgCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BadParameters, IccgCliBadInputTest,
-                         ::testing::Values("colors=1", "eps=2", "nx=0", "max_iterations=0",
+                         ::testing::Values("colors=1", "eps=2", "nx=0", "max_iterations=0", "async=2",
                                            "nx=100000000"));
 
 // ---- acclab iccg MATRIX.mtx ---------------------------------------------------------------------

@@ -240,12 +240,20 @@ Workload make_workload() {
        .presets = same("1e-8"),
        .minimum = 0},
       {.key = "max_iterations", .help = "give up after this many", .presets = same("10000")},
+      {.key = "async",
+       .help = "optimized only: 1 queues an iteration's kernels on one async queue, 0 waits for "
+               "each",
+       .presets = same("1"),
+       .minimum = 0},
   };
   w.validate = [](const Params& params) {
     const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
                        nz = params.integer("nz");
     if (ny > (std::int64_t(1) << 31) / nx || nz > (std::int64_t(1) << 31) / (nx * ny)) {
       throw UsageError(fmt::format("--set nx={} ny={} nz={}: 2^31 cells or more", nx, ny, nz));
+    }
+    if (params.integer("async") > 1) {
+      throw UsageError(fmt::format("--set async={}: expected 0 or 1", params.integer("async")));
     }
     if (params.integer("colors") == 1) {
       throw UsageError("--set colors=1: expected 0 (CM), -1 (RCM), <= -2 (CM-RCM) or >= 2");

@@ -46,6 +46,9 @@ void register_variants(Registry& registry) {
   registry.add_variant({"iccg", "exclude_datacpy_time", Backend::openacc, "iccg", 5,
                         "05_exclude_datacpy_time: the same, data entered before the timing",
                         make_exclude_datacpy_time, iteration_model(), "", "acc_solver.cpp"});
+  registry.add_variant({"iccg", "optimized", Backend::openacc, "iccg", 6,
+                        "06_optimized: colour slabs, per-gang partial sums, fused updates, async",
+                        make_optimized, iteration_model(), "", "acc_optimized.cpp"});
 #endif
 }
 
