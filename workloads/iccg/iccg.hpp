@@ -130,6 +130,8 @@ std::unique_ptr<Instance> make_unified(const Params& params);
 std::unique_ptr<Instance> make_data_present(const Params& params);
 std::unique_ptr<Instance> make_exclude_datacpy_time(const Params& params);
 std::unique_ptr<Instance> make_optimized(const Params& params);
+std::unique_ptr<Instance> make_cuda(const Params& params);
+std::unique_ptr<Instance> make_cusparse(const Params& params);
 
 void register_variants(Registry& registry);
 

@@ -50,6 +50,15 @@ void register_variants(Registry& registry) {
                         "06_optimized: colour slabs, per-gang partial sums, fused updates, async",
                         make_optimized, iteration_model(), "", "acc_optimized.cpp"});
 #endif
+#ifdef ACCLAB_HAVE_CUDA
+  registry.add_variant({"iccg", "cuda", Backend::cuda, "iccg", 7,
+                        "our kernels on the colour slabs, scalars on the device, iterations "
+                        "replayed as CUDA graphs",
+                        make_cuda, iteration_model(), "", "cuda_kernels.cu"});
+  registry.add_variant({"iccg", "cusparse", Backend::cuda, "iccg", 8,
+                        "cuSPARSE's IC(0) (csric02), triangular solves (SpSV) and SpMV",
+                        make_cusparse, iteration_model(), "", "cuda.cpp"});
+#endif
 }
 
 }  // namespace acclab::iccg

@@ -4,7 +4,6 @@
 // OpenACC steps' copy clauses do.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <functional>
@@ -15,6 +14,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/cuda_memory.hpp"
+#include "core/shared_library.hpp"
 #include "workloads/matmul/cuda_kernels.hpp"
 #include "workloads/matmul/matmul.hpp"
 
@@ -40,19 +40,12 @@ class CublasApi {
 
  private:
   CublasApi() {
-    const std::string name = fmt::format("libcublas.so.{}", CUBLAS_VER_MAJOR);
-    void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library) throw std::runtime_error(fmt::format("cannot load {}: {}", name, dlerror()));
-    auto symbol = [&](auto& function, const char* symbol_name) {
-      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
-          dlsym(library, symbol_name));
-      if (!function) throw std::runtime_error(fmt::format("{}: no {}", name, symbol_name));
-    };
-    symbol(create, "cublasCreate_v2");
-    symbol(destroy, "cublasDestroy_v2");
-    symbol(set_stream, "cublasSetStream_v2");
-    symbol(dgemm, "cublasDgemm_v2");
-    symbol(status_string, "cublasGetStatusString");
+    static const SharedLibrary library(fmt::format("libcublas.so.{}", CUBLAS_VER_MAJOR));
+    library.bind(create, "cublasCreate_v2");
+    library.bind(destroy, "cublasDestroy_v2");
+    library.bind(set_stream, "cublasSetStream_v2");
+    library.bind(dgemm, "cublasDgemm_v2");
+    library.bind(status_string, "cublasGetStatusString");
   }
 };
 

@@ -1,0 +1,264 @@
+// iccg's CUDA kernels (cuda_kernels.hpp): one thread a row, the colour slabs read slot by slot
+// (consecutive threads, consecutive addresses), dot products as block sums added atomically
+// into the iteration's scalar (the order of the additions varies from run to run, so the last
+// bits of a residual may too, and with them, rarely, the iteration count by one).
+#include "core/cuda_check.hpp"
+#include "workloads/iccg/cuda_kernels.hpp"
+
+namespace acclab::iccg::cuda {
+namespace {
+
+constexpr int block = 256;
+
+int blocks_for(std::int64_t rows) { return int((rows + block - 1) / block); }
+
+// The block's sum of `value` added to *total (one atomic per block).
+__device__ void add_block_sum(double value, double* total) {
+  __shared__ double warp_sums[block / 32];
+  for (int offset = 16; offset > 0; offset /= 2) {
+    value += __shfl_down_sync(0xffffffffu, value, offset);
+  }
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = value;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    value = threadIdx.x < block / 32 ? warp_sums[threadIdx.x] : 0.0;
+    for (int offset = 16; offset > 0; offset /= 2) {
+      value += __shfl_down_sync(0xffffffffu, value, offset);
+    }
+    if (threadIdx.x == 0) atomicAdd(total, value);
+  }
+}
+
+// The iteration a kernel of a batch belongs to, or 0 when it has nothing to do.
+__device__ int active_iteration(const Scalars& k, int offset) {
+  const int it = *k.iteration + offset;
+  return it > k.max_iterations || k.rr[it - 1] < k.tol2 ? 0 : it;
+}
+
+// One colour's rows: the row's lower (or upper) couplings, slot s of row k at base + s*rows + k.
+struct ColorRows {
+  std::int64_t first, rows, base;
+  int width;
+};
+
+__global__ void factor_kernel(ColorRows c, const std::int32_t* __restrict__ column,
+                              const double* __restrict__ value,
+                              const double* __restrict__ diagonal, double* w) {
+  const std::int64_t k = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  if (k >= c.rows) return;
+  double v = diagonal[c.first + k];
+  for (int s = 0; s < c.width; ++s) {
+    const double a = value[c.base + s * c.rows + k];
+    v -= a * a * w[column[c.base + s * c.rows + k]];
+  }
+  w[c.first + k] = 1.0 / v;
+}
+
+__global__ void start_kernel(std::int64_t n, const double* __restrict__ b, double* x, double* r,
+                             double* z, double* p0, double* p1) {
+  const std::int64_t i = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  if (i >= n) return;
+  x[i] = 0.0;
+  r[i] = b[i];
+  z[i] = 0.0;
+  p0[i] = 0.0;
+  p1[i] = 0.0;
+}
+
+// z = (r - L z) w on one colour.
+__global__ void forward_kernel(ColorRows c, const std::int32_t* __restrict__ column,
+                               const double* __restrict__ value, const double* __restrict__ w,
+                               const double* __restrict__ r, double* z, Scalars k, int offset) {
+  if (!active_iteration(k, offset)) return;
+  const std::int64_t row = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  if (row >= c.rows) return;
+  double v = r[c.first + row];
+  for (int s = 0; s < c.width; ++s) {
+    v -= value[c.base + s * c.rows + row] * z[column[c.base + s * c.rows + row]];
+  }
+  z[c.first + row] = v * w[c.first + row];
+}
+
+// z -= w U z on one colour, and r.z's share added to rho[it].
+__global__ void backward_kernel(ColorRows c, const std::int32_t* __restrict__ column,
+                                const double* __restrict__ value, const double* __restrict__ w,
+                                const double* __restrict__ r, double* z, Scalars k, int offset) {
+  const int it = active_iteration(k, offset);
+  if (!it) return;
+  const std::int64_t row = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  double rz = 0;
+  if (row < c.rows) {
+    double v = 0;
+    for (int s = 0; s < c.width; ++s) {
+      v += value[c.base + s * c.rows + row] * z[column[c.base + s * c.rows + row]];
+    }
+    const double zi = z[c.first + row] - w[c.first + row] * v;
+    z[c.first + row] = zi;
+    rz = r[c.first + row] * zi;
+  }
+  add_block_sum(rz, &k.rho[it]);
+}
+
+// What the product reads: the whole matrix, its per-colour offsets on the device.
+struct Matrix {
+  std::int64_t n;
+  int colors;
+  const std::int64_t *color_start_d, *lower_start_d, *upper_start_d;
+  const int *lower_width_d, *upper_width_d;
+  const std::int32_t *lower_column, *upper_column;
+  const double *lower_value, *upper_value, *diagonal, *z;
+  double* q;
+};
+
+// p = z + beta p_old and q = A p over all rows (a neighbour's p computed from its z and old p),
+// and p.q's share added to pq[it].
+__global__ void product_kernel(Matrix s, const double* __restrict__ p_old, double* p_new,
+                               Scalars k, int offset) {
+  const int it = active_iteration(k, offset);
+  if (!it) return;
+  const double beta = it == 1 ? 0.0 : k.rho[it] / k.rho[it - 1];
+  const std::int64_t i = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  double pq = 0;
+  if (i < s.n) {
+    int c = 0;  // the row's colour: the last whose first row is <= i
+    for (int step = 1 << 30; step > 0; step /= 2) {
+      if (c + step < s.colors && s.color_start_d[c + step] <= i) c += step;
+    }
+    const std::int64_t rows = s.color_start_d[c + 1] - s.color_start_d[c];
+    const std::int64_t row = i - s.color_start_d[c];
+    const double pi = s.z[i] + beta * p_old[i];
+    double v = s.diagonal[i] * pi;
+    const std::int64_t lower = s.lower_start_d[c], upper = s.upper_start_d[c];
+    for (int slot = 0; slot < s.lower_width_d[c]; ++slot) {
+      const std::int64_t e = lower + slot * rows + row;
+      const std::int32_t j = s.lower_column[e];
+      v += s.lower_value[e] * (s.z[j] + beta * p_old[j]);
+    }
+    for (int slot = 0; slot < s.upper_width_d[c]; ++slot) {
+      const std::int64_t e = upper + slot * rows + row;
+      const std::int32_t j = s.upper_column[e];
+      v += s.upper_value[e] * (s.z[j] + beta * p_old[j]);
+    }
+    p_new[i] = pi;
+    s.q[i] = v;
+    pq = pi * v;
+  }
+  add_block_sum(pq, &k.pq[it]);
+}
+
+// x += alpha p, r -= alpha q, and r.r's share added to rr[it].
+__global__ void update_kernel(std::int64_t n, const double* __restrict__ p,
+                              const double* __restrict__ q, double* x, double* r, Scalars k,
+                              int offset) {
+  const int it = active_iteration(k, offset);
+  if (!it) return;
+  const double alpha = k.rho[it] / k.pq[it];
+  const std::int64_t i = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  double rr = 0;
+  if (i < n) {
+    x[i] += alpha * p[i];
+    const double ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    rr = ri * ri;
+  }
+  add_block_sum(rr, &k.rr[it]);
+}
+
+__global__ void advance_kernel(int* iteration, int count) { *iteration += count; }
+
+__global__ void dot_kernel(std::int64_t n, const double* __restrict__ x,
+                           const double* __restrict__ y, double* result) {
+  const std::int64_t i = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  add_block_sum(i < n ? x[i] * y[i] : 0.0, result);
+}
+
+__global__ void xpay_kernel(std::int64_t n, const double* __restrict__ z, double beta, double* p) {
+  const std::int64_t i = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  if (i < n) p[i] = z[i] + beta * p[i];
+}
+
+__global__ void update_host_scalar_kernel(std::int64_t n, double alpha,
+                                          const double* __restrict__ p,
+                                          const double* __restrict__ q, double* x, double* r) {
+  const std::int64_t i = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  if (i >= n) return;
+  x[i] += alpha * p[i];
+  r[i] -= alpha * q[i];
+}
+
+ColorRows lower_rows(const Slabs& s, int c) {
+  return {s.color_start[c], s.color_start[c + 1] - s.color_start[c], s.lower_start[c],
+          s.lower_width[c]};
+}
+
+ColorRows upper_rows(const Slabs& s, int c) {
+  return {s.color_start[c], s.color_start[c + 1] - s.color_start[c], s.upper_start[c],
+          s.upper_width[c]};
+}
+
+}  // namespace
+
+void factor(const Slabs& s, cudaStream_t stream) {
+  for (int c = 0; c < s.colors; ++c) {
+    const ColorRows rows = lower_rows(s, c);
+    if (rows.rows == 0) continue;
+    factor_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(rows, s.lower_column,
+                                                               s.lower_value, s.diagonal, s.w);
+    CUDA_CHECK_LAUNCH();
+  }
+}
+
+void start(const Slabs& s, cudaStream_t stream) {
+  start_kernel<<<blocks_for(s.n), block, 0, stream>>>(s.n, s.b, s.x, s.r, s.z, s.p[0], s.p[1]);
+  CUDA_CHECK_LAUNCH();
+}
+
+void iterate(const Slabs& s, const Scalars& k, int count, cudaStream_t stream) {
+  for (int offset = 1; offset <= count; ++offset) {
+    for (int c = 0; c < s.colors; ++c) {
+      const ColorRows rows = lower_rows(s, c);
+      if (rows.rows == 0) continue;
+      forward_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(
+          rows, s.lower_column, s.lower_value, s.w, s.r, s.z, k, offset);
+      CUDA_CHECK_LAUNCH();
+    }
+    for (int c = s.colors - 1; c >= 0; --c) {
+      const ColorRows rows = upper_rows(s, c);
+      if (rows.rows == 0) continue;
+      backward_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(
+          rows, s.upper_column, s.upper_value, s.w, s.r, s.z, k, offset);
+      CUDA_CHECK_LAUNCH();
+    }
+    // Iteration it writes p[it % 2] from p[1 - it % 2]; `offset` has it's parity (count even).
+    double* p_new = s.p[offset % 2];
+    const Matrix m{s.n,           s.colors,      s.color_start_d, s.lower_start_d,
+                   s.upper_start_d, s.lower_width_d, s.upper_width_d, s.lower_column,
+                   s.upper_column, s.lower_value,  s.upper_value,  s.diagonal,
+                   s.z,            s.q};
+    product_kernel<<<blocks_for(s.n), block, 0, stream>>>(m, s.p[1 - offset % 2], p_new, k,
+                                                          offset);
+    CUDA_CHECK_LAUNCH();
+    update_kernel<<<blocks_for(s.n), block, 0, stream>>>(s.n, p_new, s.q, s.x, s.r, k, offset);
+    CUDA_CHECK_LAUNCH();
+  }
+  advance_kernel<<<1, 1, 0, stream>>>(k.iteration, count);
+  CUDA_CHECK_LAUNCH();
+}
+
+void dot(std::int64_t n, const double* x, const double* y, double* result, cudaStream_t stream) {
+  dot_kernel<<<blocks_for(n), block, 0, stream>>>(n, x, y, result);
+  CUDA_CHECK_LAUNCH();
+}
+
+void xpay(std::int64_t n, const double* z, double beta, double* p, cudaStream_t stream) {
+  xpay_kernel<<<blocks_for(n), block, 0, stream>>>(n, z, beta, p);
+  CUDA_CHECK_LAUNCH();
+}
+
+void update(std::int64_t n, double alpha, const double* p, const double* q, double* x, double* r,
+            cudaStream_t stream) {
+  update_host_scalar_kernel<<<blocks_for(n), block, 0, stream>>>(n, alpha, p, q, x, r);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace acclab::iccg::cuda
