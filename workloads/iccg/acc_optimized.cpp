@@ -3,17 +3,22 @@
 //   - the matrix in the colour-slab layout (color_ell.hpp): 32-bit columns, lower and upper
 //     couplings apart, slot-major so that a vector's lanes read consecutive addresses, and no
 //     `column < i` test in the sweeps;
-//   - no `reduction` clause at gang level (GCC's costs a launch and a copy back each and reaches
-//     a tenth of the bandwidth): dot products are per-gang partial sums, which the next kernel's
-//     gangs add up themselves, so r.z and p.q never travel to the host; only the residual's
-//     partial sums come back, once per iteration, for the convergence test;
-//   - r.z summed inside the backward sweep, p = z + beta p fused into the product q = A p (the
-//     neighbours' p computed from z and the previous p, kept in a second array), and x, r and
-//     r.r in one pass: the sweeps plus 2 kernels an iteration, against 5 kernels and 3
+//   - no `reduction` clause at gang level (GCC's costs a copy back each and reaches a tenth of
+//     the bandwidth): a gang of one warp takes 128 rows and leaves their partial sum; one
+//     small kernel (one gang) adds the partial sums up into a scalar that stays on the device,
+//     so r.z and p.q never travel to the host; only the residual's partial sums come back, once
+//     an iteration, for the convergence test. Measured on the H200 (128^3, ncu): the update
+//     took 285 us as 512 gangs of 256 lanes, 2 ms as a gang of 256 lanes per 256 rows, 31 us
+//     as a warp per 128 rows;
+//   - p = z + beta p fused into the product q = A p (the neighbours' p computed from z and the
+//     previous p, kept in a second array), and x, r and r.r in one pass: an iteration is the
+//     sweeps, the product, the update and two one-gang sums, against 5 kernels and 3
 //     reductions in 05;
 //   - kernels on device addresses (`deviceptr`): no present-table lookups at each launch;
-//   - with async=1 an iteration's kernels are queued on one async queue and the host waits
-//     once, for the residual.
+//   - a sweep launches the gangs its colour's rows need (GCC's default is 96 per multiprocessor
+//     whatever the loop's length);
+//   - async=1 queues an iteration's kernels on one async queue and waits once; GCC 12's async
+//     launches cost more than its synchronous ones, so the default is 0.
 // The matrix and vectors enter the device in setup (as in 05); x comes back in finish.
 #include <openacc.h>
 
@@ -27,8 +32,20 @@
 namespace acclab::iccg {
 namespace {
 
-// Gangs of the kernels that leave partial sums (each gang one partial sum).
-constexpr int gangs = 512;
+// Kernels that leave partial sums: a gang of one warp (GCC reduces a 32-lane vector with
+// shuffles; over 256 lanes its reduction took the H200 a millisecond per 4096 gangs) takes
+// `rows_per_gang` rows and leaves their sum. Kernels without sums: 256 lanes a gang.
+constexpr int rows_per_gang = 128;
+constexpr int lanes = 256;
+
+// Gangs (one partial sum each) over `rows` rows.
+std::int64_t gangs_for(std::int64_t rows) {
+  return std::max<std::int64_t>(1, (rows + rows_per_gang - 1) / rows_per_gang);
+}
+// Gangs of 256 lanes over `rows` rows.
+std::int64_t wide_gangs_for(std::int64_t rows) {
+  return std::max<std::int64_t>(1, (rows + lanes - 1) / lanes);
+}
 
 // Device addresses of everything the solve touches.
 struct Device {
@@ -37,7 +54,8 @@ struct Device {
   const std::int32_t *lower_column, *upper_column;
   const double *lower_value, *upper_value, *diagonal, *b;
   double *x, *w, *r, *z, *p0, *p1, *q;
-  double *rho_part, *pq_part, *rr_part;  // 2 x gangs (by iteration parity), gangs, gangs
+  double *part, *rr_part;  // one partial sum a gang: r.z or p.q, and r.r
+  double* scalar;          // r.z by iteration parity, then p.q
 };
 
 class Optimized : public IccgInstance {
@@ -51,9 +69,14 @@ class Optimized : public IccgInstance {
     m_ = color_ell(a_, ordering_);
     const std::size_t n = std::size_t(a_.n);
     for (auto* v : {&x_, &w_, &r_, &z_, &p0_, &p1_, &q_}) v->assign(n, 0.0);
-    rho_part_.assign(2 * gangs, 0.0);
-    pq_part_.assign(gangs, 0.0);
-    rr_part_.assign(gangs, 0.0);
+    // r.z's partial sums: a gang per 256 rows of each colour.
+    std::int64_t gangs = 0;
+    for (int c = 0; c < m_.colors; ++c) {
+      gangs += gangs_for(m_.color_start[c + 1] - m_.color_start[c]);
+    }
+    part_.assign(std::size_t(std::max(gangs, gangs_for(m_.n))), 0.0);
+    rr_part_.assign(std::size_t(gangs_for(m_.n)), 0.0);
+    scalar_.assign(3, 0.0);
     enter();
   }
   void run() override { solution_ = solve(); }
@@ -80,7 +103,7 @@ class Optimized : public IccgInstance {
     f(m_.upper_value, true);
     f(m_.diagonal, true);
     f(b_, true);
-    for (auto* v : {&x_, &w_, &r_, &z_, &p0_, &p1_, &q_, &rho_part_, &pq_part_, &rr_part_}) {
+    for (auto* v : {&x_, &w_, &r_, &z_, &p0_, &p1_, &q_, &part_, &rr_part_, &scalar_}) {
       f(*v, false);
     }
   }
@@ -103,8 +126,8 @@ class Optimized : public IccgInstance {
           on_device(m_.lower_width), on_device(m_.upper_width), on_device(m_.lower_column),
           on_device(m_.upper_column), on_device(m_.lower_value), on_device(m_.upper_value),
           on_device(m_.diagonal), on_device(b_), on_device(x_), on_device(w_), on_device(r_),
-          on_device(z_), on_device(p0_), on_device(p1_), on_device(q_), on_device(rho_part_),
-          on_device(pq_part_), on_device(rr_part_)};
+          on_device(z_), on_device(p0_), on_device(p1_), on_device(q_), on_device(part_),
+          on_device(rr_part_), on_device(scalar_)};
   }
   void release() {
     if (!entered_) return;
@@ -119,11 +142,9 @@ class Optimized : public IccgInstance {
   ColorEll m_;
   Device d_{};
   std::vector<double> x_, w_, r_, z_, p0_, p1_, q_;
-  std::vector<double> rho_part_, pq_part_, rr_part_;
+  std::vector<double> part_, rr_part_, scalar_;
 };
 
-// Rows per gang when `rows` rows are dealt to the gangs in consecutive chunks.
-std::int64_t chunk_of(std::int64_t rows) { return (rows + gangs - 1) / gangs; }
 
 Solution Optimized::solve() {
   const int queue = async_ ? 1 : acc_async_sync;
@@ -136,17 +157,18 @@ Solution Optimized::solve() {
   const double *lower_value = d_.lower_value, *upper_value = d_.upper_value,
                *diagonal = d_.diagonal, *b = d_.b;
   double *x = d_.x, *w = d_.w, *r = d_.r, *z = d_.z, *q = d_.q;
-  double *rho_part = d_.rho_part, *pq_part = d_.pq_part, *rr_part = d_.rr_part;
+  double *part = d_.part, *rr_part = d_.rr_part, *scalar = d_.scalar;
   int top = 1;  // the largest power of two below colors: the colour search's first step
   while (2 * top < colors) top *= 2;
+  const std::int64_t row_gangs = gangs_for(n);
 
   // IC(0), colour by colour.
   for (int c = 0; c < colors; ++c) {
     const std::int64_t first = m_.color_start[c], rows = m_.color_start[c + 1] - first;
     const std::int64_t base = m_.lower_start[c];
     const int width = m_.lower_width[c];
-#pragma acc parallel loop gang vector vector_length(256) async(queue) \
-    deviceptr(diagonal, lower_column, lower_value, w)
+#pragma acc parallel loop gang vector num_gangs(wide_gangs_for(rows)) vector_length(lanes) \
+    async(queue) deviceptr(diagonal, lower_column, lower_value, w)
     for (std::int64_t k = 0; k < rows; ++k) {
       double v = diagonal[first + k];
       for (int s = 0; s < width; ++s) {
@@ -159,33 +181,42 @@ Solution Optimized::solve() {
   // x = 0, r = b, z = p = 0, and b.b's partial sums in rr_part.
   {
     double* p_old = d_.p1;
-    const std::int64_t chunk = chunk_of(n);
-#pragma acc parallel num_gangs(gangs) vector_length(256) async(queue) \
+#pragma acc parallel loop gang num_gangs(row_gangs) vector_length(32) async(queue) \
     deviceptr(b, x, r, z, p_old, rr_part)
-    {
-#pragma acc loop gang
-      for (int g = 0; g < gangs; ++g) {
-        const std::int64_t begin = g * chunk, end = std::min(n, begin + chunk);
-        double sum = 0;
+    for (std::int64_t g = 0; g < row_gangs; ++g) {
+      double sum = 0;
 #pragma acc loop vector reduction(+:sum)
-        for (std::int64_t i = begin; i < end; ++i) {
+      for (int l = 0; l < rows_per_gang; ++l) {
+        const std::int64_t i = g * rows_per_gang + l;
+        if (i < n) {
           x[i] = 0.0;
           r[i] = b[i];
           z[i] = 0.0;
           p_old[i] = 0.0;
           sum += b[i] * b[i];
         }
-        rr_part[g] = sum;
       }
+      rr_part[g] = sum;
     }
   }
   // The residual's partial sums, brought back and added in gang order.
   const auto residual_sum = [&] {
-    acc_memcpy_from_device_async(rr_part_.data(), rr_part, sizeof(double) * gangs, queue);
+    acc_memcpy_from_device_async(rr_part_.data(), rr_part, sizeof(double) * rr_part_.size(),
+                                 queue);
     acc_wait(queue);
     double sum = 0;
-    for (double part : rr_part_) sum += part;
+    for (double p : rr_part_) sum += p;
     return sum;
+  };
+  // scalar[into] = the sum of part[0 .. count), by one gang.
+  const auto add_up = [&](std::int64_t count, int into) {
+#pragma acc parallel num_gangs(1) vector_length(32) async(queue) deviceptr(part, scalar)
+    {
+      double sum = 0;
+#pragma acc loop vector reduction(+:sum)
+      for (std::int64_t h = 0; h < count; ++h) sum += part[h];
+      scalar[into] = sum;
+    }
   };
   const double norm_b = std::sqrt(residual_sum());
 
@@ -195,15 +226,13 @@ Solution Optimized::solve() {
     const bool first_iteration = s.iterations == 1;
     double* p_new = parity ? d_.p0 : d_.p1;
     const double* p_old = parity ? d_.p1 : d_.p0;
-    double* rho = rho_part + parity * gangs;
-    const double* rho_old = rho_part + (1 - parity) * gangs;
     // Forward sweep: z = (W^-1 + L)^-1 r, colour by colour.
     for (int c = 0; c < colors; ++c) {
       const std::int64_t first = m_.color_start[c], rows = m_.color_start[c + 1] - first;
       const std::int64_t base = m_.lower_start[c];
       const int width = m_.lower_width[c];
-#pragma acc parallel loop gang vector vector_length(256) async(queue) \
-    deviceptr(lower_column, lower_value, w, r, z)
+#pragma acc parallel loop gang vector num_gangs(wide_gangs_for(rows)) vector_length(lanes) \
+    async(queue) deviceptr(lower_column, lower_value, w, r, z)
       for (std::int64_t k = 0; k < rows; ++k) {
         double v = r[first + k];
         for (int s = 0; s < width; ++s) {
@@ -212,21 +241,21 @@ Solution Optimized::solve() {
         z[first + k] = v * w[first + k];
       }
     }
-    // Backward sweep z -= W U z, and each gang's share of rho = r.z added over the colours.
+    // Backward sweep z -= W U z, each gang leaving its rows' share of r.z.
+    std::int64_t parts = 0;
     for (int c = colors - 1; c >= 0; --c) {
       const std::int64_t first = m_.color_start[c], rows = m_.color_start[c + 1] - first;
-      const std::int64_t base = m_.upper_start[c], chunk = chunk_of(rows);
+      const std::int64_t base = m_.upper_start[c], gangs = gangs_for(rows);
       const int width = m_.upper_width[c];
-      const bool restart = c == colors - 1;
-#pragma acc parallel num_gangs(gangs) vector_length(256) async(queue) \
-    deviceptr(upper_column, upper_value, w, r, z, rho)
-      {
-#pragma acc loop gang
-        for (int g = 0; g < gangs; ++g) {
-          const std::int64_t begin = g * chunk, end = std::min(rows, begin + chunk);
-          double sum = 0;
+      double* color_part = part + parts;
+#pragma acc parallel loop gang num_gangs(gangs) vector_length(32) async(queue) \
+    deviceptr(upper_column, upper_value, w, r, z, color_part)
+      for (std::int64_t g = 0; g < gangs; ++g) {
+        double sum = 0;
 #pragma acc loop vector reduction(+:sum)
-          for (std::int64_t k = begin; k < end; ++k) {
+        for (int l = 0; l < rows_per_gang; ++l) {
+          const std::int64_t k = g * rows_per_gang + l;
+          if (k < rows) {
             double v = 0;
             for (int s = 0; s < width; ++s) {
               v += upper_value[base + s * rows + k] * z[upper_column[base + s * rows + k]];
@@ -235,85 +264,68 @@ Solution Optimized::solve() {
             z[first + k] = zi;
             sum += r[first + k] * zi;
           }
-          rho[g] = restart ? sum : rho[g] + sum;
         }
+        color_part[g] = sum;
       }
+      parts += gangs;
     }
+    add_up(parts, parity);
     // p = z + beta p and q = A p in one pass (a neighbour's new p computed from z and its old
-    // p), with each gang's share of p.q.
-    {
-      const std::int64_t chunk = chunk_of(n);
-#pragma acc parallel num_gangs(gangs) vector_length(256) async(queue)                     \
+    // p), each gang leaving its rows' share of p.q.
+#pragma acc parallel loop gang num_gangs(row_gangs) vector_length(32) async(queue)      \
     deviceptr(color_start, lower_start, upper_start, lower_width, upper_width, lower_column, \
-              lower_value, upper_column, upper_value, diagonal, z, p_old, p_new, q, rho,     \
-              rho_old, pq_part)
-      {
-#pragma acc loop gang
-        for (int g = 0; g < gangs; ++g) {
-          double rz = 0, rz_old = 0;
-#pragma acc loop vector reduction(+:rz, rz_old)
-          for (int h = 0; h < gangs; ++h) {
-            rz += rho[h];
-            rz_old += rho_old[h];
-          }
-          const double beta = first_iteration ? 0.0 : rz / rz_old;
-          const std::int64_t begin = g * chunk, end = std::min(n, begin + chunk);
-          double sum = 0;
+              lower_value, upper_column, upper_value, diagonal, z, p_old, p_new, q, part,    \
+              scalar)
+    for (std::int64_t g = 0; g < row_gangs; ++g) {
+      const double beta = first_iteration ? 0.0 : scalar[parity] / scalar[1 - parity];
+      double sum = 0;
 #pragma acc loop vector reduction(+:sum)
-          for (std::int64_t i = begin; i < end; ++i) {
-            int c = 0;  // the row's colour: the last whose first row is <= i
-            for (int step = top; step > 0; step /= 2) {
-              if (c + step < colors && color_start[c + step] <= i) c += step;
-            }
-            const std::int64_t rows = color_start[c + 1] - color_start[c];
-            const std::int64_t k = i - color_start[c];
-            const double pi = z[i] + beta * p_old[i];
-            double v = diagonal[i] * pi;
-            for (int s = 0; s < lower_width[c]; ++s) {
-              const std::int64_t e = lower_start[c] + s * rows + k;
-              const std::int32_t j = lower_column[e];
-              v += lower_value[e] * (z[j] + beta * p_old[j]);
-            }
-            for (int s = 0; s < upper_width[c]; ++s) {
-              const std::int64_t e = upper_start[c] + s * rows + k;
-              const std::int32_t j = upper_column[e];
-              v += upper_value[e] * (z[j] + beta * p_old[j]);
-            }
-            p_new[i] = pi;
-            q[i] = v;
-            sum += pi * v;
+      for (int l = 0; l < rows_per_gang; ++l) {
+        const std::int64_t i = g * rows_per_gang + l;
+        if (i < n) {
+          int c = 0;  // the row's colour: the last whose first row is <= i
+          for (int step = top; step > 0; step /= 2) {
+            if (c + step < colors && color_start[c + step] <= i) c += step;
           }
-          pq_part[g] = sum;
+          const std::int64_t rows = color_start[c + 1] - color_start[c];
+          const std::int64_t k = i - color_start[c];
+          const double pi = z[i] + beta * p_old[i];
+          double v = diagonal[i] * pi;
+          for (int s = 0; s < lower_width[c]; ++s) {
+            const std::int64_t e = lower_start[c] + s * rows + k;
+            const std::int32_t j = lower_column[e];
+            v += lower_value[e] * (z[j] + beta * p_old[j]);
+          }
+          for (int s = 0; s < upper_width[c]; ++s) {
+            const std::int64_t e = upper_start[c] + s * rows + k;
+            const std::int32_t j = upper_column[e];
+            v += upper_value[e] * (z[j] + beta * p_old[j]);
+          }
+          p_new[i] = pi;
+          q[i] = v;
+          sum += pi * v;
         }
       }
+      part[g] = sum;
     }
-    // x += alpha p, r -= alpha q, and each gang's share of r.r.
-    {
-      const std::int64_t chunk = chunk_of(n);
-#pragma acc parallel num_gangs(gangs) vector_length(256) async(queue) \
-    deviceptr(x, r, p_new, q, rho, pq_part, rr_part)
-      {
-#pragma acc loop gang
-        for (int g = 0; g < gangs; ++g) {
-          double rz = 0, pq = 0;
-#pragma acc loop vector reduction(+:rz, pq)
-          for (int h = 0; h < gangs; ++h) {
-            rz += rho[h];
-            pq += pq_part[h];
-          }
-          const double alpha = rz / pq;
-          const std::int64_t begin = g * chunk, end = std::min(n, begin + chunk);
-          double sum = 0;
+    add_up(row_gangs, 2);
+    // x += alpha p, r -= alpha q, each gang leaving its rows' share of r.r.
+#pragma acc parallel loop gang num_gangs(row_gangs) vector_length(32) async(queue) \
+    deviceptr(x, r, p_new, q, scalar, rr_part)
+    for (std::int64_t g = 0; g < row_gangs; ++g) {
+      const double alpha = scalar[parity] / scalar[2];
+      double sum = 0;
 #pragma acc loop vector reduction(+:sum)
-          for (std::int64_t i = begin; i < end; ++i) {
-            x[i] += alpha * p_new[i];
-            const double ri = r[i] - alpha * q[i];
-            r[i] = ri;
-            sum += ri * ri;
-          }
-          rr_part[g] = sum;
+      for (int l = 0; l < rows_per_gang; ++l) {
+        const std::int64_t i = g * rows_per_gang + l;
+        if (i < n) {
+          x[i] += alpha * p_new[i];
+          const double ri = r[i] - alpha * q[i];
+          r[i] = ri;
+          sum += ri * ri;
         }
       }
+      rr_part[g] = sum;
     }
     s.relative_residual = std::sqrt(residual_sum()) / norm_b;
     if (s.relative_residual < p_.eps) {

@@ -3,7 +3,8 @@
 //             iteration is the two sweeps (a kernel a colour), the fused product and the update;
 //             the scalars stay on the device, and batches of iterations are replayed as one CUDA
 //             graph, so that a launch costs the GPU's few microseconds and the host waits once a
-//             batch, for the residuals.
+//             batch, for the residuals; with cuda_overlap=1 each kernel is a programmatic
+//             dependent launch that loads its couplings while the previous kernel finishes.
 //   cusparse: what a GPU user would pick instead: cuSPARSE's IC(0) (csric02) and triangular
 //             solves (SpSV with L and L^T), its SpMV, on the same permuted matrix in CSR; the
 //             scalars come to the host three times an iteration, as a straightforward user's
@@ -52,7 +53,8 @@ double sum_of_squares(const std::vector<double>& b) {
 
 class CudaSolver : public IccgInstance {
  public:
-  using IccgInstance::IccgInstance;
+  explicit CudaSolver(const Params& params)
+      : IccgInstance(params), overlap_(params.integer("cuda_overlap") != 0) {}
   ~CudaSolver() override {
     if (exec_) cudaGraphExecDestroy(exec_);
     if (graph_) cudaGraphDestroy(graph_);
@@ -110,7 +112,7 @@ class CudaSolver : public IccgInstance {
 
     // One batch of iterations, captured once and replayed by every solve.
     CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal));
-    cuda::iterate(s_, k_, batch, stream_.get());
+    cuda::iterate(s_, k_, batch, overlap_, stream_.get());
     CUDA_CHECK(cudaStreamEndCapture(stream_.get(), &graph_));
     CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
   }
@@ -151,6 +153,7 @@ class CudaSolver : public IccgInstance {
   // Scalars per kind: index 0 (before the first iteration) to the last a batch can reach.
   std::size_t scalar_count() const { return std::size_t(p_.max_iterations) + batch + 1; }
 
+  bool overlap_;
   CudaStream stream_;
   DeviceArray<std::int64_t> color_start_, lower_start_, upper_start_;
   DeviceArray<int> lower_width_, upper_width_;

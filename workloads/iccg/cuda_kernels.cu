@@ -12,6 +12,37 @@ constexpr int block = 256;
 
 int blocks_for(std::int64_t rows) { return int((rows + block - 1) / block); }
 
+// `kernel` on `blocks` blocks; with `overlap`, as a programmatic dependent launch (Hopper): its
+// blocks may start while the previous kernel in the stream finishes, and wait for it in
+// wait_for_previous_kernel().
+template <typename... Params, typename... Args>
+void launch(void (*kernel)(Params...), int blocks, bool overlap, cudaStream_t stream,
+            Args&&... args) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(blocks));
+  config.blockDim = dim3(block);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = overlap ? 1 : 0;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
+// Lets the next kernel's blocks start (they run up to their own wait), then waits until the
+// previous kernel has completed and its writes are visible. Everything a kernel does before
+// this call must read only what no kernel of the solve writes (the matrix, w).
+__device__ void wait_for_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+  cudaGridDependencySynchronize();
+#endif
+}
+
+// Couplings a sweep thread holds in registers, loaded before it waits for the previous kernel.
+constexpr int held_slots = 8;
+
 // The block's sum of `value` added to *total (one atomic per block).
 __device__ void add_block_sum(double value, double* total) {
   __shared__ double warp_sums[block / 32];
@@ -65,34 +96,59 @@ __global__ void start_kernel(std::int64_t n, const double* __restrict__ b, doubl
   p1[i] = 0.0;
 }
 
-// z = (r - L z) w on one colour.
+// z = (r - L z) w on one colour. The row's couplings and w are loaded before the wait.
 __global__ void forward_kernel(ColorRows c, const std::int32_t* __restrict__ column,
                                const double* __restrict__ value, const double* __restrict__ w,
                                const double* __restrict__ r, double* z, Scalars k, int offset) {
-  if (!active_iteration(k, offset)) return;
   const std::int64_t row = blockIdx.x * std::int64_t(block) + threadIdx.x;
-  if (row >= c.rows) return;
+  const bool in = row < c.rows;
+  std::int32_t col[held_slots];
+  double val[held_slots];
+#pragma unroll
+  for (int s = 0; s < held_slots; ++s) {
+    const bool held = in && s < c.width;
+    col[s] = held ? column[c.base + s * c.rows + row] : 0;
+    val[s] = held ? value[c.base + s * c.rows + row] : 0.0;
+  }
+  const double wi = in ? w[c.first + row] : 0.0;
+  wait_for_previous_kernel();
+  if (!active_iteration(k, offset) || !in) return;
   double v = r[c.first + row];
-  for (int s = 0; s < c.width; ++s) {
+#pragma unroll
+  for (int s = 0; s < held_slots; ++s) v -= val[s] * z[col[s]];
+  for (int s = held_slots; s < c.width; ++s) {
     v -= value[c.base + s * c.rows + row] * z[column[c.base + s * c.rows + row]];
   }
-  z[c.first + row] = v * w[c.first + row];
+  z[c.first + row] = v * wi;
 }
 
-// z -= w U z on one colour, and r.z's share added to rho[it].
+// z -= w U z on one colour, and r.z's share added to rho[it]. Couplings loaded before the wait.
 __global__ void backward_kernel(ColorRows c, const std::int32_t* __restrict__ column,
                                 const double* __restrict__ value, const double* __restrict__ w,
                                 const double* __restrict__ r, double* z, Scalars k, int offset) {
+  const std::int64_t row = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  const bool in = row < c.rows;
+  std::int32_t col[held_slots];
+  double val[held_slots];
+#pragma unroll
+  for (int s = 0; s < held_slots; ++s) {
+    const bool held = in && s < c.width;
+    col[s] = held ? column[c.base + s * c.rows + row] : 0;
+    val[s] = held ? value[c.base + s * c.rows + row] : 0.0;
+  }
+  const double wi = in ? w[c.first + row] : 0.0;
+  wait_for_previous_kernel();
   const int it = active_iteration(k, offset);
   if (!it) return;
-  const std::int64_t row = blockIdx.x * std::int64_t(block) + threadIdx.x;
   double rz = 0;
-  if (row < c.rows) {
+  if (in) {
     double v = 0;
-    for (int s = 0; s < c.width; ++s) {
+#pragma unroll
+    for (int s = 0; s < held_slots; ++s) v += val[s] * z[col[s]];
+    for (int s = held_slots; s < c.width; ++s) {
       v += value[c.base + s * c.rows + row] * z[column[c.base + s * c.rows + row]];
     }
-    const double zi = z[c.first + row] - w[c.first + row] * v;
+    const double zi = z[c.first + row] - wi * v;
     z[c.first + row] = zi;
     rz = r[c.first + row] * zi;
   }
@@ -103,6 +159,7 @@ __global__ void backward_kernel(ColorRows c, const std::int32_t* __restrict__ co
 struct Matrix {
   std::int64_t n;
   int colors;
+  int top_step;  // the largest power of two below colors
   const std::int64_t *color_start_d, *lower_start_d, *upper_start_d;
   const int *lower_width_d, *upper_width_d;
   const std::int32_t *lower_column, *upper_column;
@@ -114,6 +171,7 @@ struct Matrix {
 // and p.q's share added to pq[it].
 __global__ void product_kernel(Matrix s, const double* __restrict__ p_old, double* p_new,
                                Scalars k, int offset) {
+  wait_for_previous_kernel();
   const int it = active_iteration(k, offset);
   if (!it) return;
   const double beta = it == 1 ? 0.0 : k.rho[it] / k.rho[it - 1];
@@ -121,7 +179,7 @@ __global__ void product_kernel(Matrix s, const double* __restrict__ p_old, doubl
   double pq = 0;
   if (i < s.n) {
     int c = 0;  // the row's colour: the last whose first row is <= i
-    for (int step = 1 << 30; step > 0; step /= 2) {
+    for (int step = s.top_step; step > 0; step /= 2) {
       if (c + step < s.colors && s.color_start_d[c + step] <= i) c += step;
     }
     const std::int64_t rows = s.color_start_d[c + 1] - s.color_start_d[c];
@@ -150,6 +208,7 @@ __global__ void product_kernel(Matrix s, const double* __restrict__ p_old, doubl
 __global__ void update_kernel(std::int64_t n, const double* __restrict__ p,
                               const double* __restrict__ q, double* x, double* r, Scalars k,
                               int offset) {
+  wait_for_previous_kernel();
   const int it = active_iteration(k, offset);
   if (!it) return;
   const double alpha = k.rho[it] / k.pq[it];
@@ -164,7 +223,10 @@ __global__ void update_kernel(std::int64_t n, const double* __restrict__ p,
   add_block_sum(rr, &k.rr[it]);
 }
 
-__global__ void advance_kernel(int* iteration, int count) { *iteration += count; }
+__global__ void advance_kernel(int* iteration, int count) {
+  wait_for_previous_kernel();
+  *iteration += count;
+}
 
 __global__ void dot_kernel(std::int64_t n, const double* __restrict__ x,
                            const double* __restrict__ y, double* result) {
@@ -213,36 +275,33 @@ void start(const Slabs& s, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
-void iterate(const Slabs& s, const Scalars& k, int count, cudaStream_t stream) {
+void iterate(const Slabs& s, const Scalars& k, int count, bool overlap, cudaStream_t stream) {
+  int top_step = 1;
+  while (2 * top_step < s.colors) top_step *= 2;
+  const Matrix m{s.n,           s.colors,       top_step,       s.color_start_d, s.lower_start_d,
+                 s.upper_start_d, s.lower_width_d, s.upper_width_d, s.lower_column, s.upper_column,
+                 s.lower_value,   s.upper_value,   s.diagonal,      s.z,            s.q};
   for (int offset = 1; offset <= count; ++offset) {
     for (int c = 0; c < s.colors; ++c) {
       const ColorRows rows = lower_rows(s, c);
       if (rows.rows == 0) continue;
-      forward_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(
-          rows, s.lower_column, s.lower_value, s.w, s.r, s.z, k, offset);
-      CUDA_CHECK_LAUNCH();
+      launch(forward_kernel, blocks_for(rows.rows), overlap, stream, rows, s.lower_column,
+             s.lower_value, s.w, s.r, s.z, k, offset);
     }
     for (int c = s.colors - 1; c >= 0; --c) {
       const ColorRows rows = upper_rows(s, c);
       if (rows.rows == 0) continue;
-      backward_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(
-          rows, s.upper_column, s.upper_value, s.w, s.r, s.z, k, offset);
-      CUDA_CHECK_LAUNCH();
+      launch(backward_kernel, blocks_for(rows.rows), overlap, stream, rows, s.upper_column,
+             s.upper_value, s.w, s.r, s.z, k, offset);
     }
     // Iteration it writes p[it % 2] from p[1 - it % 2]; `offset` has it's parity (count even).
     double* p_new = s.p[offset % 2];
-    const Matrix m{s.n,           s.colors,      s.color_start_d, s.lower_start_d,
-                   s.upper_start_d, s.lower_width_d, s.upper_width_d, s.lower_column,
-                   s.upper_column, s.lower_value,  s.upper_value,  s.diagonal,
-                   s.z,            s.q};
-    product_kernel<<<blocks_for(s.n), block, 0, stream>>>(m, s.p[1 - offset % 2], p_new, k,
-                                                          offset);
-    CUDA_CHECK_LAUNCH();
-    update_kernel<<<blocks_for(s.n), block, 0, stream>>>(s.n, p_new, s.q, s.x, s.r, k, offset);
-    CUDA_CHECK_LAUNCH();
+    const double* p_old = s.p[1 - offset % 2];
+    launch(product_kernel, blocks_for(s.n), overlap, stream, m, p_old, p_new, k, offset);
+    launch(update_kernel, blocks_for(s.n), overlap, stream, s.n, p_new, s.q, s.x, s.r, k,
+           offset);
   }
-  advance_kernel<<<1, 1, 0, stream>>>(k.iteration, count);
-  CUDA_CHECK_LAUNCH();
+  launch(advance_kernel, 1, overlap, stream, k.iteration, count);
 }
 
 void dot(std::int64_t n, const double* x, const double* y, double* result, cudaStream_t stream) {

@@ -40,8 +40,10 @@ void factor(const Slabs& s, cudaStream_t stream);
 // x = 0, r = b, z = 0, p = 0 (both).
 void start(const Slabs& s, cudaStream_t stream);
 // Iterations *iteration + 1 .. *iteration + count (count even: p's two arrays alternate with
-// the iteration's parity), then *iteration += count.
-void iterate(const Slabs& s, const Scalars& k, int count, cudaStream_t stream);
+// the iteration's parity), then *iteration += count. With `overlap`, each kernel is a
+// programmatic dependent launch of the one before (sm_90): it loads its rows' couplings while
+// that one finishes.
+void iterate(const Slabs& s, const Scalars& k, int count, bool overlap, cudaStream_t stream);
 
 // Partial sums of x.y added into *result (zeroed by the caller), and y += alpha x style updates
 // for the cusparse variant, whose scalars live on the host.
