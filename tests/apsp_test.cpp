@@ -4,6 +4,8 @@
 //   - every registered variant bitwise equal to the serial loop on small graphs for both
 //     semirings, multidevice's decomposition with 1 to 4 partitions and blocks that do not
 //     divide n, corrupted results;
+//   - successor matrices (paths=1): every path re-summed equal to its distance for all pairs,
+//     serial and multicore and optimize equal to the serial loop's, other variants refused;
 //   - the real binary: the ladder, and bad input (status 2, one line).
 #include "workloads/apsp/apsp.hpp"
 
@@ -20,13 +22,16 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/registry.hpp"
 #include "core/runner.hpp"
 #include "io/dense_matrix.hpp"
+#include "io/graph.hpp"
 #include "support.hpp"
 
 namespace acclab {
@@ -244,8 +249,224 @@ TEST_P(ApspVariantTest, CorruptResultFailsVerification) {
   EXPECT_NE(r.error.find("differ from the serial loop"), std::string::npos) << r.error;
 }
 
+TEST_P(ApspVariantTest, PathsAreTheSerialLoopsOrRefusedNamingTheVariant) {
+  for (const auto& overrides : std::vector<std::vector<std::string>>{
+           {"paths=1"},
+           {"paths=1", "semiring=min-plus", "n=70", "edges_per_vertex=1"},
+       }) {
+    const Params params = apsp_params(overrides);
+    SCOPED_TRACE(params.json().dump());
+    if (!apsp::supports_paths(GetParam())) {
+      if (!expect_available()) GTEST_SKIP() << variant().id() << " cannot run here";
+      try {
+        run(params, 1);
+        ADD_FAILURE() << "paths=1 accepted";
+      } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("apsp/" + GetParam()), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("successor"), std::string::npos) << e.what();
+      }
+      return;
+    }
+    const Result r = run(params, 1);
+    if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+    ASSERT_EQ(r.status, Status::verified) << r.error << " / " << r.verification;
+    EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
+        << r.verification;
+    EXPECT_NE(r.verification.find("successors equal to the serial loop's"), std::string::npos)
+        << r.verification;
+    EXPECT_NE(r.verification.find("re-sum to their distances"), std::string::npos)
+        << r.verification;
+  }
+}
+
+TEST_P(ApspVariantTest, CorruptSuccessorsFailVerification) {
+  if (!apsp::supports_paths(GetParam())) GTEST_SKIP() << "no successor matrix";
+  const Result r = run(apsp_params({"paths=1"}), 1, /*corrupt=*/true);
+  if (skipped_as_unavailable(r)) GTEST_SKIP() << variant().id() << ": " << r.note;
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_NE(r.error.find("successors differ from the serial loop's"), std::string::npos) << r.error;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllApspVariants, ApspVariantTest,
                          ::testing::ValuesIn(test::variant_names("apsp")), test::param_name);
+
+// ---- successor matrices ------------------------------------------------------------------------
+
+// The variant's distances and successors on `p` (paths set), run as the runner would.
+std::pair<std::vector<float>, std::vector<std::int32_t>> run_with_paths(const std::string& name,
+                                                                        const Problem& p,
+                                                                        const Params& params) {
+  auto instance = test::variant_of("apsp", name).factory(params);
+  auto* apsp_instance = dynamic_cast<apsp::ApspInstance*>(instance.get());
+  EXPECT_NE(apsp_instance, nullptr);
+  instance->setup();
+  instance->reset();
+  instance->run();
+  instance->finish();
+  EXPECT_EQ(apsp_instance->successors().size(), std::size_t(p.elements()));
+  return {apsp_instance->result(), apsp_instance->successors()};
+}
+
+// Follows every pair's successors from scratch (not through apsp::successor_path) and sums the
+// edges' weights, the best of parallel edges, along the way in float; each sum must equal the
+// distance within n u sum|w|, and unreachable pairs have successor -1.
+void expect_every_path_resums(const Problem& p, const std::vector<apsp::Edge>& edges,
+                              const std::vector<float>& d, const std::vector<std::int32_t>& next) {
+  std::vector<float> weight(std::size_t(p.elements()), p.none());
+  for (const auto& e : edges) {
+    float& w = weight[std::size_t(e.from) * p.n + e.to];
+    w = w == p.none()
+            ? e.weight
+            : (p.semiring == Semiring::max_plus ? std::max(w, e.weight) : std::min(w, e.weight));
+  }
+  std::int64_t reachable = 0;
+  for (int u = 0; u < p.n; ++u) {
+    EXPECT_EQ(next[std::size_t(u) * p.n + u], u);
+    for (int v = 0; v < p.n; ++v) {
+      if (u == v) continue;
+      const float duv = d[std::size_t(u) * p.n + v];
+      if (duv == p.none()) {
+        EXPECT_EQ(next[std::size_t(u) * p.n + v], -1) << u << " -> " << v;
+        continue;
+      }
+      ++reachable;
+      float along = 0, sum_abs = 0;
+      int x = u, steps = 0;
+      while (x != v && steps < p.n) {
+        const int y = next[std::size_t(x) * p.n + v];
+        ASSERT_TRUE(y >= 0 && y < p.n) << u << " -> " << v << " stops at " << x;
+        const float w = weight[std::size_t(x) * p.n + y];
+        ASSERT_NE(w, p.none()) << u << " -> " << v << ": no edge " << x << " -> " << y;
+        along += w;
+        sum_abs += std::abs(w);
+        x = y;
+        ++steps;
+      }
+      ASSERT_EQ(x, v) << u << " -> " << v << ": no end after " << steps << " edges";
+      EXPECT_NEAR(along, duv, p.n * 0x1p-24 * sum_abs + 1e-30) << u << " -> " << v;
+    }
+  }
+  EXPECT_GT(reachable, 0);
+}
+
+TEST(ApspPathsTest, SuccessorsOfASmallGraphByHand) {
+  // 0 -> 1 -> 2 beats 0 -> 2 in both semirings; 2 reaches nothing.
+  for (const Semiring semiring : {Semiring::max_plus, Semiring::min_plus}) {
+    Problem p = problem({"n=3", "edges_per_vertex=1", "paths=1"});
+    p.semiring = semiring;
+    const float sign = semiring == Semiring::max_plus ? 1.0f : -1.0f;
+    const auto initial =
+        apsp::initial_matrix(p, {{0, 1, sign * -1.0f}, {1, 2, sign * -2.0f}, {0, 2, sign * -5.0f}});
+    auto d = initial;
+    std::vector<std::int32_t> next(9);
+    apsp::initial_successors(p, d.data(), next.data());
+    EXPECT_EQ(next, (std::vector<std::int32_t>{0, 1, 2, -1, 1, 2, -1, -1, 2}));
+    for (int k = 0; k < 3; ++k) apsp::relax_rows(p, d.data(), next.data(), k, 0, 3);
+    EXPECT_EQ(next, (std::vector<std::int32_t>{0, 1, 1, -1, 1, 2, -1, -1, 2}));
+    EXPECT_EQ(apsp::successor_path(p, next.data(), 0, 2), (std::vector<int>{0, 1, 2}));
+    EXPECT_EQ(apsp::successor_path(p, next.data(), 2, 0), std::vector<int>{});
+    EXPECT_EQ(apsp::successor_path(p, next.data(), 1, 1), std::vector<int>{1});
+    EXPECT_EQ(d[0 * 3 + 2], sign * -3.0f);
+    EXPECT_EQ(apsp::path_length(p, initial.data(), {0, 1, 2}), sign * -3.0);
+    EXPECT_EQ(apsp::path_length(p, initial.data(), {0, 2}), sign * -5.0);
+    EXPECT_EQ(apsp::path_length(p, initial.data(), {2, 0}), double(p.none()));
+  }
+}
+
+TEST(ApspPathsTest, DistancesWithSuccessorsAreBitwiseTheSameAsWithout) {
+  for (const char* semiring : {"semiring=max-plus", "semiring=min-plus"}) {
+    const Problem p = problem({semiring, "n=60", "edges_per_vertex=2", "paths=1"});
+    auto d = apsp::initial_matrix(p, apsp::generate_graph(p));
+    std::vector<std::int32_t> next(d.size());
+    apsp::initial_successors(p, d.data(), next.data());
+    for (int k = 0; k < p.n; ++k) apsp::relax_rows(p, d.data(), next.data(), k, 0, p.n);
+    EXPECT_TRUE(bitwise_equal(d, serial_result(p))) << semiring;
+  }
+}
+
+TEST(ApspPathsTest, EveryPathResumsToItsDistanceForAllPairs) {
+  const std::vector<std::vector<std::string>> graphs = {
+      {"n=40", "edges_per_vertex=3"},
+      {"n=61", "edges_per_vertex=2", "random_seed=7"},
+      {"graph=seed", "n=50", "edges_per_vertex=2"},
+  };
+  for (const auto& graph : graphs) {
+    for (const char* semiring : {"semiring=max-plus", "semiring=min-plus"}) {
+      auto overrides = graph;
+      overrides.push_back(semiring);
+      overrides.push_back("paths=1");
+      const Params params = apsp_params(overrides);
+      const Problem p = apsp::problem_of(params);
+      const auto edges = apsp::generate_graph(p);
+      std::vector<std::int32_t> serial_next;
+      for (const auto& name : test::variant_names("apsp")) {
+        if (!apsp::supports_paths(name)) continue;
+        SCOPED_TRACE(name + " " + params.json().dump());
+        const auto [d, next] = run_with_paths(name, p, params);
+        expect_every_path_resums(p, edges, d, next);
+        // The library's own check over every source agrees.
+        std::vector<int> all(p.n);
+        for (int u = 0; u < p.n; ++u) all[u] = u;
+        const auto check = apsp::check_successor_paths(p, apsp::initial_matrix(p, edges).data(),
+                                                       d.data(), next.data(), all);
+        EXPECT_EQ(check.broken, 0) << check.first_broken;
+        EXPECT_GT(check.paths, 0);
+        if (serial_next.empty()) {
+          serial_next = next;
+        } else {
+          EXPECT_EQ(next, serial_next) << "successors equal to serial's";
+        }
+      }
+    }
+  }
+}
+
+TEST(ApspPathsTest, ZeroWeightCyclesStillLeadToTheTarget) {
+  // 0 <-> 1 at zero weight, 0 -> 2 cheaper than 1 -> 2.
+  Problem p = problem({"n=3", "edges_per_vertex=1", "semiring=min-plus", "paths=1"});
+  const std::vector<apsp::Edge> edges = {{0, 1, 0.0f}, {1, 0, 0.0f}, {0, 2, 1.0f}, {1, 2, 5.0f}};
+  auto d = apsp::initial_matrix(p, edges);
+  std::vector<std::int32_t> next(9);
+  apsp::initial_successors(p, d.data(), next.data());
+  for (int k = 0; k < 3; ++k) apsp::relax_rows(p, d.data(), next.data(), k, 0, 3);
+  EXPECT_EQ(apsp::successor_path(p, next.data(), 1, 2), (std::vector<int>{1, 0, 2}));
+  expect_every_path_resums(p, edges, d, next);
+}
+
+TEST(ApspPathsTest, CheckFindsBrokenSuccessors) {
+  const Problem p = problem({"n=30", "edges_per_vertex=3", "semiring=min-plus", "paths=1"});
+  const auto initial = apsp::initial_matrix(p, apsp::generate_graph(p));
+  auto d = initial;
+  std::vector<std::int32_t> next(d.size());
+  apsp::initial_successors(p, d.data(), next.data());
+  for (int k = 0; k < p.n; ++k) apsp::relax_rows(p, d.data(), next.data(), k, 0, p.n);
+  const std::vector<int> sources = {0, 5};
+  ASSERT_EQ(apsp::check_successor_paths(p, initial.data(), d.data(), next.data(), sources).broken,
+            0);
+  // A loop: 0's successor towards v points back at 0.
+  int v = 1;
+  while (next[v] == v || d[v] == p.none()) ++v;  // a target reached over two or more edges
+  auto looped = next;
+  looped[std::size_t(next[v]) * p.n + v] = 0;
+  auto check = apsp::check_successor_paths(p, initial.data(), d.data(), looped.data(), sources);
+  EXPECT_GE(check.broken, 1);
+  EXPECT_NE(check.first_broken.find("stop"), std::string::npos) << check.first_broken;
+  // A path that exists but is longer than the distance.
+  auto wrong = d;
+  wrong[v] -= 0.5f;
+  check = apsp::check_successor_paths(p, initial.data(), wrong.data(), next.data(), sources);
+  EXPECT_EQ(check.broken, 1);
+  EXPECT_NE(check.first_broken.find(fmt::format("path 0 -> {}", v)), std::string::npos)
+      << check.first_broken;
+}
+
+TEST(ApspPathsTest, MemoryEstimatesCountTheSuccessors) {
+  const Workload& w = test::all().workload("apsp");
+  const Params without = apsp_params({"n=1000"}), with = apsp_params({"n=1000", "paths=1"});
+  EXPECT_DOUBLE_EQ(w.host_bytes(with) - w.host_bytes(without), 2.0 * 4 * 1000 * 1000);
+  EXPECT_DOUBLE_EQ(w.device_bytes(with) - w.device_bytes(without), 4.0 * 1000 * 1000);
+  EXPECT_NE(test::validate_error("apsp", {"paths=2"}).find("paths=2"), std::string::npos);
+}
 
 // ---- the command line --------------------------------------------------------------------------
 
@@ -301,9 +522,9 @@ TEST_P(ApspCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BadParameters, ApspCliBadInputTest,
-                         ::testing::Values("n=0", "n=100000", "edges_per_vertex=200",
-                                           "devices=99", "block=0", "semiring=max",
-                                           "graph=grid"));
+                         ::testing::Values("n=0", "n=100000", "edges_per_vertex=200", "devices=99",
+                                           "block=0", "semiring=max", "graph=grid", "paths=2",
+                                           "paths=-1"));
 
 // ---- acclab apsp FILE --------------------------------------------------------------------------
 
@@ -432,6 +653,131 @@ TEST(ApspCommandTest, QueryFollowsZeroWeightCyclesToTheTarget) {
   EXPECT_NE(o.out.find("query 1 -> 2: length 1 (along the path 1), 2 edges: 1 0 2"),
             std::string::npos)
       << o.out;
+}
+
+// ---- acclab apsp --paths -----------------------------------------------------------------------
+
+// The numbers of a "query U -> V: length L (along the path A), E edges: X Y ..." line.
+struct QueryLine {
+  double length = 0, along = 0;
+  std::size_t edges = 0;
+  std::vector<std::int64_t> vertices;
+};
+
+QueryLine query_line(const std::string& out, std::int64_t u, std::int64_t v) {
+  QueryLine q;
+  const std::string head = fmt::format("query {} -> {}: length ", u, v);
+  const auto at = out.find(head);
+  EXPECT_NE(at, std::string::npos) << out;
+  if (at == std::string::npos) return q;
+  const std::string line = out.substr(at, out.find('\n', at) - at);
+  int consumed = 0;
+  EXPECT_EQ(std::sscanf(line.c_str() + head.size(), "%lf (along the path %lf), %zu edges:%n",
+                        &q.length, &q.along, &q.edges, &consumed),
+            3)
+      << line;
+  std::istringstream rest(line.substr(head.size() + consumed));
+  for (std::int64_t x; rest >> x;) q.vertices.push_back(x);
+  return q;
+}
+
+TEST(ApspCommandTest, PathsQueryFollowsSuccessorsOnAnEdgeList) {
+  test::TempDir dir;
+  const auto graph = dir.path() / "g.txt";
+  write_text(graph, "# u v w\n0 1 2.5\n1 2 1\n2 0 -10\n");
+  const Outcome o =
+      run_acclab({"apsp", graph.string(), "--paths", "--query", "0", "2", "--variant", "serial"});
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_NE(o.out.find("query 0 -> 2: length 3.5 (along the path 3.5), 2 edges: 0 1 2"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("paths: successors followed from 3 sources, 6 paths re-sum to their "
+                       "lengths"),
+            std::string::npos)
+      << o.out;
+  // Zero-weight cycles: the successors do not loop.
+  write_text(graph, "0 1 0\n1 0 0\n0 2 1\n1 2 5\n");
+  const Outcome zero = run_acclab({"apsp", graph.string(), "--semiring", "min-plus", "--paths",
+                                   "--query", "1", "2", "--variant", "multicore"});
+  ASSERT_EQ(zero.status, 0) << zero;
+  EXPECT_NE(zero.out.find("query 1 -> 2: length 1 (along the path 1), 2 edges: 1 0 2"),
+            std::string::npos)
+      << zero.out;
+}
+
+TEST(ApspCommandTest, PathsQueryOnAMatrixMarketGraphWalksItsEdges) {
+  // polbooks: undirected, unit weights, connected: shortest path lengths count edges.
+  const auto file = graph_file("polbooks.mtx");
+  const io::Graph graph = io::read_graph(file);
+  std::set<std::pair<std::int64_t, std::int64_t>> arcs;
+  for (const auto& e : graph.edges) arcs.insert({e.from + 1, e.to + 1});  // 1-based as printed
+  for (const char* variant : {"serial", "multicore"}) {
+    SCOPED_TRACE(variant);
+    const Outcome o = run_acclab({"apsp", file, "--semiring", "min-plus", "--paths", "--query", "1",
+                                  "105", "--variant", variant});
+    ASSERT_EQ(o.status, 0) << o;
+    EXPECT_NE(o.out.find("paths: successors followed from 8 sources, 832 paths re-sum"),
+              std::string::npos)
+        << o.out;
+    const QueryLine q = query_line(o.out, 1, 105);
+    EXPECT_EQ(q.length, q.along);
+    EXPECT_EQ(q.length, double(q.edges));
+    ASSERT_EQ(q.vertices.size(), q.edges + 1);
+    EXPECT_EQ(q.vertices.front(), 1);
+    EXPECT_EQ(q.vertices.back(), 105);
+    for (std::size_t s = 0; s + 1 < q.vertices.size(); ++s) {
+      EXPECT_TRUE(arcs.count({q.vertices[s], q.vertices[s + 1]}))
+          << q.vertices[s] << " -> " << q.vertices[s + 1];
+    }
+  }
+}
+
+TEST(ApspCommandTest, PathsQueryAgreesWithTheMatrixOnARealWeightedGraph) {
+  // test_FW_1000: integer weights with many zeros (zero-weight cycles) and self loops.
+  const Outcome o = run_acclab({"apsp", graph_file("test_FW_1000.mtx"), "--semiring", "min-plus",
+                                "--paths", "--query", "1", "999", "--variant", "multicore"},
+                               std::chrono::seconds(300));
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_NE(o.out.find(" paths re-sum to their lengths"), std::string::npos) << o.out;
+  const QueryLine q = query_line(o.out, 1, 999);
+  EXPECT_GT(q.length, 0);
+  EXPECT_EQ(q.length, q.along);
+  EXPECT_EQ(q.vertices.front(), 1);
+  EXPECT_EQ(q.vertices.back(), 999);
+}
+
+TEST(ApspCommandTest, PathsWithAVariantWithoutSuccessorsExitsTwoNamingIt) {
+  std::string unsupported;
+  for (const auto& name : test::variant_names("apsp")) {
+    const bool cuda = test::variant_of("apsp", name).backend == Backend::cuda;
+    if (!apsp::supports_paths(name) && (!cuda || test::cuda_gpu_here())) {
+      unsupported = name;
+      break;
+    }
+  }
+  if (unsupported.empty()) GTEST_SKIP() << "every apsp variant built here keeps successors";
+  test::TempDir dir;
+  write_text(dir.path() / "g.txt", "0 1 -1\n1 2 -1\n");
+  const Outcome o = run_acclab({"apsp", (dir.path() / "g.txt").string(), "--paths", "--query", "0",
+                                "2", "--variant", unsupported});
+  EXPECT_TRUE(is_usage_error(o, {"apsp/" + unsupported, "successor"})) << o;
+  const Outcome r =
+      run_acclab({"run", "apsp", "--variant", unsupported, "--set", "paths=1", "--reps", "1"});
+  EXPECT_TRUE(is_usage_error(r, {"apsp/" + unsupported, "paths=1"})) << r;
+}
+
+TEST(ApspCliTest, RunWithPathsVerifiesTheSuccessors) {
+  const Outcome o = run_acclab({"run", "apsp", "--variant", "serial,multicore", "--set", "paths=1",
+                                "--set", "semiring=min-plus", "--reps", "1", "--format", "json"});
+  ASSERT_EQ(o.status, 0) << o;
+  const auto doc = parse_json(o.out);
+  ASSERT_EQ(doc["results"].size(), 2u);
+  for (const auto& r : doc["results"]) {
+    SCOPED_TRACE(r["variant"].dump());
+    EXPECT_EQ(r["status"], "verified") << r["error"];
+    EXPECT_EQ(r["params"]["paths"], 1);
+    EXPECT_GT(r["outputs"]["paths_checked"].get<int>(), 0);
+  }
 }
 
 class ApspCommandBadInputTest

@@ -1,6 +1,7 @@
 // acclab apsp FILE: all-pairs longest (max-plus) or shortest (min-plus) paths of a user's graph
 // by one of the apsp workload's variants, the distance matrix written with --out, paths
-// printed with --query.
+// printed with --query: read off the matrix, or with --paths followed along the successor
+// matrix the variant kept.
 #include "apsp_command.hpp"
 
 #include <fmt/format.h>
@@ -40,6 +41,9 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
                   "binary (default; io/dense_matrix.hpp gives the layout) or csv (n <= 4096)");
   cmd->add_option("--query", args.query, "print the best path from U to V (ids as in the file)")
       ->expected(2);
+  cmd->add_flag("--paths", args.paths,
+                "keep the successor matrix (n^2 int32 more; variants serial, multicore, "
+                "optimize): --query follows it, and paths from 8 sampled sources are re-summed");
 }
 
 int apsp_command(const ApspArgs& args, const Registry& registry) {
@@ -133,10 +137,13 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   const Params params = Params::resolve(
       workload.params, "small",
       {fmt::format("n={}", std::max<std::int64_t>(graph.n, 2)), "semiring=" + args.semiring,
-       "edges_per_vertex=1", fmt::format("devices={}", args.devices)});
+       "edges_per_vertex=1", fmt::format("devices={}", args.devices),
+       fmt::format("paths={}", args.paths ? 1 : 0)});
   workload.validate(params);
   Machine machine;
-  const double bytes = 3.0 * sizeof(float) * double(graph.n) * double(graph.n);
+  // The matrix, its initial state, the result's copy; with --paths the successors.
+  const double bytes = (3.0 * sizeof(float) + (args.paths ? sizeof(std::int32_t) : 0.0)) *
+                       double(graph.n) * double(graph.n);
   if (bytes > machine.host().available_bytes) {
     throw UsageError(fmt::format("{}: {} vertices need {:.2f} GiB of host memory, {:.2f} GiB "
                                  "available",
@@ -209,7 +216,50 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
              graph.n * (graph.n - 1), longest ? "largest" : "smallest",
              reachable ? fmt::format("{:g}", extreme) : std::string("none"));
 
-  if (query_u >= 0) {
+  int status = 0;
+  if (args.paths) {
+    // Sources spread over the file's vertices, every target each.
+    const int sources = int(std::min<std::int64_t>(graph.n, 8));
+    std::vector<int> rows;
+    for (int s = 0; s < sources; ++s) rows.push_back(int(std::int64_t(s) * graph.n / sources));
+    const auto& next = apsp_instance->successors();
+    const auto check = apsp::check_successor_paths(p, apsp_instance->initial().data(), d.data(),
+                                                   next.data(), rows);
+    fmt::print("paths: successors followed from {} sources, {} paths {}\n", sources, check.paths,
+               check.broken == 0
+                   ? fmt::format("re-sum to their lengths (worst {:.2g} of the rounding bound)",
+                                 check.worst_over_bound)
+                   : fmt::format("checked, {} BROKEN, first {}", check.broken, check.first_broken));
+    if (check.broken != 0) status = 1;
+  }
+
+  if (query_u >= 0 && args.paths) {
+    const auto& next = apsp_instance->successors();
+    const float length = d[std::size_t(query_u) * p.n + query_v];
+    const auto path = apsp::successor_path(p, next.data(), query_u, query_v);
+    std::string vertices;
+    for (int x : path) vertices += fmt::format("{}{}", vertices.empty() ? "" : " ", x + base);
+    if (path.empty() && length == p.none()) {
+      fmt::print("query {} -> {}: unreachable\n", query_u + base, query_v + base);
+    } else if (path.empty() || path.back() != query_v) {
+      fmt::print("query {} -> {}: length {:g}, but the successors stop short: {}\n", query_u + base,
+                 query_v + base, length, vertices);
+      status = 1;
+    } else {
+      const double along = apsp::path_length(p, apsp_instance->initial().data(), path);
+      double sum_abs = 0;
+      for (std::size_t s = 0; s + 1 < path.size(); ++s) {
+        sum_abs += std::abs(apsp_instance->initial()[std::size_t(path[s]) * p.n + path[s + 1]]);
+      }
+      fmt::print("query {} -> {}: length {:g} (along the path {:g}), {} edges: {}\n",
+                 query_u + base, query_v + base, length, along, path.size() - 1, vertices);
+      if (!(std::abs(along - length) <= apsp::rounding_bound(p, sum_abs, length))) {
+        fmt::print("query {} -> {}: the path's weights do not re-sum to its length\n",
+                   query_u + base, query_v + base);
+        status = 1;
+      }
+    }
+  } else if (query_u >= 0) {
     const auto path = apsp::best_path(p, d.data(), edges, query_u, query_v);
     if (path.empty()) {
       fmt::print("query {} -> {}: unreachable\n", query_u + base, query_v + base);
@@ -251,7 +301,8 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
                            out_format == "csv" ? io::DenseFormat::csv : io::DenseFormat::binary);
     fmt::print("distance matrix ({}) written to {}\n", out_format, args.out);
   }
-  return 0;
+  if (status != 0) fmt::print(stderr, "acclab: apsp: a successor path failed its check\n");
+  return status;
 }
 
 }  // namespace acclab

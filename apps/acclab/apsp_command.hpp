@@ -19,13 +19,17 @@ struct ApspArgs {
   std::string out;
   std::string out_format;  // empty: csv for a .csv path, else binary
   std::vector<std::int64_t> query;
+  bool paths = false;  // keep the successor matrix; --query follows it
 };
 
 void add_apsp_options(CLI::App* cmd, ApspArgs& args);
 
 // Reads the graph, runs the variant, refuses a result with a positive (max-plus) or negative
 // (min-plus) cycle (UsageError naming a vertex on it, nothing written), prints a summary and
-// the queried path, writes the matrix. Returns the exit status.
+// the queried path, writes the matrix. With paths, the variant keeps the successor matrix (a
+// variant without one is a UsageError naming it), the paths from a few sampled sources and the
+// queried one are followed along it and re-summed; a path that does not reach its target or
+// disagrees with its length is a failure (status 1). Returns the exit status.
 int apsp_command(const ApspArgs& args, const Registry& registry);
 
 }  // namespace acclab

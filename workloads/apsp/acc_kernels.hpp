@@ -10,6 +10,8 @@ namespace acclab::apsp::acc {
 
 // One step k over all rows of d (n x n), d present on the current device. Blocking.
 void relax_present(const Problem& p, float* d, int k);
+// The same keeping the successors `next` (n x n, also present): apsp.hpp's rule. Blocking.
+void relax_present_paths(const Problem& p, float* d, std::int32_t* next, int k);
 // The same on a device pointer (managed memory), d passed through `deviceptr`. Blocking.
 void relax_deviceptr(const Problem& p, float* d, int k);
 

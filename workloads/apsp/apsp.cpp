@@ -28,6 +28,7 @@ Problem problem_of(const Params& params) {
   p.random_seed = static_cast<std::uint64_t>(params.integer("random_seed"));
   p.devices = static_cast<int>(std::min<std::int64_t>(params.integer("devices"), 1 << 20));
   p.block = static_cast<int>(std::min<std::int64_t>(params.integer("block"), 1 << 20));
+  p.paths = params.integer("paths") != 0;
   return p;
 }
 
@@ -64,6 +65,11 @@ Workload make_workload() {
       {.key = "block",
        .help = "multidevice: pivot rows exchanged at once (rows per partition are multiples)",
        .presets = same("64")},
+      {.key = "paths",
+       .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize), "
+               "verified against the serial loop's and by re-summing paths",
+       .presets = same("0"),
+       .minimum = 0},
   };
   w.validate = [](const Params& params) {
     const std::int64_t n = params.integer("n");
@@ -80,17 +86,23 @@ Workload make_workload() {
     }
     const std::int64_t block = params.integer("block");
     if (block > 1024) throw UsageError(fmt::format("--set block={}: at most 1024", block));
+    const std::int64_t paths = params.integer("paths");
+    if (paths > 1) throw UsageError(fmt::format("--set paths={}: expected 0 or 1", paths));
   };
-  // The matrix and its initial state, the cached reference, the edge list.
+  // The matrix and its initial state, the cached reference, the edge list; with paths the
+  // successors and the reference's.
   w.host_bytes = [](const Params& params) {
     const double n = double(params.integer("n"));
-    return 3.0 * sizeof(float) * n * n + 12.0 * n * double(params.integer("edges_per_vertex"));
+    const double successors = params.integer("paths") != 0 ? 2.0 * sizeof(std::int32_t) : 0.0;
+    return (3.0 * sizeof(float) + successors) * n * n +
+           12.0 * n * double(params.integer("edges_per_vertex"));
   };
   // cuda_blocked: the matrix and its initial state, and 64-wide history and snapshot panels;
-  // the others need less.
+  // the others need less. With paths (optimize) the successors too.
   w.device_bytes = [](const Params& params) {
     const double n = double(params.integer("n"));
-    return 2.0 * sizeof(float) * n * n +
+    const double successors = params.integer("paths") != 0 ? sizeof(std::int32_t) : 0.0;
+    return (2.0 * sizeof(float) + successors) * n * n +
            2.0 * sizeof(float) * n * std::max<double>(64, double(params.integer("block")));
   };
   return w;
@@ -149,6 +161,88 @@ std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edg
     slot = p.semiring == Semiring::max_plus ? std::max(slot, e.weight) : std::min(slot, e.weight);
   }
   return d;
+}
+
+bool supports_paths(std::string_view variant) {
+  return std::find(paths_variants.begin(), paths_variants.end(), variant) != paths_variants.end();
+}
+
+void initial_successors(const Problem& p, const float* initial, std::int32_t* next) {
+  const float none = p.none();
+  for (int i = 0; i < p.n; ++i) {
+    const float* row = initial + std::size_t(i) * p.n;
+    std::int32_t* out = next + std::size_t(i) * p.n;
+    for (int j = 0; j < p.n; ++j) out[j] = i == j || row[j] != none ? j : -1;
+  }
+}
+
+std::vector<int> successor_path(const Problem& p, const std::int32_t* next, int u, int v) {
+  if (u == v) return {u};
+  if (next[std::size_t(u) * p.n + v] < 0) return {};
+  std::vector<int> path = {u};
+  for (int x = u; x != v && int(path.size()) < p.n;) {
+    x = next[std::size_t(x) * p.n + v];
+    if (x < 0 || x >= p.n) break;
+    path.push_back(x);
+  }
+  return path;
+}
+
+double path_length(const Problem& p, const float* initial, const std::vector<int>& path) {
+  double length = 0;
+  for (std::size_t s = 0; s + 1 < path.size(); ++s) {
+    const float w = initial[std::size_t(path[s]) * p.n + path[s + 1]];
+    if (w == p.none() || path[s] == path[s + 1]) return p.none();
+    length += w;
+  }
+  return length;
+}
+
+double rounding_bound(const Problem& p, double sum_abs, float d) {
+  return double(p.n) * 0x1p-24 * std::max(sum_abs, double(std::abs(d))) + 1e-30;
+}
+
+PathCheck check_successor_paths(const Problem& p, const float* initial, const float* d,
+                                const std::int32_t* next, const std::vector<int>& sources) {
+  PathCheck check;
+  auto fail = [&](int u, int v, const std::string& what) {
+    if (check.broken++ == 0) check.first_broken = fmt::format("path {} -> {}: {}", u, v, what);
+  };
+  for (int u : sources) {
+    if (next[std::size_t(u) * p.n + u] != u) fail(u, u, "next[u][u] is not u");
+    for (int v = 0; v < p.n; ++v) {
+      if (v == u) continue;
+      const float duv = d[std::size_t(u) * p.n + v];
+      const std::int32_t first = next[std::size_t(u) * p.n + v];
+      if (duv == p.none()) {
+        if (first != -1) fail(u, v, fmt::format("unreachable, yet successor {}", first));
+        continue;
+      }
+      ++check.paths;
+      const auto path = successor_path(p, next, u, v);
+      if (path.empty() || path.back() != v) {
+        fail(u, v,
+             fmt::format("the successors stop at {} after {} edges", path.empty() ? u : path.back(),
+                         path.size() - 1));
+        continue;
+      }
+      const double along = path_length(p, initial, path);
+      if (along == double(p.none())) {
+        fail(u, v, "the successors step along a missing edge");
+        continue;
+      }
+      double sum_abs = 0;
+      for (std::size_t s = 0; s + 1 < path.size(); ++s) {
+        sum_abs += std::abs(initial[std::size_t(path[s]) * p.n + path[s + 1]]);
+      }
+      const double over = std::abs(along - double(duv)) / rounding_bound(p, sum_abs, duv);
+      check.worst_over_bound = std::max(check.worst_over_bound, over);
+      if (!(over <= 1.0)) {
+        fail(u, v, fmt::format("length {} along the path, {} in the matrix", along, duv));
+      }
+    }
+  }
+  return check;
 }
 
 std::optional<int> cycle_vertex(const Problem& p, const float* d) {
@@ -228,10 +322,15 @@ ApspInstance::ApspInstance(const Params& params) : p_(problem_of(params)) {}
 void ApspInstance::setup() {
   initial_ = initial_matrix(p_, graph_ ? *graph_ : generate_graph(p_));
   d_ = initial_;
+  if (p_.paths) {
+    next_.resize(initial_.size());
+    initial_successors(p_, initial_.data(), next_.data());
+  }
 }
 
 void ApspInstance::reset() {
   std::memcpy(d_.data(), initial_.data(), initial_.size() * sizeof(float));
+  if (p_.paths) initial_successors(p_, initial_.data(), next_.data());
 }
 
 Verification ApspInstance::verify() {
@@ -298,12 +397,47 @@ Verification ApspInstance::verify() {
   v.detail = fmt::format("{}; {} sampled rows {} Dijkstra within n u |length|{}", serial, sources,
                          mismatched == 0 ? "match" : "do not match",
                          mismatched == 0 ? "" : fmt::format(" ({} elements)", mismatched));
+  if (p_.paths) {
+    std::string successors =
+        fmt::format("successors not compared with the serial loop's (n > {})", serial_check_limit);
+    std::int64_t next_differ = 0;
+    if (p_.n <= serial_check_limit) {
+      const auto& reference = reference_successors(p_);
+      std::int64_t first = -1;
+      for (std::int64_t e = 0; e < p_.elements(); ++e) {
+        if (next_[e] != reference[e]) {
+          if (first < 0) first = e;
+          ++next_differ;
+        }
+      }
+      successors =
+          next_differ == 0
+              ? "successors equal to the serial loop's"
+              : fmt::format(
+                    "{} successors differ from the serial loop's, first ({}, {}): "
+                    "{} against {}",
+                    next_differ, first / p_.n, first % p_.n, next_[first], reference[first]);
+    }
+    std::vector<int> rows;
+    for (int s = 0; s < sources; ++s) rows.push_back(int(std::int64_t(s) * p_.n / sources));
+    const PathCheck paths =
+        check_successor_paths(p_, initial_.data(), d_.data(), next_.data(), rows);
+    v.ok = v.ok && next_differ == 0 && paths.broken == 0;
+    v.outputs["paths_checked"] = paths.paths;
+    v.outputs["paths_worst_over_bound"] = paths.worst_over_bound;
+    v.detail += fmt::format("; {}; {} paths from the sampled rows {}", successors, paths.paths,
+                            paths.broken == 0 ? "re-sum to their distances"
+                                              : fmt::format("checked, {} broken, first {}",
+                                                            paths.broken, paths.first_broken));
+  }
   return v;
 }
 
 void ApspInstance::corrupt_result() {
   float& x = d_[std::size_t(p_.n / 2) * p_.n + (p_.n / 2 + 1) % p_.n];
   x = std::isinf(x) ? 0.0f : x + 0.5f;
+  // Row 0 is a sampled source: its path to 1 now goes nowhere.
+  if (p_.paths) next_[1] = -1;
 }
 
 }  // namespace acclab::apsp

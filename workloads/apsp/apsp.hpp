@@ -12,13 +12,23 @@
 // serial loop does; with d[k][k] = 0 neither changes during step k, so any parallel order of
 // one step, and the blocked schemes here (which snapshot each pivot row as of its step), give
 // results bitwise equal to the serial loop.
+//
+// Paths (--set paths=1, acclab apsp --paths): a successor matrix next (int32, n x n) kept beside
+// d. It starts at next[i][j] = j where an edge i -> j exists and next[i][i] = i, -1 elsewhere;
+// whenever step k strictly improves d[i][j] (exactly when the serial loop's max / min takes
+// the new value), next[i][j] = next[i][k]. Step k changes neither next[i][k] nor next[k][j]
+// (d[k][k] = 0 again), so the successors, like the distances, do not depend on the order of
+// one step's updates. Following next from u reaches v along a best path (in exact arithmetic;
+// in float, its weights re-summed agree with d[u][v] to rounding).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/registry.hpp"
@@ -36,6 +46,7 @@ struct Problem {
   std::uint64_t random_seed = 1;
   int devices = 1;  // multidevice, cuda_blocked_multi: GPUs (multidevice: host partitions without)
   int block = 64;   // multidevice: pivot rows exchanged at once
+  bool paths = false;  // keep the successor matrix (paths=1)
 
   std::int64_t elements() const { return std::int64_t(n) * n; }
   // The value of a missing edge: -inf for max-plus, +inf for min-plus.
@@ -70,12 +81,52 @@ std::vector<std::string> seed_test_lines(const Problem& p, const std::vector<flo
 // generators never make), none() elsewhere.
 std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edges);
 
-// One Floyd-Warshall step k over rows [row_begin, row_end) of d (n x n, in place).
+// The variants that keep the successor matrix; the others refuse paths=1 (UsageError naming
+// the variant, from the factory registered for them).
+inline constexpr std::array<std::string_view, 3> paths_variants = {"serial", "multicore",
+                                                                   "optimize"};
+bool supports_paths(std::string_view variant);
+
+// The initial successors of the initial matrix (header): next[i][j] = j where initial[i][j] is
+// an edge's weight or i == j, -1 elsewhere. n x n, written into `next`.
+void initial_successors(const Problem& p, const float* initial, std::int32_t* next);
+
+// One Floyd-Warshall step k over rows [row_begin, row_end) of d (n x n, in place), and of the
+// successors `next` when it is not null (the header's rule; d bitwise the same either way).
 void relax_rows(const Problem& p, float* d, int k, int row_begin, int row_end);
+void relax_rows(const Problem& p, float* d, std::int32_t* next, int k, int row_begin, int row_end);
 
 // The serial algorithm (rows of each step split over OpenMP threads: bitwise the serial loop,
 // as the header says). Cached for the last problem asked.
 const std::vector<float>& reference_result(const Problem& p);
+// Its successor matrix (p.paths must be set), cached with it.
+const std::vector<std::int32_t>& reference_successors(const Problem& p);
+
+// The walk from u towards v along the successors: u, next[u][v], next[next[u][v]][v], ... It
+// stops at v, at a vertex without a successor (-1 or out of range) or after n vertices, so it
+// reached v exactly when its last vertex is v. {u} when u == v; empty when next[u][v] is -1.
+std::vector<int> successor_path(const Problem& p, const std::int32_t* next, int u, int v);
+
+// The path's length: the initial matrix's weights of its edges (the best of parallel edges)
+// summed in path order in double; none() when an edge is missing. 0 for a single vertex.
+double path_length(const Problem& p, const float* initial, const std::vector<int>& path);
+
+// Whether a path's re-summed length `along` agrees with the matrix's d[u][v] to float
+// rounding: both are sums of at most n - 1 weights whose magnitudes add up to at most `sum_abs`
+// (the path's) or |d| (for weights of one sign), each within n u of it (u = 2^-24).
+double rounding_bound(const Problem& p, double sum_abs, float d);
+
+// Every path from the `sources` to every vertex followed along the successors and checked: it
+// reaches its target along edges of the graph and its re-summed length agrees with d within
+// rounding_bound; an unreachable pair has successor -1; next[u][u] = u.
+struct PathCheck {
+  std::int64_t paths = 0;   // pairs checked (reachable, u != v)
+  std::int64_t broken = 0;  // pairs that failed
+  double worst_over_bound = 0;
+  std::string first_broken;  // one line about the first failure, empty if none
+};
+PathCheck check_successor_paths(const Problem& p, const float* initial, const float* d,
+                                const std::int32_t* next, const std::vector<int>& sources);
 
 // A vertex on a positive (max-plus) or negative (min-plus) cycle of the result, if any.
 std::optional<int> cycle_vertex(const Problem& p, const float* d);
@@ -93,11 +144,17 @@ class ApspInstance : public Instance {
   // Runs on these edges instead of the generated graph (acclab apsp FILE). Before setup().
   void set_graph(std::vector<Edge> edges) { graph_ = std::move(edges); }
   const std::vector<float>& result() const { return d_; }
+  const std::vector<float>& initial() const { return initial_; }
+  // The successor matrix after finish() (empty without paths).
+  const std::vector<std::int32_t>& successors() const { return next_; }
   void setup() override;
+  // Restores d and, with paths, the initial successors (host arrays).
   void reset() override;
   // Bitwise equal to the serial result (computed here up to n = serial_check_limit), and
-  // sampled source rows equal to Dijkstra's distances within rounding at any n. Not for an
-  // instance given a user's graph (fails, saying so).
+  // sampled source rows equal to Dijkstra's distances within rounding at any n. With paths,
+  // also the successors equal to the serial loop's (same limit), and every path from the
+  // sampled sources re-summed equal to its distance within rounding. Not for an instance given
+  // a user's graph (fails, saying so).
   Verification verify() override;
   void corrupt_result() override;
 
@@ -106,6 +163,7 @@ class ApspInstance : public Instance {
  protected:
   Problem p_;
   std::vector<float> initial_, d_;
+  std::vector<std::int32_t> next_;  // with paths: n x n successors, else empty
   std::optional<std::vector<Edge>> graph_;
 };
 

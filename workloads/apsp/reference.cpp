@@ -1,9 +1,11 @@
 // The serial Floyd-Warshall loop (`serial`, the reference), and the seed's multicore build
-// (`multicore`: the rows of each step over OpenMP threads).
+// (`multicore`: the rows of each step over OpenMP threads). Both keep the successor matrix
+// with paths=1.
 #include <omp.h>
 
 #include <algorithm>
 #include <mutex>
+#include <stdexcept>
 #include <tuple>
 
 #include "workloads/apsp/apsp.hpp"
@@ -11,12 +13,29 @@
 namespace acclab::apsp {
 
 void relax_rows(const Problem& p, float* d, int k, int row_begin, int row_end) {
+  relax_rows(p, d, nullptr, k, row_begin, row_end);
+}
+
+void relax_rows(const Problem& p, float* d, std::int32_t* next, int k, int row_begin, int row_end) {
   const int n = p.n;
   const float* dk = d + std::size_t(k) * n;
   for (int i = row_begin; i < row_end; ++i) {
     float* di = d + std::size_t(i) * n;
     const float dik = di[k];
-    if (p.semiring == Semiring::max_plus) {
+    if (next) {
+      // std::max(a, b) takes b exactly when a < b, std::min(a, b) when b < a: the same
+      // distances as below, and the successor follows the distance.
+      std::int32_t* ni = next + std::size_t(i) * n;
+      const std::int32_t nik = ni[k];
+      // Selects rather than branches, so that the loop vectorises.
+      const bool max_plus = p.semiring == Semiring::max_plus;
+      for (int j = 0; j < n; ++j) {
+        const float through = dik + dk[j], now = di[j];
+        const bool better = max_plus ? now < through : through < now;
+        di[j] = better ? through : now;
+        ni[j] = better ? nik : ni[j];
+      }
+    } else if (p.semiring == Semiring::max_plus) {
       for (int j = 0; j < n; ++j) di[j] = std::max(di[j], dik + dk[j]);
     } else {
       for (int j = 0; j < n; ++j) di[j] = std::min(di[j], dik + dk[j]);
@@ -26,12 +45,12 @@ void relax_rows(const Problem& p, float* d, int k, int row_begin, int row_end) {
 
 namespace {
 
-void floyd_warshall_threads(const Problem& p, float* d) {
+void floyd_warshall_threads(const Problem& p, float* d, std::int32_t* next) {
   for (int k = 0; k < p.n; ++k) {
 #pragma omp parallel
     {
       const int threads = omp_get_num_threads(), t = omp_get_thread_num();
-      relax_rows(p, d, k, int(std::int64_t(p.n) * t / threads),
+      relax_rows(p, d, next, k, int(std::int64_t(p.n) * t / threads),
                  int(std::int64_t(p.n) * (t + 1) / threads));
     }
   }
@@ -41,30 +60,49 @@ class Serial : public ApspInstance {
  public:
   using ApspInstance::ApspInstance;
   void run() override {
-    for (int k = 0; k < p_.n; ++k) relax_rows(p_, d_.data(), k, 0, p_.n);
+    std::int32_t* next = p_.paths ? next_.data() : nullptr;
+    for (int k = 0; k < p_.n; ++k) relax_rows(p_, d_.data(), next, k, 0, p_.n);
   }
 };
 
 class Multicore : public ApspInstance {
  public:
   using ApspInstance::ApspInstance;
-  void run() override { floyd_warshall_threads(p_, d_.data()); }
+  void run() override { floyd_warshall_threads(p_, d_.data(), p_.paths ? next_.data() : nullptr); }
 };
+
+struct Reference {
+  std::vector<float> d;
+  std::vector<std::int32_t> next;  // empty unless asked for with paths
+};
+
+// The serial result for p, its successors too when p.paths (the distances are the same).
+const Reference& reference(const Problem& p) {
+  using Key = std::tuple<int, Semiring, Generator, int, std::uint64_t>;
+  static std::mutex mutex;
+  static std::pair<Key, Reference> cached;
+  std::lock_guard lock(mutex);
+  const Key key{p.n, p.semiring, p.generator, p.edges_per_vertex, p.random_seed};
+  if (cached.second.d.empty() || cached.first != key || (p.paths && cached.second.next.empty())) {
+    Reference r;
+    r.d = initial_matrix(p, generate_graph(p));
+    if (p.paths) {
+      r.next.resize(r.d.size());
+      initial_successors(p, r.d.data(), r.next.data());
+    }
+    floyd_warshall_threads(p, r.d.data(), p.paths ? r.next.data() : nullptr);
+    cached = {key, std::move(r)};
+  }
+  return cached.second;
+}
 
 }  // namespace
 
-const std::vector<float>& reference_result(const Problem& p) {
-  using Key = std::tuple<int, Semiring, Generator, int, std::uint64_t>;
-  static std::mutex mutex;
-  static std::pair<Key, std::vector<float>> cached;
-  std::lock_guard lock(mutex);
-  const Key key{p.n, p.semiring, p.generator, p.edges_per_vertex, p.random_seed};
-  if (cached.second.empty() || cached.first != key) {
-    std::vector<float> d = initial_matrix(p, generate_graph(p));
-    floyd_warshall_threads(p, d.data());
-    cached = {key, std::move(d)};
-  }
-  return cached.second;
+const std::vector<float>& reference_result(const Problem& p) { return reference(p).d; }
+
+const std::vector<std::int32_t>& reference_successors(const Problem& p) {
+  if (!p.paths) throw std::logic_error("apsp::reference_successors without paths");
+  return reference(p).next;
 }
 
 std::unique_ptr<Instance> make_serial(const Params& params) {

@@ -1,7 +1,11 @@
 // The apsp variants, in ladder order (the seed's build steps, then our CUDA kernel).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <map>
 #include <string>
 
+#include "core/error.hpp"
 #include "workloads/apsp/apsp.hpp"
 
 namespace acclab::apsp {
@@ -33,7 +37,20 @@ void register_variants(Registry& registry) {
   };
   auto add = [&](const char* name, Backend backend, int step, const char* description,
                  auto factory) {
-    registry.add_variant({"apsp", name, backend, "apsp", step, description, factory,
+    std::function<std::unique_ptr<Instance>(const Params&)> make = factory;
+    if (!supports_paths(name)) {
+      // Refused before anything is allocated.
+      make = [name, factory](const Params& params) {
+        if (problem_of(params).paths) {
+          throw UsageError(
+              fmt::format("apsp/{} keeps no successor matrix (--paths, --set "
+                          "paths=1): use one of {}",
+                          name, fmt::join(paths_variants, ", ")));
+        }
+        return factory(params);
+      };
+    }
+    registry.add_variant({"apsp", name, backend, "apsp", step, description, make,
                           relaxation_model(), "", sources.at(name)});
   };
   add("serial", Backend::serial, 1, "the seed's serial loops (the reference)", make_serial);
