@@ -269,6 +269,9 @@ std::vector<std::string> profile_notes(const Result& r) {
   if (!r.profile) return notes;
   const profile::Profile& p = *r.profile;
   using profile::Counter;
+  if (!p.openacc_callbacks && r.variant->backend != Backend::openacc) {
+    notes.push_back("this acclab was built without OpenACC: no OpenACC events are available");
+  }
   switch (r.variant->backend) {
     case Backend::serial:
     case Backend::openmp:
