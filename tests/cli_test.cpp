@@ -297,6 +297,8 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{"ListFormatXml", {"list", "--format", "xml"}, "--format xml"},
         UsageCase{"InfoFormatXml", {"info", "--format", "xml"}, "--format xml"},
         UsageCase{"UnknownOption", {"run", "vector", "--frobnicate"}, "--frobnicate"},
+        UsageCase{"ProfileAsCsv", {"run", "vector", "--profile", "--format", "csv"}, "--profile"},
+        UsageCase{"ProfileOnList", {"list", "--profile"}, "--profile"},
         UsageCase{"NoSubcommand", {}, "subcommand"}),
     [](const ::testing::TestParamInfo<UsageCase>& info) { return info.param.name; });
 

@@ -26,6 +26,7 @@
 #include "core/error.hpp"
 #include "core/glob.hpp"
 #include "core/machine.hpp"
+#include "core/profile.hpp"
 #include "core/registry.hpp"
 #include "core/report.hpp"
 #include "core/runner.hpp"
@@ -78,6 +79,7 @@ struct RunArgs {
   std::string format = "table";
   std::string out;
   std::string devices;  // comma-separated GPU counts: one run of every variant per count
+  bool profile = false;
   bool corrupt_result = false;
 };
 
@@ -91,6 +93,10 @@ void add_run_options(CLI::App* cmd, RunArgs& args) {
   cmd->add_option("--out", args.out, "write the report to FILE instead of stdout");
   cmd->add_option("--devices", args.devices,
                   "GPU counts, e.g. 1,2: every variant once per count (--set devices=N)");
+  cmd->add_flag("--profile", args.profile,
+                "after the results, a per-region report like PGI_ACC_TIME: OpenACC constructs, "
+                "launches (gangs/workers/vector) and transfers as the runtime reports them, CUDA "
+                "kernels and copies timed with CUDA events (table and json formats)");
   cmd->add_flag("--corrupt-result", args.corrupt_result,
                 "testing: perturb each result before verification, which must then fail")
       ->group("");
@@ -134,6 +140,9 @@ std::vector<Params> parameter_sets(const std::string& command, const RunArgs& ar
 }
 
 int run_command(const std::string& command, const RunArgs& args, Registry& registry) {
+  if (args.profile && args.format == "csv") {
+    throw UsageError("--profile: the profile is reported in the table and json formats, not csv");
+  }
   Machine machine;
   const Workload& workload = registry.workload(args.workload);
   const std::string preset = args.preset.empty() ? workload.default_preset : args.preset;
@@ -164,6 +173,7 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   RunOptions options;
   options.reps = args.reps;
   options.corrupt_result = args.corrupt_result;
+  options.profile = args.profile;
   options.progress = [&](const std::string& what) { progress.update(what); };
 
   std::vector<Result> results;
@@ -462,6 +472,10 @@ int cli_main(int argc, char** argv) {
     fmt::print(stderr, "acclab: {}\n", e.what());
     return 2;
   }
+
+  // The OpenACC profiling callbacks go in before the OpenACC runtime does anything, so that
+  // they see its initialisation too (they record only while a profile is being taken).
+  if (run_args.profile || ladder_args.profile) profile::register_openacc_callbacks();
 
   try {
     Registry registry;

@@ -1,5 +1,6 @@
 // Owning handles for CUDA device memory, streams and events, released however a variant ends. Every
-// call goes through CUDA_CHECK.
+// call goes through CUDA_CHECK. Their copies are timed into the --profile report (a timer costs
+// one atomic load when no profile is being taken).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "core/cuda_profile.hpp"
 
 namespace acclab {
 
@@ -32,9 +34,11 @@ class DeviceArray {
   }
   T* get() const { return data_; }
   void upload(const std::vector<T>& host) {
+    profile::CudaTimer timer(cudaMemcpyHostToDevice, count_ * sizeof(T), nullptr);
     CUDA_CHECK(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice));
   }
   void download(std::vector<T>& host) const {
+    profile::CudaTimer timer(cudaMemcpyDeviceToHost, count_ * sizeof(T), nullptr);
     CUDA_CHECK(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
   }
 

@@ -114,6 +114,7 @@ class TableReporter : public Reporter {
                  "vs 1st / vs prev: speedup against the family's first and previous verified "
                  "step (unavailable and failed steps are skipped)\n");
     }
+    print_profiles(out_, results_);
   }
 
  private:
@@ -248,12 +249,137 @@ nlohmann::json result_to_json(const Result& r) {
        r.verification.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.verification)},
       {"outputs", r.outputs},
   };
+  if (r.profile) {
+    nlohmann::json regions = nlohmann::json::array();
+    for (const auto& region : r.profile->regions) regions.push_back(region.json());
+    j["profile"] = {{"openacc_callbacks", r.profile->openacc_callbacks},
+                    {"regions", regions},
+                    {"notes", profile_notes(r)}};
+  }
   if (r.speedup_vs_first) j["speedup_vs_first"] = *r.speedup_vs_first;
   if (r.speedup_vs_previous) {
     j["speedup_vs_previous"] = *r.speedup_vs_previous;
     j["previous_variant"] = r.previous_variant;
   }
   return j;
+}
+
+std::vector<std::string> profile_notes(const Result& r) {
+  std::vector<std::string> notes;
+  if (!r.profile) return notes;
+  const profile::Profile& p = *r.profile;
+  using profile::Counter;
+  if (!p.openacc_callbacks && r.variant->backend != Backend::openacc) {
+    notes.push_back("this acclab was built without OpenACC: no OpenACC events are available");
+  }
+  switch (r.variant->backend) {
+    case Backend::serial:
+    case Backend::openmp:
+      notes.push_back("a CPU variant: no OpenACC or CUDA events, only acclab's labelled regions");
+      break;
+    case Backend::openacc:
+      if (!p.openacc_callbacks) {
+        notes.push_back("this acclab was built without OpenACC: no OpenACC events");
+        break;
+      }
+      if (p.acc_launch_total() == 0) {
+        notes.push_back(r.place == Place::host
+                            ? "kernel launches: not reported on the host fallback (libgomp "
+                              "raises launch events only when it offloads to a GPU)"
+                            : "kernel launches: none reported by the OpenACC runtime");
+      }
+      if (p.total(Counter::upload) + p.total(Counter::download) == 0) {
+        notes.push_back(
+            "uploads/downloads: not reported by the OpenACC runtime (GCC's libgomp raises no "
+            "upload/download events for data clauses); xfer in the results is the measured "
+            "transfer time");
+      }
+      break;
+    case Backend::cuda:
+      notes.push_back(
+          "CUDA: device times from CUDA events around the kernel launches and copies that "
+          "acclab's CUDA code wraps; other CUDA work is not shown");
+      if (p.cuda_kernel_total() == 0 && p.total(Counter::cuda_host_to_device) == 0 &&
+          p.total(Counter::cuda_device_to_host) == 0 &&
+          p.total(Counter::cuda_device_to_device) == 0) {
+        notes.push_back("this variant's CUDA code is not instrumented yet");
+      }
+      break;
+  }
+  return notes;
+}
+
+void print_profiles(std::ostream& out, const std::vector<Result>& results) {
+  using profile::Counter;
+  using profile::Stats;
+  bool any = false;
+  for (const auto& r : results) any = any || r.profile.has_value();
+  if (!any) return;
+  fmt::print(out,
+             "\nprofile: per region (labelled by acclab: VARIANT/PHASE/LABEL), like PGI_ACC_TIME; "
+             "OpenACC times are host\nelapsed times between the runtime's start and end events, "
+             "CUDA times device times between CUDA events\n");
+  auto us = [](double seconds) { return fmt::format("{:.1f}", seconds * 1e6); };
+  auto row = [&](const std::string& what, const Stats& s, const std::string& extra) {
+    fmt::print(out, "    {:<26} {:>8} {:>12} {:>10} {:>10} {:>10}{}\n", what, s.count,
+               us(s.total_s), us(s.max_s), us(s.min_s), us(s.avg_s()),
+               extra.empty() ? "" : "  " + extra);
+  };
+  auto bytes_text = [](std::uint64_t bytes) {
+    return bytes >= 1e6 ? fmt::format("{:.2f} MB", bytes / 1e6) : fmt::format("{} B", bytes);
+  };
+  const std::pair<Counter, const char*> rows[] = {
+      {Counter::region, "region entered"},
+      {Counter::device_init, "device init"},
+      {Counter::compute_construct, "compute construct reached"},
+      {Counter::enter_data, "enter data"},
+      {Counter::exit_data, "exit data"},
+      {Counter::update, "update"},
+      {Counter::upload, "upload"},
+      {Counter::download, "download"},
+      {Counter::wait, "wait"},
+      {Counter::cuda_host_to_device, "copy host to device"},
+      {Counter::cuda_device_to_host, "copy device to host"},
+      {Counter::cuda_device_to_device, "copy device to device"},
+  };
+  for (const auto& r : results) {
+    if (!r.profile) continue;
+    fmt::print(out, "\n{}  ({}, ran on the {})\n", r.variant->id(), to_string(r.variant->backend),
+               r.place == Place::gpu ? "GPU" : "host");
+    fmt::print(out, "    {:<26} {:>8} {:>12} {:>10} {:>10} {:>10}\n", "event", "count",
+               "total µs", "max µs", "min µs", "avg µs");
+    for (const auto& region : r.profile->regions) {
+      fmt::print(out, "  {}\n", region.path);
+      for (const auto& [counter, name] : rows) {
+        const Stats& s = region[counter];
+        if (s.count == 0) continue;
+        const bool moves = counter == Counter::upload || counter == Counter::download ||
+                           counter >= Counter::cuda_host_to_device;
+        row(name, s, moves ? bytes_text(s.bytes) : "");
+        if (counter == Counter::compute_construct) {
+          for (const auto& [launch, stats] : region.acc_launches) {
+            row("kernel launched", stats,
+                fmt::format("{}  gangs {} workers {} vector {}", launch.kernel, launch.num_gangs,
+                            launch.num_workers, launch.vector_length));
+          }
+        }
+      }
+      if (region[Counter::compute_construct].count == 0) {  // launches without their construct
+        for (const auto& [launch, stats] : region.acc_launches) {
+          row("kernel launched", stats,
+              fmt::format("{}  gangs {} workers {} vector {}", launch.kernel, launch.num_gangs,
+                          launch.num_workers, launch.vector_length));
+        }
+      }
+      for (const auto& [launch, stats] : region.cuda_kernels) {
+        row("cuda kernel", stats,
+            fmt::format("{}  grid [{}x{}x{}] block [{}x{}x{}] (device time)", launch.kernel,
+                        launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
+                        launch.block[1], launch.block[2]));
+      }
+    }
+    for (const auto& note : profile_notes(r)) fmt::print(out, "  note: {}\n", note);
+  }
 }
 
 std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream& out) {

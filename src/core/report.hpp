@@ -36,6 +36,13 @@ std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream&
 
 nlohmann::json result_to_json(const Result& result);
 
+// What the profile of `result` cannot show and why (events the runtime does not deliver, CUDA
+// work that is not instrumented), one sentence each; empty without a profile.
+std::vector<std::string> profile_notes(const Result& result);
+
+// The --profile report of `results` (those with a profile), shaped like PGI_ACC_TIME.
+void print_profiles(std::ostream& out, const std::vector<Result>& results);
+
 // "12.3 ms", "456 µs", "1.23 s".
 std::string format_seconds(double seconds);
 

@@ -102,20 +102,35 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     if (options.progress) options.progress(fmt::format("{}: {}", variant.id(), what));
   };
 
+  std::optional<profile::Session> session;
+  if (options.profile) session.emplace();
   try {
+    const profile::Region whole(variant.id());
     auto instance = variant.factory(params);
     progress("setup");
-    result.setup_s = seconds_of([&] { instance->setup(); });
+    {
+      const profile::Region phase("setup");
+      result.setup_s = seconds_of([&] { instance->setup(); });
+    }
     progress("warm-up");
-    instance->reset();
-    instance->run();
+    // reset() is untimed: its events are kept apart from the phase that follows.
+    auto reset = [&] {
+      const profile::Region phase("reset");
+      instance->reset();
+    };
+    reset();
+    {
+      const profile::Region phase("warm-up");
+      instance->run();
+    }
     // Transfers alone come before the timed runs: they may leave garbage in host arrays that
     // the next run() overwrites, and the last timed run leaves the results for verify().
     std::vector<double> transfer_times;
     for (int rep = 0; rep < std::min(options.reps, 3); ++rep) {
       progress("transfers alone");
       bool moved = true;
-      instance->reset();
+      reset();
+      const profile::Region phase("transfers alone");
       double t = seconds_of([&] { moved = instance->transfers_only(); });
       if (!moved) break;
       transfer_times.push_back(t);
@@ -124,13 +139,18 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     if (!transfer_times.empty()) result.transfer_s = median_of(transfer_times);
     for (int rep = 0; rep < options.reps; ++rep) {
       progress(fmt::format("run {}/{}", rep + 1, options.reps));
-      instance->reset();
+      reset();
+      const profile::Region phase("timed runs");
       result.times_s.push_back(seconds_of([&] { instance->run(); }));
     }
     progress("copy out");
-    result.copy_out_s = seconds_of([&] { instance->finish(); });
+    {
+      const profile::Region phase("copy out");
+      result.copy_out_s = seconds_of([&] { instance->finish(); });
+    }
     if (options.corrupt_result) instance->corrupt_result();
     progress("verify");
+    const profile::Region phase("verify");
     auto check = instance->verify();
     result.status = check.ok ? Status::verified : Status::failed;
     result.verification = check.detail;
@@ -142,6 +162,7 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     result.status = Status::failed;
     result.error = e.what();
   }
+  if (session) result.profile = session->finish();
 
   if (!result.times_s.empty()) {
     auto sorted = result.times_s;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/machine.hpp"
+#include "core/profile.hpp"
 #include "core/registry.hpp"
 
 namespace acclab {
@@ -18,6 +19,10 @@ const char* to_string(Status status);
 struct RunOptions {
   int reps = 5;
   bool corrupt_result = false;  // tests only: perturb the result before verification
+  // Collect a per-region profile (OpenACC events, CUDA timings) of the whole run: regions
+  // labelled VARIANT_ID/PHASE/... with the phases setup, warm-up, transfers alone, timed runs,
+  // copy out and verify.
+  bool profile = false;
   // Called now and then during a run with a short description of where it is.
   std::function<void(const std::string&)> progress;
 };
@@ -40,6 +45,7 @@ struct Result {
   std::string note;
   std::string verification;
   nlohmann::json outputs = nlohmann::json::object();
+  std::optional<profile::Profile> profile;  // with RunOptions::profile, for variants that ran
   // Filled by the ladder: time of the family's first step, and of the step before, over ours.
   std::optional<double> speedup_vs_first;
   std::optional<double> speedup_vs_previous;

@@ -8,6 +8,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/cuda_memory.hpp"
+#include "core/cuda_profile.hpp"
 #include "workloads/jacobi2d/cuda_kernels.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
@@ -31,10 +32,13 @@ class Cuda : public JacobiInstance {
   void reset() override {
     const size_t bytes = p_.points() * sizeof(float);
     const cudaStream_t stream = stream_->get();
-    CUDA_CHECK(
-        cudaMemcpyAsync(u0_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
-    CUDA_CHECK(
-        cudaMemcpyAsync(u1_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    {
+      profile::CudaTimer timer(cudaMemcpyDeviceToDevice, 2 * bytes, stream);
+      CUDA_CHECK(
+          cudaMemcpyAsync(u0_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+      CUDA_CHECK(
+          cudaMemcpyAsync(u1_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    }
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   void run() override {
@@ -50,7 +54,10 @@ class Cuda : public JacobiInstance {
       CUDA_CHECK(cudaMemsetAsync(change, 0, sizeof(unsigned int), stream));
       cuda::sweep(c, in, out, change, stream);
       unsigned int bits = 0;
-      CUDA_CHECK(cudaMemcpyAsync(&bits, change, sizeof bits, cudaMemcpyDeviceToHost, stream));
+      {
+        profile::CudaTimer timer(cudaMemcpyDeviceToHost, sizeof bits, stream);
+        CUDA_CHECK(cudaMemcpyAsync(&bits, change, sizeof bits, cudaMemcpyDeviceToHost, stream));
+      }
       CUDA_CHECK(cudaStreamSynchronize(stream));
       float max_change = 0.0f;
       std::memcpy(&max_change, &bits, sizeof max_change);
@@ -60,6 +67,7 @@ class Cuda : public JacobiInstance {
     device_result_ = result_;
   }
   void finish() override {
+    profile::CudaTimer timer(cudaMemcpyDeviceToHost, p_.points() * sizeof(float), nullptr);
     CUDA_CHECK(cudaMemcpy(u0_.data(), device_result_, p_.points() * sizeof(float),
                           cudaMemcpyDeviceToHost));
     result_ = u0_.data();

@@ -3,6 +3,7 @@
 // point below in registers, so each point is loaded from memory once per sweep (its left and
 // right neighbours come from the neighbouring threads' loads, through L1).
 #include "core/cuda_check.hpp"
+#include "core/cuda_profile.hpp"
 #include "workloads/jacobi2d/cuda_kernels.hpp"
 
 namespace acclab::jacobi2d::cuda {
@@ -47,6 +48,8 @@ void sweep(const Coefficients& c, const float* in, float* out, unsigned int* cha
   const dim3 block(block_columns);
   const dim3 grid((c.cols - 2 + block_columns - 1) / block_columns,
                   (c.rows - 2 + rows_per_thread - 1) / rows_per_thread);
+  profile::CudaTimer timer(change ? "sweep_kernel (with check)" : "sweep_kernel", grid, block,
+                           stream);
   sweep_kernel<<<grid, block, 0, stream>>>(c, in, out, change);
   CUDA_CHECK_LAUNCH();
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/profile.hpp"
 #include "core/registry.hpp"
 
 namespace acclab::jacobi2d {
@@ -94,7 +95,11 @@ void JacobiInstance::iterate(float* u0, float* u1, Sweep&& sweep) {
   residual_ = -1;
   for (std::int64_t s = 1; s <= p_.iters; ++s) {
     const bool check = p_.check_after(s);
-    const float change = sweep(u0, u1, check);
+    float change = 0;
+    {
+      profile::Region region(check ? "sweep+check" : "sweep");  // --profile's label
+      change = sweep(u0, u1, check);
+    }
     std::swap(u0, u1);
     sweeps_ = s;
     if (check) {

@@ -2,12 +2,14 @@
 // whole time loop: copyin(a), create(b), copyout(c). calc keeps its copy clauses, which now
 // find the arrays present and move nothing, so the data crosses the bus once instead of nt
 // times.
+#include "core/profile.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
 namespace {
 
 void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, float* c) {
+  profile::Region region("calc");  // --profile's label
   const std::int64_t n = nx * ny;
 #pragma acc kernels copy(a[0:n], b[0:n], c[0:n])
 #pragma acc loop independent

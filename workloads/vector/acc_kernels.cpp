@@ -2,12 +2,14 @@
 // else. C pointers carry no array size, so the compiler cannot copy a, b, c by itself (the
 // course's PGI compiler stops with "size of the GPU copy is unknown"); GCC maps only the
 // pointers, and what the device then reads depends on whether it can reach host memory.
+#include "core/profile.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
 namespace {
 
 void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, float* c) {
+  profile::Region region("calc");  // --profile's label
 #pragma acc kernels
   for (std::int64_t j = 0; j < ny; ++j) {
     for (std::int64_t i = 0; i < nx; ++i) {

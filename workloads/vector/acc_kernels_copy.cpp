@@ -2,12 +2,14 @@
 // to the device and back on every call (nt times), and main initialises b and c in a
 // kernels region with copyout. Still no `loop` directive: the compiler decides alone whether
 // the loops are independent.
+#include "core/profile.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
 namespace {
 
 void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, float* c) {
+  profile::Region region("calc");  // --profile's label
   const std::int64_t n = nx * ny;
 #pragma acc kernels copy(a[0:n], b[0:n], c[0:n])
   for (std::int64_t j = 0; j < ny; ++j) {

@@ -2,12 +2,14 @@
 // initialisation. The programmer now promises what the compiler could not prove (a, b and c
 // do not overlap), so the loops can be spread over gangs and vector lanes. Data still moves
 // around every call.
+#include "core/profile.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
 namespace {
 
 void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, float* c) {
+  profile::Region region("calc");  // --profile's label
   const std::int64_t n = nx * ny;
 #pragma acc kernels copy(a[0:n], b[0:n], c[0:n])
 #pragma acc loop independent

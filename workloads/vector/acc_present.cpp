@@ -1,12 +1,14 @@
 // Course step 06_present: step 05 with `present(a, b, c)` in calc instead of copy clauses.
 // The data movement is unchanged (the region in run() owns it); calc now states that the
 // arrays must already be on the device, and fails loudly if they are not.
+#include "core/profile.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
 namespace {
 
 void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, float* c) {
+  profile::Region region("calc");  // --profile's label
   const std::int64_t n = nx * ny;
   // GCC needs array sections here: a bare pointer would name the pointer itself.
 #pragma acc kernels present(a[0:n], b[0:n], c[0:n])

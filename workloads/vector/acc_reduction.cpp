@@ -1,12 +1,14 @@
 // Course step 07_reduction: step 06 with the mean computed on the device by a
 // `loop reduction(+:sum)`. c is now only created on the device, never copied back: the only
 // transfer left is a (in) and the sum (out). Verification therefore checks the mean alone.
+#include "core/profile.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
 namespace {
 
 void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, float* c) {
+  profile::Region region("calc");  // --profile's label
   const std::int64_t n = nx * ny;
 #pragma acc kernels present(a[0:n], b[0:n], c[0:n])
 #pragma acc loop independent
