@@ -62,6 +62,7 @@ class CudaSolver : public IccgInstance {
 
   void setup() override {
     IccgInstance::setup();
+    stream_ = std::make_unique<CudaStream>();
     const ColorEll m = color_ell(a_, ordering_);
     const std::size_t n = std::size_t(m.n);
     color_start_ = uploaded(m.color_start);
@@ -111,14 +112,14 @@ class CudaSolver : public IccgInstance {
     k_.max_iterations = p_.max_iterations;
 
     // One batch of iterations, captured once and replayed by every solve.
-    CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal));
-    cuda::iterate(s_, k_, batch, overlap_, stream_.get());
-    CUDA_CHECK(cudaStreamEndCapture(stream_.get(), &graph_));
+    CUDA_CHECK(cudaStreamBeginCapture(stream_->get(), cudaStreamCaptureModeThreadLocal));
+    cuda::iterate(s_, k_, batch, overlap_, stream_->get());
+    CUDA_CHECK(cudaStreamEndCapture(stream_->get(), &graph_));
     CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
   }
 
   void run() override {
-    const cudaStream_t stream = stream_.get();
+    const cudaStream_t stream = stream_->get();
     CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(double) * 3 * scalar_count(), stream));
     CUDA_CHECK(cudaMemcpyAsync(k_.rr, &bb_, sizeof(double), cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaMemsetAsync(k_.iteration, 0, sizeof(int), stream));
@@ -154,7 +155,7 @@ class CudaSolver : public IccgInstance {
   std::size_t scalar_count() const { return std::size_t(p_.max_iterations) + batch + 1; }
 
   bool overlap_;
-  CudaStream stream_;
+  std::unique_ptr<CudaStream> stream_;  // made in setup: constructing touches no device
   DeviceArray<std::int64_t> color_start_, lower_start_, upper_start_;
   DeviceArray<int> lower_width_, upper_width_;
   DeviceArray<std::int32_t> lower_column_, upper_column_;
@@ -258,6 +259,7 @@ class CusparseSolver : public IccgInstance {
 
   void setup() override {
     IccgInstance::setup();
+    stream_ = std::make_unique<CudaStream>();
     api_ = &CusparseApi::get();
     const auto& api = *api_;
     // The permuted matrix in CSR with its diagonal, 32-bit indices, columns sorted.
@@ -295,7 +297,7 @@ class CusparseSolver : public IccgInstance {
     bb_ = sum_of_squares(b_);
 
     CUSPARSE_CHECK(api.create(&handle_));
-    CUSPARSE_CHECK(api.set_stream(handle_, stream_.get()));
+    CUSPARSE_CHECK(api.set_stream(handle_, stream_->get()));
     CUSPARSE_CHECK(api.create_mat_descr(&descr_));  // general, zero-based: csric02's input
     CUSPARSE_CHECK(api.create_ic0_info(&ic0_info_));
     CUSPARSE_CHECK(api.create_csr(&mat_a_, n, n, nnz_, row_start_.get(), column_.get(),
@@ -339,7 +341,7 @@ class CusparseSolver : public IccgInstance {
 
   void run() override {
     const auto& api = *api_;
-    const cudaStream_t stream = stream_.get();
+    const cudaStream_t stream = stream_->get();
     const std::int64_t n = a_.n;
     const double one = 1.0, zero = 0.0;
     // IC(0) of a fresh copy of A, and the triangular solves' analysis of its factor.
@@ -409,7 +411,7 @@ class CusparseSolver : public IccgInstance {
 
  private:
   const CusparseApi* api_ = nullptr;
-  CudaStream stream_;
+  std::unique_ptr<CudaStream> stream_;  // made in setup: constructing touches no device
   std::int64_t nnz_ = 0;
   DeviceArray<int> row_start_, column_;
   DeviceArray<double> a_value_, l_value_, b_dev_, vectors_, dots_;
