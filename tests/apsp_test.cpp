@@ -128,6 +128,18 @@ TEST(ApspProblemTest, GeneratorsMakeDistinctEdgesWithoutSelfLoopsAndLogWeights) 
   EXPECT_TRUE(a[0].from != b[0].from || a[0].to != b[0].to || a[1].to != b[1].to);
 }
 
+// A zero weight is stored as +0 whatever its sign (min-plus negates log 1 = +0 into -0): the GPU
+// kernels' max/min instructions equal the serial comparisons only without signed zeros.
+TEST(ApspProblemTest, InitialMatrixStoresZeroWeightsAsPlusZero) {
+  for (const char* semiring : {"semiring=max-plus", "semiring=min-plus"}) {
+    const Problem p = problem({"n=3", "edges_per_vertex=1", semiring});
+    const auto d = apsp::initial_matrix(p, {{0, 1, -0.0f}, {1, 2, 0.0f}});
+    EXPECT_EQ(d[1], 0.0f);
+    EXPECT_FALSE(std::signbit(d[1])) << semiring;
+    EXPECT_FALSE(std::signbit(d[5])) << semiring;
+  }
+}
+
 TEST(ApspProblemTest, InitialMatrixHasZeroDiagonalEdgesAndNoneElsewhere) {
   const Problem p = problem({"n=4", "edges_per_vertex=1"});
   const std::vector<apsp::Edge> edges = {{0, 1, -0.5f}, {2, 3, -0.25f}};

@@ -158,7 +158,10 @@ std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edg
   for (int i = 0; i < p.n; ++i) d[std::size_t(i) * p.n + i] = 0.0f;
   for (const Edge& e : edges) {
     float& slot = d[std::size_t(e.from) * p.n + e.to];
-    slot = p.semiring == Semiring::max_plus ? std::max(slot, e.weight) : std::min(slot, e.weight);
+    // -0 stored as +0: no sum of the matrix's values is then -0, so a GPU's max/min
+    // instruction (which may order the zeros) and the serial loop's comparison agree bitwise.
+    const float w = e.weight + 0.0f;
+    slot = p.semiring == Semiring::max_plus ? std::max(slot, w) : std::min(slot, w);
   }
   return d;
 }
