@@ -53,7 +53,7 @@ __global__ void pivot_tile(int n, int kb, int r0, float* d, float* history, floa
     for (int q = 0; q < rows_each; ++q) {
       const int r = y + q * tile_rows;
       h[q] = tile[r][s];
-      if (c == 0 && kb + r < n) history[(kb + r) * T + s] = h[q];  // H[kb+r][s]
+      if (c == 0 && kb + r < n) history[s * n + kb + r] = h[q];  // H[kb+r][s]
     }
     if (y == 0 && j < n) snapshot[s * n + j] = snap;  // S[s][kb+c]
     __syncthreads();
@@ -77,7 +77,7 @@ __global__ void pivot_rows(int n, int kb, int r0, float* d, const float* history
   const int rounds = min(T, n - kb);
   for (int e = threadIdx.x; e < T * T; e += blockDim.x) {
     const int a = e / T, b = e % T;
-    h_kk[a][b] = a < rounds && b < rounds ? history[(kb + a) * T + b] : 0.0f;
+    h_kk[a][b] = a < rounds && b < rounds ? history[b * n + kb + a] : 0.0f;
   }
   __syncthreads();
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -119,7 +119,7 @@ __global__ void pivot_columns(int n, int kb, int r0, int r1, float* d, float* hi
   for (int s = 0; s < T; ++s) {
     if (s >= rounds) break;
     const float h = cur[s];
-    history[i * T + s] = h;
+    history[s * n + i] = h;
 #pragma unroll
     for (int c = 0; c < T; ++c) cur[c] = relax<max_plus>(cur[c], h + s_kk[s][c]);
   }
@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(side* side)
     for (int e = t; e < slice * tile; e += side * side) {
       const int s = e / tile, x = e % tile, k = s0 + s;
       const int i = i0 + x, j = j0 + x;
-      hs[s][x] = k < rounds && i < r1 ? history[i * T + k] : none<max_plus>();
+      hs[s][x] = k < rounds && i < r1 ? history[k * n + i] : none<max_plus>();
       ss[s][x] = k < rounds && j < n ? snapshot[k * n + j] : none<max_plus>();
     }
     __syncthreads();

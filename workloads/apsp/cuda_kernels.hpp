@@ -9,7 +9,8 @@ namespace acclab::apsp::cuda {
 inline constexpr int pivot = 64;  // pivot rows per round
 
 // The rows [row_begin, row_end) of the n x n matrix held by one GPU (row row_begin at d[0]),
-// with its scratch: `history` n x pivot floats (indexed by global row), `snapshot` pivot x n.
+// with its scratch: `history` pivot x n floats (H[i][s] at s * n + i, i the global row: a
+// step's values of consecutive rows are consecutive), `snapshot` pivot x n.
 struct Slab {
   int row_begin, row_end;
   float* d;
