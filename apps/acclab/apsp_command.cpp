@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -119,8 +120,18 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
     query_v = int(args.query[1] - base);
   }
 
-  const std::string variant_name =
-      args.variant.empty() ? (cuda_gpu_count() > 0 ? "cuda_blocked" : "multicore") : args.variant;
+  // By default the fastest variant here that can do what was asked: cuda_blocked keeps no
+  // successors, so --paths takes optimize (OpenACC) on a GPU.
+  const bool gpu = cuda_gpu_count() > 0;
+  const auto& variants = registry.variants();
+  const bool openacc = std::any_of(variants.begin(), variants.end(), [](const Variant& v) {
+    return v.workload == "apsp" && v.name == "optimize";
+  });
+  const std::string default_variant = !gpu                   ? "multicore"
+                                      : !args.paths          ? "cuda_blocked"
+                                      : openacc              ? "optimize"
+                                                             : "multicore";
+  const std::string variant_name = args.variant.empty() ? default_variant : args.variant;
   const auto selected = registry.select("apsp", variant_name);
   if (selected.size() != 1 || selected[0]->name != variant_name) {
     throw UsageError(fmt::format("--variant {}: expected one apsp variant (acclab list)",

@@ -46,7 +46,11 @@ void CudaTimer::begin(cudaStream_t stream) {
   stream_ = stream;
   path_ = current_path();
   CUDA_CHECK(cudaEventCreate(&start_));
-  CUDA_CHECK(cudaEventRecord(start_, stream_));
+  const cudaError_t recorded = cudaEventRecord(start_, stream_);
+  if (recorded != cudaSuccess) {
+    cudaEventDestroy(start_);  // the constructor throws: no destructor will
+    CUDA_CHECK(recorded);
+  }
 }
 
 void CudaTimer::begin_kernel(const char* name, dim3 grid, dim3 block, cudaStream_t stream) {
@@ -66,6 +70,10 @@ void CudaTimer::begin_copy(cudaMemcpyKind kind, std::size_t bytes, cudaStream_t 
 }
 
 void CudaTimer::end() noexcept {
+  if (!active()) {  // the session ended while the timed call ran: nothing to record it in
+    cudaEventDestroy(start_);
+    return;
+  }
   cudaEvent_t stop = nullptr;
   if (cudaEventCreate(&stop) != cudaSuccess || cudaEventRecord(stop, stream_) != cudaSuccess) {
     cudaEventDestroy(start_);
