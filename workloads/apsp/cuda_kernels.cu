@@ -23,8 +23,10 @@ namespace {
 constexpr int T = pivot;
 
 // The serial loop's std::max / std::min as one instruction (FMNMX; the comparison and select
-// took two, on the ALU pipe that bounded the tile kernel). They differ only for NaN, which no
-// sum here produces, and for -0 against +0, which initial_matrix keeps out of the matrix.
+// took two, on the ALU pipe that bounded the tile kernel). They could differ for a NaN `now`,
+// which the matrix never holds (a NaN sum, inf + -inf on an overflowing graph, can only be
+// `through`, and both forms then keep `now`), and for -0 against +0, which initial_matrix keeps
+// out of the matrix.
 template <bool max_plus>
 __device__ __forceinline__ float relax(float now, float through) {
   return max_plus ? fmaxf(now, through) : fminf(now, through);

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 #include "workloads/iccg/color_ell.hpp"
@@ -69,7 +70,7 @@ class Optimized : public IccgInstance {
     m_ = color_ell(a_, ordering_);
     const std::size_t n = std::size_t(a_.n);
     for (auto* v : {&x_, &w_, &r_, &z_, &p0_, &p1_, &q_}) v->assign(n, 0.0);
-    // r.z's partial sums: a gang per 256 rows of each colour.
+    // r.z's partial sums: a gang per 128 rows of each colour.
     std::int64_t gangs = 0;
     for (int c = 0; c < m_.colors; ++c) {
       gangs += gangs_for(m_.color_start[c + 1] - m_.color_start[c]);
@@ -144,7 +145,6 @@ class Optimized : public IccgInstance {
   std::vector<double> x_, w_, r_, z_, p0_, p1_, q_;
   std::vector<double> part_, rr_part_, scalar_;
 };
-
 
 Solution Optimized::solve() {
   const int queue = async_ ? 1 : acc_async_sync;

@@ -33,10 +33,20 @@ ColorEll color_ell(const Csr& a, const Ordering& o) {
     m.lower_start[c + 1] = m.lower_start[c] + m.lower_width[c] * (last - first);
     m.upper_start[c + 1] = m.upper_start[c] + m.upper_width[c] * (last - first);
   }
-  m.lower_column.assign(static_cast<std::size_t>(m.lower_start.back()), 0);
+  m.lower_column.resize(static_cast<std::size_t>(m.lower_start.back()));
   m.lower_value.assign(static_cast<std::size_t>(m.lower_start.back()), 0.0);
-  m.upper_column.assign(static_cast<std::size_t>(m.upper_start.back()), 0);
+  m.upper_column.resize(static_cast<std::size_t>(m.upper_start.back()));
   m.upper_value.assign(static_cast<std::size_t>(m.upper_start.back()), 0.0);
+  // Padding points at the row itself: a slot no other thread writes.
+  for (int c = 0; c < o.colors; ++c) {
+    const std::int64_t first = o.color_start[c], rows = o.color_start[c + 1] - first;
+    for (std::int64_t e = 0; e < m.lower_width[c] * rows; ++e) {
+      m.lower_column[m.lower_start[c] + e] = std::int32_t(first + e % rows);
+    }
+    for (std::int64_t e = 0; e < m.upper_width[c] * rows; ++e) {
+      m.upper_column[m.upper_start[c] + e] = std::int32_t(first + e % rows);
+    }
+  }
   for (int c = 0; c < o.colors; ++c) {
     const std::int64_t first = o.color_start[c], rows = o.color_start[c + 1] - first;
     for (std::int64_t k = 0; k < rows; ++k) {

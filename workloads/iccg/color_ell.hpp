@@ -3,8 +3,8 @@
 // colours (lower: columns below the row) or to later ones (upper). Each colour keeps both kinds
 // as ELL slabs, slot-major: slot s of the colour's k-th row sits at offset + s * rows + k, so
 // that neighbouring rows (threads) read neighbouring addresses. A row with fewer couplings than
-// its colour's widest is padded with column 0 and value 0 (z[0] is always finite, so the padding
-// adds exactly 0).
+// its colour's widest is padded with value 0 and its own row as column (finite, and written by
+// no other thread: the padding adds exactly 0).
 #pragma once
 
 #include <cstdint>

@@ -63,6 +63,7 @@ class CudaSolver : public IccgInstance {
   void setup() override {
     IccgInstance::setup();
     stream_ = std::make_unique<CudaStream>();
+    overlap_ = overlap_ && cuda::overlap_supported();
     const ColorEll m = color_ell(a_, ordering_);
     const std::size_t n = std::size_t(m.n);
     color_start_ = uploaded(m.color_start);
@@ -282,6 +283,9 @@ class CusparseSolver : public IccgInstance {
       row_start[i + 1] = int(column.size());
     }
     nnz_ = std::int64_t(column.size());
+    if (nnz_ >= (std::int64_t(1) << 31)) {
+      throw std::length_error("iccg/cusparse: 2^31 nonzeros or more (32-bit CSR indices)");
+    }
     row_start_ = uploaded(row_start);
     column_ = uploaded(column);
     a_value_ = uploaded(value);
@@ -318,7 +322,7 @@ class CusparseSolver : public IccgInstance {
     }
     CUSPARSE_CHECK(api.spsv_create(&spsv_l_));
     CUSPARSE_CHECK(api.spsv_create(&spsv_lt_));
-    // One buffer, the largest any call asks for.
+    // A buffer for each call that asks for one (each SpSV's must live until its solves).
     int ic0_bytes = 0;
     CUSPARSE_CHECK(api.ic0_buffer_size(handle_, int(n), int(nnz_), descr_, l_value_.get(),
                                        row_start_.get(), column_.get(), ic0_info_, &ic0_bytes));
@@ -354,9 +358,11 @@ class CusparseSolver : public IccgInstance {
                            column_.get(), ic0_info_, CUSPARSE_SOLVE_POLICY_USE_LEVEL,
                            ic0_buffer_.get()));
     int zero_pivot = -1;
-    if (api.ic0_zero_pivot(handle_, ic0_info_, &zero_pivot) == CUSPARSE_STATUS_ZERO_PIVOT) {
+    const cusparseStatus_t pivot = api.ic0_zero_pivot(handle_, ic0_info_, &zero_pivot);
+    if (pivot == CUSPARSE_STATUS_ZERO_PIVOT) {
       throw std::runtime_error(fmt::format("cusparse: IC(0) broke down at row {}", zero_pivot));
     }
+    CUSPARSE_CHECK(pivot);
     CUSPARSE_CHECK(api.spsv_analysis(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_l_,
                                      r_vec_, y_vec_, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT,
                                      spsv_l_, l_buffer_.get()));

@@ -32,7 +32,8 @@ void launch(void (*kernel)(Params...), int blocks, bool overlap, cudaStream_t st
 
 // Lets the next kernel's blocks start (they run up to their own wait), then waits until the
 // previous kernel has completed and its writes are visible. Everything a kernel does before
-// this call must read only what no kernel of the solve writes (the matrix, w).
+// this call must read only what no kernel of an iterate() batch writes (the matrix, and w,
+// which factor() wrote in plain launches before).
 __device__ void wait_for_previous_kernel() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();
@@ -225,7 +226,7 @@ __global__ void update_kernel(std::int64_t n, const double* __restrict__ p,
 
 __global__ void advance_kernel(int* iteration, int count) {
   wait_for_previous_kernel();
-  *iteration += count;
+  if (blockIdx.x == 0 && threadIdx.x == 0) *iteration += count;  // once, not once a thread
 }
 
 __global__ void dot_kernel(std::int64_t n, const double* __restrict__ x,
@@ -294,7 +295,7 @@ void iterate(const Slabs& s, const Scalars& k, int count, bool overlap, cudaStre
       launch(backward_kernel, blocks_for(rows.rows), overlap, stream, rows, s.upper_column,
              s.upper_value, s.w, s.r, s.z, k, offset);
     }
-    // Iteration it writes p[it % 2] from p[1 - it % 2]; `offset` has it's parity (count even).
+    // Iteration it writes p[it % 2] from p[1 - it % 2]; `offset` has its parity (count even).
     double* p_new = s.p[offset % 2];
     const double* p_old = s.p[1 - offset % 2];
     launch(product_kernel, blocks_for(s.n), overlap, stream, m, p_old, p_new, k, offset);
@@ -302,6 +303,14 @@ void iterate(const Slabs& s, const Scalars& k, int count, bool overlap, cudaStre
            offset);
   }
   launch(advance_kernel, 1, overlap, stream, k.iteration, count);
+}
+
+bool overlap_supported() {
+  // The wait is compiled only for sm_90 and later: code built for an older architecture and
+  // run on Hopper from its PTX would launch dependent kernels that never wait.
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, forward_kernel));
+  return attributes.ptxVersion >= 90;
 }
 
 void dot(std::int64_t n, const double* x, const double* y, double* result, cudaStream_t stream) {

@@ -44,6 +44,8 @@ void start(const Slabs& s, cudaStream_t stream);
 // programmatic dependent launch of the one before (sm_90): it loads its rows' couplings while
 // that one finishes.
 void iterate(const Slabs& s, const Scalars& k, int count, bool overlap, cudaStream_t stream);
+// Whether the kernels were built with the wait that `overlap` needs (sm_90 or later).
+bool overlap_supported();
 
 // Partial sums of x.y added into *result (zeroed by the caller), and y += alpha x style updates
 // for the cusparse variant, whose scalars live on the host.
