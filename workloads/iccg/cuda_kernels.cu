@@ -97,29 +97,48 @@ __global__ void start_kernel(std::int64_t n, const double* __restrict__ b, doubl
   p1[i] = 0.0;
 }
 
+// One row's couplings in a colour slab, the first held_slots of them in registers: loaded before
+// the kernel waits for the previous one (they are the matrix, which no kernel writes).
+struct HeldRow {
+  std::int32_t col[held_slots];
+  double val[held_slots];
+
+  __device__ void load(const ColorRows& c, const std::int32_t* __restrict__ column,
+                       const double* __restrict__ value, std::int64_t row, bool in) {
+#pragma unroll
+    for (int s = 0; s < held_slots; ++s) {
+      const bool held = in && s < c.width;
+      col[s] = held ? column[c.base + s * c.rows + row] : 0;
+      val[s] = held ? value[c.base + s * c.rows + row] : 0.0;
+    }
+  }
+  // v plus (or, with Subtract, minus) each coupling times z at its column, slot by slot.
+  template <bool Subtract>
+  __device__ double apply(double v, const ColorRows& c, const std::int32_t* __restrict__ column,
+                          const double* __restrict__ value, const double* z,
+                          std::int64_t row) const {
+#pragma unroll
+    for (int s = 0; s < held_slots; ++s) v += (Subtract ? -val[s] : val[s]) * z[col[s]];
+    for (int s = held_slots; s < c.width; ++s) {
+      const double a = value[c.base + s * c.rows + row];
+      v += (Subtract ? -a : a) * z[column[c.base + s * c.rows + row]];
+    }
+    return v;
+  }
+};
+
 // z = (r - L z) w on one colour. The row's couplings and w are loaded before the wait.
 __global__ void forward_kernel(ColorRows c, const std::int32_t* __restrict__ column,
                                const double* __restrict__ value, const double* __restrict__ w,
                                const double* __restrict__ r, double* z, Scalars k, int offset) {
   const std::int64_t row = blockIdx.x * std::int64_t(block) + threadIdx.x;
   const bool in = row < c.rows;
-  std::int32_t col[held_slots];
-  double val[held_slots];
-#pragma unroll
-  for (int s = 0; s < held_slots; ++s) {
-    const bool held = in && s < c.width;
-    col[s] = held ? column[c.base + s * c.rows + row] : 0;
-    val[s] = held ? value[c.base + s * c.rows + row] : 0.0;
-  }
+  HeldRow held;
+  held.load(c, column, value, row, in);
   const double wi = in ? w[c.first + row] : 0.0;
   wait_for_previous_kernel();
   if (!active_iteration(k, offset) || !in) return;
-  double v = r[c.first + row];
-#pragma unroll
-  for (int s = 0; s < held_slots; ++s) v -= val[s] * z[col[s]];
-  for (int s = held_slots; s < c.width; ++s) {
-    v -= value[c.base + s * c.rows + row] * z[column[c.base + s * c.rows + row]];
-  }
+  const double v = held.apply<true>(r[c.first + row], c, column, value, z, row);
   z[c.first + row] = v * wi;
 }
 
@@ -129,26 +148,15 @@ __global__ void backward_kernel(ColorRows c, const std::int32_t* __restrict__ co
                                 const double* __restrict__ r, double* z, Scalars k, int offset) {
   const std::int64_t row = blockIdx.x * std::int64_t(block) + threadIdx.x;
   const bool in = row < c.rows;
-  std::int32_t col[held_slots];
-  double val[held_slots];
-#pragma unroll
-  for (int s = 0; s < held_slots; ++s) {
-    const bool held = in && s < c.width;
-    col[s] = held ? column[c.base + s * c.rows + row] : 0;
-    val[s] = held ? value[c.base + s * c.rows + row] : 0.0;
-  }
+  HeldRow held;
+  held.load(c, column, value, row, in);
   const double wi = in ? w[c.first + row] : 0.0;
   wait_for_previous_kernel();
   const int it = active_iteration(k, offset);
   if (!it) return;
   double rz = 0;
   if (in) {
-    double v = 0;
-#pragma unroll
-    for (int s = 0; s < held_slots; ++s) v += val[s] * z[col[s]];
-    for (int s = held_slots; s < c.width; ++s) {
-      v += value[c.base + s * c.rows + row] * z[column[c.base + s * c.rows + row]];
-    }
+    const double v = held.apply<false>(0.0, c, column, value, z, row);
     const double zi = z[c.first + row] - wi * v;
     z[c.first + row] = zi;
     rz = r[c.first + row] * zi;
