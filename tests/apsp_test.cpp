@@ -193,6 +193,22 @@ TEST(ApspProblemTest, CycleVertexFindsPositiveAndNegativeCycles) {
   ASSERT_TRUE(apsp::cycle_vertex(p, d.data()).has_value());
 }
 
+TEST(ApspProblemTest, MatrixDigestTellsResultsApartBitwise) {
+  const Problem p = problem({"n=4", "edges_per_vertex=1"});
+  auto d = apsp::initial_matrix(p, {{0, 1, -1.0f}, {1, 2, -0.5f}, {2, 3, -0.25f}});
+  const std::string digest = apsp::matrix_digest(p, d.data());
+  EXPECT_EQ(digest.size(), 16u);
+  EXPECT_EQ(apsp::matrix_digest(p, d.data()), digest);
+  // d[1][1] = +0: -0 compares equal but is a different result bitwise.
+  const float zero = d[5];
+  ASSERT_EQ(zero, 0.0f);
+  d[5] = -0.0f;
+  EXPECT_NE(apsp::matrix_digest(p, d.data()), digest);
+  d[5] = zero;
+  d[1] = std::nextafter(d[1], 0.0f);  // one ulp on d[0][1]
+  EXPECT_NE(apsp::matrix_digest(p, d.data()), digest);
+}
+
 TEST(ApspProblemTest, SeedTestLinesAreTwentyDistinctPairsWithTheirValues) {
   const Problem p = problem({"graph=seed", "n=64"});
   const auto d = serial_result(p);
@@ -519,6 +535,8 @@ TEST(ApspCliTest, DevicesListRunsEveryVariantOncePerCount) {
     EXPECT_EQ(r["status"], "verified") << r["error"];
     EXPECT_NE(r["note"].get<std::string>().find(fmt::format("devices={}", i + 1)),
               std::string::npos);
+    // The same bits on every count: the digest of one run is the others'.
+    EXPECT_EQ(r["outputs"]["matrix_digest"], doc["results"][0]["outputs"]["matrix_digest"]);
   }
   EXPECT_TRUE(is_usage_error(run_acclab({"run", "matmul", "--devices", "2"}), {"--devices"}));
   EXPECT_TRUE(is_usage_error(run_acclab({"ladder", "apsp", "--devices", "1,2"}), {"--devices"}));

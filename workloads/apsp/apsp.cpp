@@ -248,6 +248,17 @@ PathCheck check_successor_paths(const Problem& p, const float* initial, const fl
   return check;
 }
 
+std::string matrix_digest(const Problem& p, const float* d) {
+  // FNV-1a over 32-bit words: not cryptographic, enough to tell two results apart.
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (std::int64_t e = 0; e < p.elements(); ++e) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &d[e], sizeof bits);
+    hash = (hash ^ bits) * 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
 std::optional<int> cycle_vertex(const Problem& p, const float* d) {
   for (int i = 0; i < p.n; ++i) {
     const float dii = d[std::size_t(i) * p.n + i];
@@ -396,6 +407,7 @@ Verification ApspInstance::verify() {
   }
   v.ok = differ == 0 && mismatched == 0;
   v.outputs["rows_checked_by_dijkstra"] = sources;
+  v.outputs["matrix_digest"] = matrix_digest(p_, d_.data());
   v.outputs["dijkstra_worst_over_bound"] = worst;
   v.detail = fmt::format("{}; {} sampled rows {} Dijkstra within n u |length|{}", serial, sources,
                          mismatched == 0 ? "match" : "do not match",

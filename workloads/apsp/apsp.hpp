@@ -128,6 +128,10 @@ struct PathCheck {
 PathCheck check_successor_paths(const Problem& p, const float* initial, const float* d,
                                 const std::int32_t* next, const std::vector<int>& sources);
 
+// A 64-bit digest of the n x n result's bits, as 16 hex digits: runs that agree bitwise (one
+// GPU against several, one variant against another) have the same digest.
+std::string matrix_digest(const Problem& p, const float* d);
+
 // A vertex on a positive (max-plus) or negative (min-plus) cycle of the result, if any.
 std::optional<int> cycle_vertex(const Problem& p, const float* d);
 

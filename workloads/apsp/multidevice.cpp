@@ -50,12 +50,17 @@ class Multidevice : public ApspInstance {
     }
     for (auto& buffer : published_) buffer.resize(std::size_t(p_.block) * p_.n);
 #pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
-    for (int q = 0; q < p_.devices; ++q) acc::partition_enter(p_, parts_[q], q);
+    for (int q = 0; q < p_.devices; ++q) {
+      // A partition without rows (more devices than blocks) keeps nothing on its device: GCC's
+      // runtime aborts on the zero-length sections it would map.
+      if (!rows_[q].empty()) acc::partition_enter(p_, parts_[q], q);
+    }
     entered_ = true;
   }
   void reset() override {
 #pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
     for (int q = 0; q < p_.devices; ++q) {
+      if (rows_[q].empty()) continue;
       acc::partition_select(q);
       copy_initial(q);
       acc::partition_upload(p_, parts_[q]);
@@ -96,6 +101,7 @@ class Multidevice : public ApspInstance {
         std::memcpy(published.data(), part.snapshot, bytes);
       }
 #pragma omp barrier
+      if (rows_[me].empty()) continue;  // only the barriers: no rows to relax
       if (me != owner) {
         std::memcpy(part.snapshot, published.data(), bytes);
         acc::partition_receive_snapshot(p_, part, k_begin, k_end);
@@ -122,6 +128,7 @@ class Multidevice : public ApspInstance {
     if (!entered_) return;
 #pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
     for (int q = 0; q < p_.devices; ++q) {
+      if (rows_[q].empty()) continue;
       acc::partition_select(q);
       acc::partition_exit(p_, parts_[q], copy_out);
     }
