@@ -38,14 +38,17 @@ class Multidevice : public ApspInstance {
     parts_.resize(p_.devices);
     rows_.resize(p_.devices);
     snapshots_.resize(p_.devices);
+    histories_.resize(p_.devices);
     for (int q = 0; q < p_.devices; ++q) {
       auto& part = parts_[q];
       part.row_begin = std::min(p_.n, int(std::int64_t(blocks) * q / p_.devices) * p_.block);
       part.row_end = std::min(p_.n, int(std::int64_t(blocks) * (q + 1) / p_.devices) * p_.block);
       rows_[q].resize(std::size_t(part.row_end - part.row_begin) * p_.n);
       snapshots_[q].resize(std::size_t(p_.block) * p_.n);
+      histories_[q].resize(std::size_t(p_.block) * (part.row_end - part.row_begin));
       part.rows = rows_[q].data();
       part.snapshot = snapshots_[q].data();
+      part.history = histories_[q].data();
       copy_initial(q);
     }
     for (auto& buffer : published_) buffer.resize(std::size_t(p_.block) * p_.n);
@@ -95,17 +98,10 @@ class Multidevice : public ApspInstance {
       const int k_end = std::min(p_.n, k_begin + p_.block);
       const int owner = owner_of(k_begin);
       auto& published = published_[round % 2];
-      const std::size_t bytes = sizeof(float) * std::size_t(k_end - k_begin) * p_.n;
-      if (me == owner) {
-        acc::partition_pivot_block(p_, part, k_begin, k_end);
-        std::memcpy(published.data(), part.snapshot, bytes);
-      }
+      if (me == owner) acc::partition_pivot_block(p_, part, k_begin, k_end, published.data());
 #pragma omp barrier
       if (rows_[me].empty()) continue;  // only the barriers: no rows to relax
-      if (me != owner) {
-        std::memcpy(part.snapshot, published.data(), bytes);
-        acc::partition_receive_snapshot(p_, part, k_begin, k_end);
-      }
+      if (me != owner) acc::partition_receive_snapshot(p_, part, k_begin, k_end, published.data());
       // The owner's pivot rows went through the block's steps in partition_pivot_block.
       acc::partition_apply_block(p_, part, k_begin, k_end, me == owner ? k_begin : 0,
                                  me == owner ? k_end : 0);
@@ -142,7 +138,7 @@ class Multidevice : public ApspInstance {
   }
 
   std::vector<acc::Partition> parts_;
-  std::vector<std::vector<float>> rows_, snapshots_;
+  std::vector<std::vector<float>> rows_, snapshots_, histories_;
   std::array<std::vector<float>, 2> published_;
   bool entered_ = false;
 };
