@@ -3,11 +3,12 @@
 // K = [kb, kb + m), in the phases of cuda_kernels.cu, written as directives:
 //   A  (owner) the pivot tile K x K on one gang, step by step, recording H[s][r] = d[kb+r][kb+s]
 //      and the snapshot S[s][kb+c] = d[kb+s][kb+c] as they were before step kb+s;
-//   B  (owner) the pivot rows on every other column j, one lane per column: each column steps
-//      its m values in order with A's H, recording S[s][j];
+//   B  (owner) the pivot rows on every other column j, step by step with A's H, recording
+//      S[s][j] before each step;
 // the snapshot goes to the other partitions; then on every partition's rows outside K:
-//   C  the columns K, one lane per row, recording H[s][i] = d[i][kb+s] before step kb+s;
-//   D  every other element relaxed with H[s][i] + S[s][j] for s in order, four columns a lane.
+//   C  the columns K, a worker per row, recording H[s][i] = d[i][kb+s] before step kb+s;
+//   D  every other element relaxed with H[s][i] + S[s][j] for s in order: a (max, +) product
+//      of the rows' H and S, 4 x 4 elements a lane in registers.
 // H and S are d[i][k] and d[k][j] after the steps before k, the operands of serial step k, so
 // the result is bitwise the serial one (apsp.hpp), with one exchange per block instead of one
 // per step (the seed's version sent nothing, and relaxed against stale pivot rows).
@@ -58,17 +59,32 @@ void pivot_block(int n, int block, const Partition& part, int kb, int ke) {
       }
     }
   }
-  // B: one lane per column outside K.
-#pragma acc parallel loop gang vector vector_length(128) \
+  // B: a gang per 32 columns: for each step the columns' pivot values are recorded by one
+  // worker, then the workers relax the pivot rows (a barrier at each worker loop's start and
+  // end). The columns K are A's.
+  const int column_blocks = (n + 31) / 32;
+#pragma acc parallel loop gang num_workers(8) vector_length(32) \
     present(rows[0:nl], snap[0:ns], hist[0:nh])
-  for (int j = 0; j < n; ++j) {
-    if (j >= kb && j < ke) continue;
+  for (int cb = 0; cb < column_blocks; ++cb) {
     for (int s = 0; s < m; ++s) {
-      const float v = rows[(top + s) * n + j];
-      snap[s * n + j] = v;
+#pragma acc loop vector
+      for (int c = 0; c < 32; ++c) {
+        const int j = cb * 32 + c;
+        if (j < n && (j < kb || j >= ke)) {
+          snap[std::int64_t(s) * n + j] = rows[std::int64_t(top + s) * n + j];
+        }
+      }
+#pragma acc loop worker
       for (int r = 0; r < m; ++r) {
-        float* x = &rows[(top + r) * n + j];
-        *x = relax<max_plus>(*x, hist[s * count + top + r] + v);
+        const float h = hist[std::int64_t(s) * count + top + r];
+#pragma acc loop vector
+        for (int c = 0; c < 32; ++c) {
+          const int j = cb * 32 + c;
+          if (j < n && (j < kb || j >= ke)) {
+            float* x = &rows[std::int64_t(top + r) * n + j];
+            *x = relax<max_plus>(*x, h + snap[std::int64_t(s) * n + j]);
+          }
+        }
       }
     }
   }
@@ -85,57 +101,73 @@ void apply_block(int n, int block, const Partition& part, int kb, int ke, int sk
   const std::int64_t ns = std::int64_t(block) * n;
   const std::int64_t nh = std::int64_t(block) * count;
   const int skip_b = skip_begin - r0, skip_e = skip_end - r0;
-  // C: one lane per row, on the columns K.
-#pragma acc parallel loop gang vector vector_length(128) \
+  // C: a worker per row, its lanes over the columns K; each step reads the row's value in
+  // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
+#pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
     present(rows[0:nl], snap[0:ns], hist[0:nh])
   for (int r = 0; r < count; ++r) {
     if (r >= skip_b && r < skip_e) continue;
+    float* row = &rows[std::int64_t(r) * n + kb];
     for (int s = 0; s < m; ++s) {
-      const float h = rows[r * n + kb + s];
-      hist[s * count + r] = h;
+      const float h = row[s];
+      hist[std::int64_t(s) * count + r] = h;
+#pragma acc loop vector
       for (int c = 0; c < m; ++c) {
-        float* x = &rows[r * n + kb + c];
-        *x = relax<max_plus>(*x, h + snap[s * n + kb + c]);
+        row[c] = relax<max_plus>(row[c], h + snap[std::int64_t(s) * n + kb + c]);
       }
     }
   }
-  // D: a gang per pair of rows, each lane four columns a quarter of the row apart (coalesced
-  // loads of S; one load of S and of H serve two and four relaxations). A row or column past
-  // the end reads the last one and is not stored; nor are the columns K (C's) and the skipped
-  // rows.
-  const int quarter = (n + 3) / 4, pairs = (count + 1) / 2;
-#pragma acc parallel loop gang vector_length(128) present(rows[0:nl], snap[0:ns], hist[0:nh])
-  for (int pair = 0; pair < pairs; ++pair) {
-    const int ra = 2 * pair, rb = std::min(ra + 1, count - 1);
-    const bool store_a = ra < skip_b || ra >= skip_e;
-    const bool store_b = ra + 1 < count && (rb < skip_b || rb >= skip_e);
-    if (!store_a && !store_b) continue;
+  // D: a gang per tile of 16 rows x 128 columns, each lane 4 x 4 elements in registers (rows
+  // 4 apart, columns 32 apart: a warp's loads of S are coalesced, its loads of H one address).
+  // H and S come through L1: the tile's 64 x 128 slice of S is 32 KB. Rows and columns past
+  // the end read the last one and are not stored; nor are the columns K (C's) and the
+  // skipped rows.
+  constexpr int tile_rows = 16, tile_cols = 128, lanes = 128;
+  const int row_tiles = (count + tile_rows - 1) / tile_rows;
+  const int column_tiles = (n + tile_cols - 1) / tile_cols;
+#pragma acc parallel loop gang collapse(2) vector_length(lanes) \
+    present(rows[0:nl], snap[0:ns], hist[0:nh])
+  for (int tr = 0; tr < row_tiles; ++tr) {
+    for (int tc = 0; tc < column_tiles; ++tc) {
 #pragma acc loop vector
-    for (int q = 0; q < quarter; ++q) {
-      const int j[4] = {q, std::min(q + quarter, n - 1), std::min(q + 2 * quarter, n - 1),
-                        std::min(q + 3 * quarter, n - 1)};
-      float* row_a = &rows[std::int64_t(ra) * n];
-      float* row_b = &rows[std::int64_t(rb) * n];
-      float a0 = row_a[j[0]], a1 = row_a[j[1]], a2 = row_a[j[2]], a3 = row_a[j[3]];
-      float b0 = row_b[j[0]], b1 = row_b[j[1]], b2 = row_b[j[2]], b3 = row_b[j[3]];
-      for (int s = 0; s < m; ++s) {
-        const float ha = hist[s * count + ra], hb = hist[s * count + rb];
-        const float* pivot = &snap[std::int64_t(s) * n];
-        const float v0 = pivot[j[0]], v1 = pivot[j[1]], v2 = pivot[j[2]], v3 = pivot[j[3]];
-        a0 = relax<max_plus>(a0, ha + v0);
-        a1 = relax<max_plus>(a1, ha + v1);
-        a2 = relax<max_plus>(a2, ha + v2);
-        a3 = relax<max_plus>(a3, ha + v3);
-        b0 = relax<max_plus>(b0, hb + v0);
-        b1 = relax<max_plus>(b1, hb + v1);
-        b2 = relax<max_plus>(b2, hb + v2);
-        b3 = relax<max_plus>(b3, hb + v3);
-      }
-      const float a[4] = {a0, a1, a2, a3}, b[4] = {b0, b1, b2, b3};
-      for (int c = 0; c < 4; ++c) {
-        const bool column = q + c * quarter < n && (j[c] < kb || j[c] >= ke);
-        if (column && store_a) row_a[j[c]] = a[c];
-        if (column && store_b) row_b[j[c]] = b[c];
+      for (int lane = 0; lane < lanes; ++lane) {
+        int i[4], j[4];
+        bool store_row[4], store_column[4];
+#pragma GCC unroll 4
+        for (int a = 0; a < 4; ++a) {
+          const int r = tr * tile_rows + lane / 32 + 4 * a;
+          i[a] = std::min(r, count - 1);
+          store_row[a] = r < count && (r < skip_b || r >= skip_e);
+          const int c = tc * tile_cols + lane % 32 + 32 * a;
+          j[a] = std::min(c, n - 1);
+          store_column[a] = c < n && (c < kb || c >= ke);
+        }
+        float acc[4][4];
+#pragma GCC unroll 4
+        for (int a = 0; a < 4; ++a) {
+#pragma GCC unroll 4
+          for (int b = 0; b < 4; ++b) acc[a][b] = rows[std::int64_t(i[a]) * n + j[b]];
+        }
+        for (int s = 0; s < m; ++s) {
+          float h[4], v[4];
+#pragma GCC unroll 4
+          for (int a = 0; a < 4; ++a) {
+            h[a] = hist[std::int64_t(s) * count + i[a]];
+            v[a] = snap[std::int64_t(s) * n + j[a]];
+          }
+#pragma GCC unroll 4
+          for (int a = 0; a < 4; ++a) {
+#pragma GCC unroll 4
+            for (int b = 0; b < 4; ++b) acc[a][b] = relax<max_plus>(acc[a][b], h[a] + v[b]);
+          }
+        }
+#pragma GCC unroll 4
+        for (int a = 0; a < 4; ++a) {
+#pragma GCC unroll 4
+          for (int b = 0; b < 4; ++b) {
+            if (store_row[a] && store_column[b]) rows[std::int64_t(i[a]) * n + j[b]] = acc[a][b];
+          }
+        }
       }
     }
   }
