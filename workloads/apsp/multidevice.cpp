@@ -16,6 +16,9 @@
 
 #include "core/error.hpp"
 #include "workloads/apsp/acc_kernels.hpp"
+#ifdef ACCLAB_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 namespace acclab::apsp {
 namespace {
@@ -23,7 +26,12 @@ namespace {
 class Multidevice : public ApspInstance {
  public:
   using ApspInstance::ApspInstance;
-  ~Multidevice() override { release(false); }
+  ~Multidevice() override {
+    release(false);
+#ifdef ACCLAB_HAVE_CUDA
+    for (float* buffer : pinned_) cudaHostUnregister(buffer);
+#endif
+  }
 
   void setup() override {
     ApspInstance::setup();
@@ -52,6 +60,21 @@ class Multidevice : public ApspInstance {
       copy_initial(q);
     }
     for (auto& buffer : published_) buffer.resize(std::size_t(p_.block) * p_.n);
+#ifdef ACCLAB_HAVE_CUDA
+    // Page-locked (for every device's context), the snapshot's copies to and from the devices
+    // run at the link's speed instead of through a staging buffer. Optional: without it they
+    // are only slower.
+    if (gpus > 0) {
+      for (auto& buffer : published_) {
+        if (cudaHostRegister(buffer.data(), sizeof(float) * buffer.size(),
+                             cudaHostRegisterPortable) == cudaSuccess) {
+          pinned_.push_back(buffer.data());
+        } else {
+          cudaGetLastError();
+        }
+      }
+    }
+#endif
 #pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
     for (int q = 0; q < p_.devices; ++q) {
       // A partition without rows (more devices than blocks) keeps nothing on its device: GCC's
@@ -140,6 +163,7 @@ class Multidevice : public ApspInstance {
   std::vector<acc::Partition> parts_;
   std::vector<std::vector<float>> rows_, snapshots_, histories_;
   std::array<std::vector<float>, 2> published_;
+  std::vector<float*> pinned_;  // the published buffers registered with CUDA
   bool entered_ = false;
 };
 
