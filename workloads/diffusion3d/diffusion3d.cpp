@@ -115,7 +115,8 @@ Workload make_workload() {
       {.key = "acc_shape",
        .type = ParamType::text,
        .help = "acc_tuned only: flat (one gang-vector loop over all cells), rows (gang-worker "
-               "over (k, j) rows, vector over i)",
+               "over (k, j) rows, vector over i), march (a lane per (i, j) column marching 16 "
+               "planes along z)",
        .presets = same("flat"),
        .choices = std::vector<std::string>(acc_shape_names.begin(), acc_shape_names.end())},
       {.key = "cuda_planes",

@@ -14,8 +14,8 @@
 namespace acclab::diffusion3d {
 
 // acc_tuned's loop shapes (the acc_shape parameter; acc_tuned.cpp says what each does).
-enum class AccShape { flat, rows };
-inline constexpr std::array<std::string_view, 2> acc_shape_names = {"flat", "rows"};
+enum class AccShape { flat, rows, march };
+inline constexpr std::array<std::string_view, 3> acc_shape_names = {"flat", "rows", "march"};
 // The cuda variant's compiled block shapes (cuda_kernels.hpp): planes per block (0: all nz)
 // and thread rows per tile.
 inline constexpr std::array<int, 4> cuda_planes_choices = {0, 16, 32, 64};
