@@ -40,7 +40,7 @@ if [[ ${SWEEP:-0} == 1 ]]; then
       run "diffusion3d_sweep_${grid}_cuda_p${planes}_y${tile_y}" run diffusion3d "${size[@]}" \
         --variant cuda --set cuda_planes="$planes" --set cuda_tile_y="$tile_y" --reps 3
     done
-    for acc_shape in flat rows; do
+    for acc_shape in flat rows march; do
       run "diffusion3d_sweep_${grid}_acc_${acc_shape}" run diffusion3d "${size[@]}" \
         --variant acc_tuned --set acc_shape="$acc_shape" --reps 3
     done

@@ -15,7 +15,8 @@
 //                 the (j, i) columns: each lane marches its column through the chunk with the
 //                 cells below, at and above in registers, the directive form of the cuda
 //                 variant's kernel. Five loads a cell instead of seven (the z neighbours come
-//                 from registers), no division per cell.
+//                 from registers), no division per cell, four planes' loads before their
+//                 stores.
 // A fourth shape, the rows loops with their arguments in a `declare create` global so that a
 // launch maps nothing, verified on the host but not on the H200 (it returned wrong fields in a
 // tenth of the time), and was removed (bench/results/h200/diffusion3d_sweep/).
@@ -114,16 +115,33 @@ class AccTuned : public DiffusionInstance {
             // Zero-flux walls: a missing neighbour is the cell itself (offset 0).
             const int di_plus = i < nx - 1, di_minus = i > 0;
             const int dj_plus = nx * (j < ny - 1), dj_minus = nx * (j > 0);
-            int ix = (k_begin * ny + j) * nx + i;
-            float below = f[ix - plane * (k_begin > 0)];
-            float centre = f[ix];
-            for (int k = k_begin; k < k_end; ++k) {
-              const float above = f[ix + plane * (k < nz - 1)];
-              fn[ix] = cc * centre + ce * f[ix + di_plus] + cw * f[ix - di_minus] +
-                       cn * f[ix + dj_plus] + cs * f[ix - dj_minus] + ct * above + cb * below;
-              below = centre;
-              centre = above;
-              ix += plane;
+            const int column = j * nx + i;
+            float below = f[(k_begin - (k_begin > 0)) * plane + column];
+            float centre = f[k_begin * plane + column];
+            // Four planes at a time, all their loads before any store: GCC cannot tell fn from
+            // f, so a load after a store would wait for it.
+            for (int k = k_begin; k < k_end; k += 4) {
+              float east[4], west[4], north[4], south[4], up[4];
+#pragma GCC unroll 4
+              for (int u = 0; u < 4; ++u) {
+                const int kk = k + u < nz - 1 ? k + u : nz - 1;
+                const int ix = kk * plane + column;
+                east[u] = f[ix + di_plus];
+                west[u] = f[ix - di_minus];
+                north[u] = f[ix + dj_plus];
+                south[u] = f[ix - dj_minus];
+                up[u] = f[ix + plane * (kk < nz - 1)];
+              }
+#pragma GCC unroll 4
+              for (int u = 0; u < 4; ++u) {
+                if (k + u < k_end) {
+                  fn[(k + u) * plane + column] = cc * centre + ce * east[u] + cw * west[u] +
+                                                 cn * north[u] + cs * south[u] + ct * up[u] +
+                                                 cb * below;
+                  below = centre;
+                  centre = up[u];
+                }
+              }
             }
           }
         }
