@@ -810,6 +810,18 @@ TEST(ApspCliTest, RunWithPathsVerifiesTheSuccessors) {
   }
 }
 
+TEST(ApspCliTest, RunWithPathsRefusesAVariantWithoutSuccessorsBeforeRunningAny) {
+  if (!multidevice_built()) GTEST_SKIP() << "no OpenACC variants in this build";
+  test::TempDir dir;
+  const auto out = dir.path() / "r.json";
+  // No --variant: serial and multicore keep successors, managed does not. Nothing may run:
+  // serial alone would take minutes at n = 6000, past the harness's timeout.
+  const Outcome o = run_acclab({"run", "apsp", "--set", "paths=1", "--set", "n=6000", "--reps",
+                                "1", "--format", "json", "--out", out.string()});
+  EXPECT_TRUE(is_usage_error(o, {"apsp/managed", "paths=1", "optimize"})) << o;
+  EXPECT_TRUE(dir.entries().empty());
+}
+
 class ApspCommandBadInputTest
     : public ::testing::TestWithParam<std::pair<std::vector<std::string>, std::string>> {};
 

@@ -163,7 +163,9 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   }
   for (const Params& params : parameter_list) {
     for (const Variant* variant : variants) {
-      if (!runner.unavailable_reason(*variant)) runner.check_memory(*variant, workload, params);
+      if (runner.unavailable_reason(*variant)) continue;
+      if (variant->check_params) variant->check_params(params);
+      runner.check_memory(*variant, workload, params);
     }
   }
   OutputFile output(args.out);

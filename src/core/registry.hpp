@@ -98,6 +98,9 @@ struct Variant {
   // The variant's source, relative to its workload's folder (acclab explain reads the compiler's
   // notes kept for it).
   std::string source;
+  // Optional: refuses parameters the variant cannot run with (throws UsageError). acclab checks
+  // every selected variant with every parameter set before running any.
+  std::function<void(const Params&)> check_params;
 
   std::string id() const { return workload + "/" + name; }
 };

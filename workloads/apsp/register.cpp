@@ -37,21 +37,28 @@ void register_variants(Registry& registry) {
   };
   auto add = [&](const char* name, Backend backend, int step, const char* description,
                  auto factory) {
-    std::function<std::unique_ptr<Instance>(const Params&)> make = factory;
+    std::function<void(const Params&)> check;
     if (!supports_paths(name)) {
-      // Refused before anything is allocated.
-      make = [name, factory](const Params& params) {
+      check = [name](const Params& params) {
         if (problem_of(params).paths) {
           throw UsageError(
               fmt::format("apsp/{} keeps no successor matrix (--paths, --set "
                           "paths=1): use one of {}",
                           name, fmt::join(paths_variants, ", ")));
         }
-        return factory(params);
       };
     }
-    registry.add_variant({"apsp", name, backend, "apsp", step, description, make,
-                          relaxation_model(), "", sources.at(name)});
+    // Refused before anything is allocated, also where an instance is made without acclab's
+    // check of every variant first.
+    std::function<std::unique_ptr<Instance>(const Params&)> make =
+        [check, factory](const Params& params) {
+          if (check) check(params);
+          return factory(params);
+        };
+    Variant variant{"apsp", name, backend, "apsp", step, description, make,
+                    relaxation_model(), "", sources.at(name)};
+    variant.check_params = check;
+    registry.add_variant(variant);
   };
   add("serial", Backend::serial, 1, "the seed's serial loops (the reference)", make_serial);
   add("multicore", Backend::openmp, 2, "rows of each step over OpenMP threads", make_multicore);
