@@ -248,6 +248,31 @@ TEST(ProfileRunnerTest, ResidentGridsAreEnteredInSetupAndFetchedWithAnUpdate) {
   EXPECT_EQ((*reset)[Counter::compute_construct].count, 3);
 }
 
+TEST(ProfileRunnerTest, MultideviceWorkersReportUnderTheirPartition) {
+  // 200 rows in blocks of 64: partition 0 owns blocks 0 and 1, partition 1 blocks 2 and 3. Each
+  // runs C and D for every block and A and B for its own: 4 * 2 + 2 * 2 compute constructs. The
+  // OpenACC calls come from OpenMP worker threads, which carry the caller's region.
+  const Result r =
+      run_profiled("apsp", "multidevice", 1, {"n=200", "block=64", "devices=2", "edges_per_vertex=4"});
+  ASSERT_EQ(r.status, Status::verified) << r.error;
+  const auto& p = *r.profile;
+  for (const char* partition : {"partition 0", "partition 1"}) {
+    SCOPED_TRACE(partition);
+    const auto* region = p.find(std::string("apsp/multidevice/timed runs/") + partition);
+    ASSERT_NE(region, nullptr);
+    EXPECT_EQ((*region)[Counter::region].count, 1);
+    EXPECT_EQ((*region)[Counter::compute_construct].count, 12);
+  }
+  const auto* setup = p.find("apsp/multidevice/setup");
+  ASSERT_NE(setup, nullptr);
+  EXPECT_EQ((*setup)[Counter::enter_data].count, 2);  // one per partition, from its worker
+  const auto* unlabelled = p.find("(unlabelled)");
+  if (unlabelled != nullptr) {
+    EXPECT_EQ((*unlabelled)[Counter::compute_construct].count, 0);
+    EXPECT_EQ((*unlabelled)[Counter::enter_data].count, 0);
+  }
+}
+
 TEST(ProfileRunnerTest, VectorCalcIsLabelled) {
   const Result r = run_profiled("vector", "acc_data", 1, {"nt=3"});
   ASSERT_EQ(r.status, Status::verified) << r.error;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 namespace acclab::profile {
 
@@ -203,6 +204,19 @@ Region::~Region() {
 }
 
 const std::string& current_path() { return thread_path; }
+
+ThreadPath::ThreadPath(const std::string& path) {
+  if (!active()) return;
+  adopted_ = true;
+  saved_path_ = std::exchange(thread_path, path);
+  saved_lengths_ = std::exchange(thread_path_lengths, {});
+}
+
+ThreadPath::~ThreadPath() {
+  if (!adopted_) return;
+  thread_path = std::move(saved_path_);
+  thread_path_lengths = std::move(saved_lengths_);
+}
 
 void record(Counter counter, double seconds, std::uint64_t bytes) {
   record_in(thread_path, counter, seconds, bytes);

@@ -134,6 +134,23 @@ class Region {
 // The current thread's region path ("" outside every Region).
 const std::string& current_path();
 
+// Gives a worker thread (an OpenMP thread, say) the region path of the thread that started it,
+// while it lives, so that the worker's events land in the caller's region instead of
+// "(unlabelled)". Read the path on the starting thread (current_path()) and pass it in; Regions
+// opened on the worker nest under it. Restores the worker's own path when destroyed.
+class ThreadPath {
+ public:
+  explicit ThreadPath(const std::string& path);
+  ThreadPath(const ThreadPath&) = delete;
+  ThreadPath& operator=(const ThreadPath&) = delete;
+  ~ThreadPath();
+
+ private:
+  bool adopted_ = false;
+  std::string saved_path_;
+  std::vector<std::size_t> saved_lengths_;
+};
+
 // Adds one event to the current thread's region of the open Session; nothing without one.
 void record(Counter counter, double seconds, std::uint64_t bytes = 0);
 void record_launch(const AccLaunch& launch, double seconds);

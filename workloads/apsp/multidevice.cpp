@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/profile.hpp"
 #include "workloads/apsp/acc_kernels.hpp"
 #ifdef ACCLAB_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -75,8 +76,10 @@ class Multidevice : public ApspInstance {
       }
     }
 #endif
+    const std::string path = profile::current_path();  // --profile: the workers' region
 #pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
     for (int q = 0; q < p_.devices; ++q) {
+      const profile::ThreadPath inherit(path);
       // A partition without rows (more devices than blocks) keeps nothing on its device: GCC's
       // runtime aborts on the zero-length sections it would map.
       if (!rows_[q].empty()) acc::partition_enter(p_, parts_[q], q);
@@ -84,9 +87,11 @@ class Multidevice : public ApspInstance {
     entered_ = true;
   }
   void reset() override {
+    const std::string path = profile::current_path();
 #pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
     for (int q = 0; q < p_.devices; ++q) {
       if (rows_[q].empty()) continue;
+      const profile::ThreadPath inherit(path);
       acc::partition_select(q);
       copy_initial(q);
       acc::partition_upload(p_, parts_[q]);
@@ -94,8 +99,10 @@ class Multidevice : public ApspInstance {
   }
   void run() override {
     bool short_of_threads = false;
+    const std::string path = profile::current_path();
 #pragma omp parallel num_threads(p_.devices)
     {
+      const profile::ThreadPath inherit(path);
       // Every partition needs its thread: the barriers below wait for all of them.
       if (omp_get_num_threads() != p_.devices) {
 #pragma omp single
@@ -115,6 +122,7 @@ class Multidevice : public ApspInstance {
  private:
   // Partition `me`'s part of one run, on its own OpenMP thread.
   void run_partition(int me) {
+    const profile::Region region(fmt::format("partition {}", me));  // --profile's label
     acc::partition_select(me);
     const auto& part = parts_[me];
     for (int k_begin = 0, round = 0; k_begin < p_.n; k_begin += p_.block, ++round) {
@@ -145,9 +153,11 @@ class Multidevice : public ApspInstance {
   // Brings every partition's rows back into d_ (when copy_out) and releases the devices' copies.
   void release(bool copy_out) {
     if (!entered_) return;
+    const std::string path = profile::current_path();
 #pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
     for (int q = 0; q < p_.devices; ++q) {
       if (rows_[q].empty()) continue;
+      const profile::ThreadPath inherit(path);
       acc::partition_select(q);
       acc::partition_exit(p_, parts_[q], copy_out);
     }
