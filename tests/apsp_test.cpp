@@ -491,7 +491,8 @@ TEST(ApspPathsTest, CheckFindsBrokenSuccessors) {
 TEST(ApspPathsTest, MemoryEstimatesCountTheSuccessors) {
   const Workload& w = test::all().workload("apsp");
   const Params without = apsp_params({"n=1000"}), with = apsp_params({"n=1000", "paths=1"});
-  EXPECT_DOUBLE_EQ(w.host_bytes(with) - w.host_bytes(without), 2.0 * 4 * 1000 * 1000);
+  // The result's, the reference's and multidevice's partition copies.
+  EXPECT_DOUBLE_EQ(w.host_bytes(with) - w.host_bytes(without), 3.0 * 4 * 1000 * 1000);
   EXPECT_DOUBLE_EQ(w.device_bytes(with) - w.device_bytes(without), 4.0 * 1000 * 1000);
   EXPECT_NE(test::validate_error("apsp", {"paths=2"}).find("paths=2"), std::string::npos);
 }
@@ -807,6 +808,29 @@ TEST(ApspCliTest, RunWithPathsVerifiesTheSuccessors) {
     EXPECT_EQ(r["status"], "verified") << r["error"];
     EXPECT_EQ(r["params"]["paths"], 1);
     EXPECT_GT(r["outputs"]["paths_checked"].get<int>(), 0);
+  }
+}
+
+TEST(ApspCliTest, MultideviceSuccessorsAreTheSerialLoopsOverOneToFourPartitions) {
+  if (!multidevice_built()) GTEST_SKIP() << "no OpenACC variants in this build";
+  for (const char* semiring : {"semiring=max-plus", "semiring=min-plus"}) {
+    SCOPED_TRACE(semiring);
+    // Blocks of 7 rows: partitions and rounds that do not divide n, pivot rows inside blocks.
+    const Outcome o = run_acclab({"run", "apsp", "--variant", "multidevice", "--devices",
+                                  "1,2,3,4", "--set", "paths=1", "--set", "block=7", "--set",
+                                  "n=150", "--set", "edges_per_vertex=3", "--set", semiring,
+                                  "--reps", "1", "--format", "json"});
+    ASSERT_EQ(o.status, 0) << o;
+    const auto doc = parse_json(o.out);
+    ASSERT_EQ(doc["results"].size(), 4u);
+    for (const auto& r : doc["results"]) {
+      SCOPED_TRACE(r["params"].dump());
+      EXPECT_EQ(r["status"], "verified") << r["error"];
+      const std::string verification = r["verification"].get<std::string>();
+      EXPECT_NE(verification.find("successors equal to the serial loop's"), std::string::npos)
+          << verification;
+      EXPECT_GT(r["outputs"]["paths_checked"].get<int>(), 0);
+    }
   }
 }
 

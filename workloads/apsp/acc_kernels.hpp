@@ -23,6 +23,9 @@ struct Partition {
   float* rows = nullptr;      // (row_end - row_begin) x n
   float* snapshot = nullptr;  // block x n: row k as it was at step k, for the block's k
   float* history = nullptr;   // block x rows: [s][r] = d[row_begin + r][k] before step k = kb + s
+  // With paths (null without): the rows' successors, and their history like `history`'s.
+  std::int32_t* next = nullptr;          // (row_end - row_begin) x n
+  std::int32_t* next_history = nullptr;  // block x rows: [s][r] = next[row_begin + r][kb + s]
 };
 // The number of NVIDIA GPUs OpenACC sees (0: regions run on the host).
 int nvidia_devices();

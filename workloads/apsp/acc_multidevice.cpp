@@ -9,6 +9,9 @@
 //   C  the columns K, a worker per row, recording H[s][i] = d[i][kb+s] before step kb+s;
 //   D  every other element relaxed with H[s][i] + S[s][j] for s in order: a (max, +) product
 //      of the rows' H and S, 4 x 4 elements a lane in registers.
+// With paths each phase also records NH[s][i] = next[i][kb+s] beside H and sets next[i][j] to
+// it wherever step kb+s strictly improves d[i][j]: row i's own successor, so nothing but S
+// crosses partitions.
 // H and S are d[i][k] and d[k][j] after the steps before k, the operands of serial step k, so
 // the result is bitwise the serial one (apsp.hpp), with one exchange per block instead of one
 // per step (the seed's version sent nothing, and relaxed against stale pivot rows).
@@ -29,11 +32,28 @@ inline float relax(float now, float through) {
   return max_plus ? (now < through ? through : now) : (through < now ? through : now);
 }
 
+// Whether `through` replaces `now`: exactly when relax takes it (the successor rule, apsp.hpp).
+#pragma acc routine seq
 template <bool max_plus>
+inline bool improves(float now, float through) {
+  return max_plus ? now < through : through < now;
+}
+
+// With paths the successors travel beside the distances: `next` (the rows' successors) and
+// `next_history` (NH[s][r] = next[r][kb+s] before step kb+s), passed to the kernels as device
+// addresses (deviceptr), null without paths.
+template <bool paths>
+std::int32_t* on_device(std::int32_t* host) {
+  return paths ? static_cast<std::int32_t*>(acc_deviceptr(host)) : nullptr;
+}
+
+template <bool max_plus, bool paths>
 void pivot_block(int n, int block, const Partition& part, int kb, int ke) {
   float* rows = part.rows;
   float* snap = part.snapshot;
   float* hist = part.history;
+  std::int32_t* next = on_device<paths>(part.next);
+  std::int32_t* next_hist = on_device<paths>(part.next_history);
   const int r0 = part.row_begin, count = part.row_end - part.row_begin, m = ke - kb;
   const int top = kb - r0;  // the pivot rows' first local row
   const std::int64_t nl = std::int64_t(count) * n;
@@ -41,7 +61,7 @@ void pivot_block(int n, int block, const Partition& part, int kb, int ke) {
   const std::int64_t nh = std::int64_t(block) * count;
   // A: workers over the tile's rows; the end of a worker loop is a barrier between steps.
 #pragma acc parallel num_gangs(1) num_workers(16) vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh])
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist)
   {
     for (int s = 0; s < m; ++s) {
       const int k = kb + s;
@@ -51,10 +71,24 @@ void pivot_block(int n, int block, const Partition& part, int kb, int ke) {
       for (int r = 0; r < m; ++r) {
         const float rk = rows[(top + r) * n + k];
         hist[s * count + top + r] = rk;
+        if constexpr (paths) {
+          const std::int32_t nk = next[std::int64_t(top + r) * n + k];
+          next_hist[s * count + top + r] = nk;
 #pragma acc loop vector
-        for (int c = 0; c < m; ++c) {
-          float* x = &rows[(top + r) * n + kb + c];
-          *x = relax<max_plus>(*x, rk + snap[s * n + kb + c]);
+          for (int c = 0; c < m; ++c) {
+            float* x = &rows[(top + r) * n + kb + c];
+            const float through = rk + snap[s * n + kb + c];
+            if (improves<max_plus>(*x, through)) {
+              *x = through;
+              next[std::int64_t(top + r) * n + kb + c] = nk;
+            }
+          }
+        } else {
+#pragma acc loop vector
+          for (int c = 0; c < m; ++c) {
+            float* x = &rows[(top + r) * n + kb + c];
+            *x = relax<max_plus>(*x, rk + snap[s * n + kb + c]);
+          }
         }
       }
     }
@@ -64,7 +98,7 @@ void pivot_block(int n, int block, const Partition& part, int kb, int ke) {
   // on an H200, against 317 us in 128-lane gangs and 509 us as a gang per 32 columns with
   // workers over the rows and a barrier per step.
 #pragma acc parallel loop gang vector vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh])
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist)
   for (int j = 0; j < n; ++j) {
     if (j >= kb && j < ke) continue;
     for (int s = 0; s < m; ++s) {
@@ -72,18 +106,28 @@ void pivot_block(int n, int block, const Partition& part, int kb, int ke) {
       snap[std::int64_t(s) * n + j] = v;
       for (int r = 0; r < m; ++r) {
         float* x = &rows[std::int64_t(top + r) * n + j];
-        *x = relax<max_plus>(*x, hist[std::int64_t(s) * count + top + r] + v);
+        const float through = hist[std::int64_t(s) * count + top + r] + v;
+        if constexpr (paths) {
+          if (improves<max_plus>(*x, through)) {
+            *x = through;
+            next[std::int64_t(top + r) * n + j] = next_hist[std::int64_t(s) * count + top + r];
+          }
+        } else {
+          *x = relax<max_plus>(*x, through);
+        }
       }
     }
   }
 }
 
-template <bool max_plus>
+template <bool max_plus, bool paths>
 void apply_block(int n, int block, const Partition& part, int kb, int ke, int skip_begin,
                  int skip_end) {
   float* rows = part.rows;
   const float* snap = part.snapshot;
   float* hist = part.history;
+  std::int32_t* next = on_device<paths>(part.next);
+  std::int32_t* next_hist = on_device<paths>(part.next_history);
   const int r0 = part.row_begin, count = part.row_end - part.row_begin, m = ke - kb;
   const std::int64_t nl = std::int64_t(count) * n;
   const std::int64_t ns = std::int64_t(block) * n;
@@ -92,16 +136,30 @@ void apply_block(int n, int block, const Partition& part, int kb, int ke, int sk
   // C: a worker per row, its lanes over the columns K; each step reads the row's value in
   // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
 #pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh])
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist)
   for (int r = 0; r < count; ++r) {
     if (r >= skip_b && r < skip_e) continue;
     float* row = &rows[std::int64_t(r) * n + kb];
     for (int s = 0; s < m; ++s) {
       const float h = row[s];
       hist[std::int64_t(s) * count + r] = h;
+      if constexpr (paths) {
+        std::int32_t* next_row = &next[std::int64_t(r) * n + kb];
+        const std::int32_t nh = next_row[s];
+        next_hist[std::int64_t(s) * count + r] = nh;
 #pragma acc loop vector
-      for (int c = 0; c < m; ++c) {
-        row[c] = relax<max_plus>(row[c], h + snap[std::int64_t(s) * n + kb + c]);
+        for (int c = 0; c < m; ++c) {
+          const float through = h + snap[std::int64_t(s) * n + kb + c];
+          if (improves<max_plus>(row[c], through)) {
+            row[c] = through;
+            next_row[c] = nh;
+          }
+        }
+      } else {
+#pragma acc loop vector
+        for (int c = 0; c < m; ++c) {
+          row[c] = relax<max_plus>(row[c], h + snap[std::int64_t(s) * n + kb + c]);
+        }
       }
     }
   }
@@ -114,7 +172,7 @@ void apply_block(int n, int block, const Partition& part, int kb, int ke, int sk
   const int row_tiles = (count + tile_rows - 1) / tile_rows;
   const int column_tiles = (n + tile_cols - 1) / tile_cols;
 #pragma acc parallel loop gang collapse(2) vector_length(lanes) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh])
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist)
   for (int tr = 0; tr < row_tiles; ++tr) {
     for (int tc = 0; tc < column_tiles; ++tc) {
 #pragma acc loop vector
@@ -131,29 +189,48 @@ void apply_block(int n, int block, const Partition& part, int kb, int ke, int sk
           store_column[a] = c < n && (c < kb || c >= ke);
         }
         float acc[4][4];
+        std::int32_t succ[4][4];  // with paths: the elements' successors
 #pragma GCC unroll 4
         for (int a = 0; a < 4; ++a) {
 #pragma GCC unroll 4
-          for (int b = 0; b < 4; ++b) acc[a][b] = rows[std::int64_t(i[a]) * n + j[b]];
+          for (int b = 0; b < 4; ++b) {
+            acc[a][b] = rows[std::int64_t(i[a]) * n + j[b]];
+            if constexpr (paths) succ[a][b] = next[std::int64_t(i[a]) * n + j[b]];
+          }
         }
         for (int s = 0; s < m; ++s) {
           float h[4], v[4];
+          std::int32_t nh[4];
 #pragma GCC unroll 4
           for (int a = 0; a < 4; ++a) {
             h[a] = hist[std::int64_t(s) * count + i[a]];
             v[a] = snap[std::int64_t(s) * n + j[a]];
+            if constexpr (paths) nh[a] = next_hist[std::int64_t(s) * count + i[a]];
           }
 #pragma GCC unroll 4
           for (int a = 0; a < 4; ++a) {
 #pragma GCC unroll 4
-            for (int b = 0; b < 4; ++b) acc[a][b] = relax<max_plus>(acc[a][b], h[a] + v[b]);
+            for (int b = 0; b < 4; ++b) {
+              if constexpr (paths) {
+                const float through = h[a] + v[b];
+                if (improves<max_plus>(acc[a][b], through)) {
+                  acc[a][b] = through;
+                  succ[a][b] = nh[a];
+                }
+              } else {
+                acc[a][b] = relax<max_plus>(acc[a][b], h[a] + v[b]);
+              }
+            }
           }
         }
 #pragma GCC unroll 4
         for (int a = 0; a < 4; ++a) {
 #pragma GCC unroll 4
           for (int b = 0; b < 4; ++b) {
-            if (store_row[a] && store_column[b]) rows[std::int64_t(i[a]) * n + j[b]] = acc[a][b];
+            if (store_row[a] && store_column[b]) {
+              rows[std::int64_t(i[a]) * n + j[b]] = acc[a][b];
+              if constexpr (paths) next[std::int64_t(i[a]) * n + j[b]] = succ[a][b];
+            }
           }
         }
       }
@@ -174,6 +251,11 @@ void partition_enter(const Problem& p, const Partition& part, int device) {
   const std::int64_t ns = std::int64_t(p.block) * p.n;
   const std::int64_t nh = std::int64_t(p.block) * (part.row_end - part.row_begin);
 #pragma acc enter data copyin(rows[0:nl]) create(snap[0:ns], hist[0:nh])
+  if (p.paths) {
+    std::int32_t* next = part.next;
+    std::int32_t* next_hist = part.next_history;
+#pragma acc enter data copyin(next[0:nl]) create(next_hist[0:nh])
+  }
 }
 
 void partition_select(int device) {
@@ -184,6 +266,10 @@ void partition_upload(const Problem& p, const Partition& part) {
   float* rows = part.rows;
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
 #pragma acc update device(rows[0:nl])
+  if (p.paths) {
+    std::int32_t* next = part.next;
+#pragma acc update device(next[0:nl])
+  }
 }
 
 void partition_exit(const Problem& p, const Partition& part, bool copy_out) {
@@ -197,15 +283,23 @@ void partition_exit(const Problem& p, const Partition& part, bool copy_out) {
 #pragma acc update self(rows[0:nl])
   }
 #pragma acc exit data delete(rows[0:nl], snap[0:ns], hist[0:nh])
+  if (p.paths) {
+    std::int32_t* next = part.next;
+    std::int32_t* next_hist = part.next_history;
+    if (copy_out) {
+#pragma acc update self(next[0:nl])
+    }
+#pragma acc exit data delete(next[0:nl], next_hist[0:nh])
+  }
 }
 
 void partition_pivot_block(const Problem& p, const Partition& part, int k_begin, int k_end,
                            float* publish) {
-  if (p.semiring == Semiring::max_plus) {
-    pivot_block<true>(p.n, p.block, part, k_begin, k_end);
-  } else {
-    pivot_block<false>(p.n, p.block, part, k_begin, k_end);
-  }
+  const bool max_plus = p.semiring == Semiring::max_plus;
+  if (max_plus && p.paths) pivot_block<true, true>(p.n, p.block, part, k_begin, k_end);
+  if (max_plus && !p.paths) pivot_block<true, false>(p.n, p.block, part, k_begin, k_end);
+  if (!max_plus && p.paths) pivot_block<false, true>(p.n, p.block, part, k_begin, k_end);
+  if (!max_plus && !p.paths) pivot_block<false, false>(p.n, p.block, part, k_begin, k_end);
   // Straight from the device into the shared buffer (no copy through the partition's own).
   const std::size_t bytes = sizeof(float) * std::size_t(k_end - k_begin) * p.n;
   acc_memcpy_from_device(publish, acc_deviceptr(part.snapshot), bytes);
@@ -219,11 +313,10 @@ void partition_receive_snapshot(const Problem& p, const Partition& part, int k_b
 
 void partition_apply_block(const Problem& p, const Partition& part, int k_begin, int k_end,
                            int skip_begin, int skip_end) {
-  if (p.semiring == Semiring::max_plus) {
-    apply_block<true>(p.n, p.block, part, k_begin, k_end, skip_begin, skip_end);
-  } else {
-    apply_block<false>(p.n, p.block, part, k_begin, k_end, skip_begin, skip_end);
-  }
+  const bool max_plus = p.semiring == Semiring::max_plus;
+  const auto apply = max_plus ? (p.paths ? apply_block<true, true> : apply_block<true, false>)
+                              : (p.paths ? apply_block<false, true> : apply_block<false, false>);
+  apply(p.n, p.block, part, k_begin, k_end, skip_begin, skip_end);
 }
 
 }  // namespace acclab::apsp::acc

@@ -66,7 +66,8 @@ Workload make_workload() {
        .help = "multidevice: pivot rows exchanged at once (rows per partition are multiples)",
        .presets = same("64")},
       {.key = "paths",
-       .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize), "
+       .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "
+               "multidevice), "
                "verified against the serial loop's and by re-summing paths",
        .presets = same("0"),
        .minimum = 0},
@@ -90,10 +91,10 @@ Workload make_workload() {
     if (paths > 1) throw UsageError(fmt::format("--set paths={}: expected 0 or 1", paths));
   };
   // The matrix and its initial state, the cached reference, the edge list; with paths the
-  // successors and the reference's.
+  // successors, the reference's and multidevice's partition copies.
   w.host_bytes = [](const Params& params) {
     const double n = double(params.integer("n"));
-    const double successors = params.integer("paths") != 0 ? 2.0 * sizeof(std::int32_t) : 0.0;
+    const double successors = params.integer("paths") != 0 ? 3.0 * sizeof(std::int32_t) : 0.0;
     return (3.0 * sizeof(float) + successors) * n * n +
            12.0 * n * double(params.integer("edges_per_vertex"));
   };

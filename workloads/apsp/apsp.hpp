@@ -82,9 +82,9 @@ std::vector<std::string> seed_test_lines(const Problem& p, const std::vector<flo
 std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edges);
 
 // The variants that keep the successor matrix; the others refuse paths=1 (UsageError naming
-// the variant, from the factory registered for them).
-inline constexpr std::array<std::string_view, 3> paths_variants = {"serial", "multicore",
-                                                                   "optimize"};
+// the variant, from the check and the factory registered for them).
+inline constexpr std::array<std::string_view, 4> paths_variants = {"serial", "multicore",
+                                                                   "optimize", "multidevice"};
 bool supports_paths(std::string_view variant);
 
 // The initial successors of the initial matrix (header): next[i][j] = j where initial[i][j] is

@@ -48,6 +48,8 @@ class Multidevice : public ApspInstance {
     rows_.resize(p_.devices);
     snapshots_.resize(p_.devices);
     histories_.resize(p_.devices);
+    next_rows_.resize(p_.devices);
+    next_histories_.resize(p_.devices);
     for (int q = 0; q < p_.devices; ++q) {
       auto& part = parts_[q];
       part.row_begin = std::min(p_.n, int(std::int64_t(blocks) * q / p_.devices) * p_.block);
@@ -58,6 +60,12 @@ class Multidevice : public ApspInstance {
       part.rows = rows_[q].data();
       part.snapshot = snapshots_[q].data();
       part.history = histories_[q].data();
+      if (p_.paths) {
+        next_rows_[q].resize(rows_[q].size());
+        next_histories_[q].resize(histories_[q].size());
+        part.next = next_rows_[q].data();
+        part.next_history = next_histories_[q].data();
+      }
       copy_initial(q);
     }
     for (auto& buffer : published_) buffer.resize(std::size_t(p_.block) * p_.n);
@@ -87,6 +95,8 @@ class Multidevice : public ApspInstance {
     entered_ = true;
   }
   void reset() override {
+    // next_ (the result's successors) holds the initial ones, which copy_initial slices.
+    if (p_.paths) initial_successors(p_, initial_.data(), next_.data());
     const std::string path = profile::current_path();
 #pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
     for (int q = 0; q < p_.devices; ++q) {
@@ -149,6 +159,10 @@ class Multidevice : public ApspInstance {
     if (rows_[q].empty()) return;  // a partition left without rows (more devices than blocks)
     std::memcpy(rows_[q].data(), initial_.data() + std::size_t(part.row_begin) * p_.n,
                 sizeof(float) * rows_[q].size());
+    if (p_.paths) {  // from next_, which holds the initial successors until finish()
+      std::memcpy(next_rows_[q].data(), next_.data() + std::size_t(part.row_begin) * p_.n,
+                  sizeof(std::int32_t) * next_rows_[q].size());
+    }
   }
   // Brings every partition's rows back into d_ (when copy_out) and releases the devices' copies.
   void release(bool copy_out) {
@@ -167,11 +181,16 @@ class Multidevice : public ApspInstance {
       if (rows_[q].empty()) continue;
       std::memcpy(d_.data() + std::size_t(parts_[q].row_begin) * p_.n, rows_[q].data(),
                   sizeof(float) * rows_[q].size());
+      if (p_.paths) {
+        std::memcpy(next_.data() + std::size_t(parts_[q].row_begin) * p_.n,
+                    next_rows_[q].data(), sizeof(std::int32_t) * next_rows_[q].size());
+      }
     }
   }
 
   std::vector<acc::Partition> parts_;
   std::vector<std::vector<float>> rows_, snapshots_, histories_;
+  std::vector<std::vector<std::int32_t>> next_rows_, next_histories_;  // with paths
   std::array<std::vector<float>, 2> published_;
   std::vector<float*> pinned_;  // the published buffers registered with CUDA
   bool entered_ = false;
