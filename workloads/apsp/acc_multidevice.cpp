@@ -296,10 +296,9 @@ void partition_exit(const Problem& p, const Partition& part, bool copy_out) {
 void partition_pivot_block(const Problem& p, const Partition& part, int k_begin, int k_end,
                            float* publish) {
   const bool max_plus = p.semiring == Semiring::max_plus;
-  if (max_plus && p.paths) pivot_block<true, true>(p.n, p.block, part, k_begin, k_end);
-  if (max_plus && !p.paths) pivot_block<true, false>(p.n, p.block, part, k_begin, k_end);
-  if (!max_plus && p.paths) pivot_block<false, true>(p.n, p.block, part, k_begin, k_end);
-  if (!max_plus && !p.paths) pivot_block<false, false>(p.n, p.block, part, k_begin, k_end);
+  const auto pivot = max_plus ? (p.paths ? pivot_block<true, true> : pivot_block<true, false>)
+                              : (p.paths ? pivot_block<false, true> : pivot_block<false, false>);
+  pivot(p.n, p.block, part, k_begin, k_end);
   // Straight from the device into the shared buffer (no copy through the partition's own).
   const std::size_t bytes = sizeof(float) * std::size_t(k_end - k_begin) * p.n;
   acc_memcpy_from_device(publish, acc_deviceptr(part.snapshot), bytes);
