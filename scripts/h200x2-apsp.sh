@@ -18,12 +18,19 @@ for sets in "" "--set semiring=min-plus" "--set n=300 --set graph=seed" \
       --format json | statuses
   done
 done
+echo "== multidevice's successors on 1 and 2 GPUs (against the serial loop's)"
+for sets in "--set n=3000" "--set n=1000 --set semiring=min-plus --set block=33"; do
+  # shellcheck disable=SC2086
+  "$acclab" run apsp $sets --set paths=1 --devices 1,2 --variant multidevice --reps 1 \
+    --format json | statuses
+done
 if [[ ${MULTIDEVICE:-1} == 1 ]]; then
-  for n in 8192 16384; do
-    for devices in 1 2; do
-      run "apsp_x2_${n}_multidevice_d${devices}" run apsp --preset large --set n=$n \
-        --variant multidevice --set devices=$devices --reps 1
-    done
+  # The four-phase multidevice (apsp_x2_N_multidevice_d1/d2.json are the first version's).
+  for n in 8192 16384 32768; do
+    reps=2
+    [[ $n == 32768 ]] && reps=1
+    run "apsp_x2_${n}_multidevice_blocked" run apsp --preset large --set n=$n \
+      --variant multidevice --devices 1,2 --reps $reps
   done
 fi
 for n in 8192 16384 32768; do
