@@ -252,8 +252,8 @@ TEST(ProfileRunnerTest, MultideviceWorkersReportUnderTheirPartition) {
   // 200 rows in blocks of 64: partition 0 owns blocks 0 and 1, partition 1 blocks 2 and 3. Each
   // runs C and D for every block and A and B for its own: 4 * 2 + 2 * 2 compute constructs. The
   // OpenACC calls come from OpenMP worker threads, which carry the caller's region.
-  const Result r =
-      run_profiled("apsp", "multidevice", 1, {"n=200", "block=64", "devices=2", "edges_per_vertex=4"});
+  const Result r = run_profiled("apsp", "multidevice", 1,
+                                {"n=200", "block=64", "devices=2", "edges_per_vertex=4"});
   ASSERT_EQ(r.status, Status::verified) << r.error;
   const auto& p = *r.profile;
   for (const char* partition : {"partition 0", "partition 1"}) {

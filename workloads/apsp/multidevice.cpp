@@ -182,8 +182,8 @@ class Multidevice : public ApspInstance {
       std::memcpy(d_.data() + std::size_t(parts_[q].row_begin) * p_.n, rows_[q].data(),
                   sizeof(float) * rows_[q].size());
       if (p_.paths) {
-        std::memcpy(next_.data() + std::size_t(parts_[q].row_begin) * p_.n,
-                    next_rows_[q].data(), sizeof(std::int32_t) * next_rows_[q].size());
+        std::memcpy(next_.data() + std::size_t(parts_[q].row_begin) * p_.n, next_rows_[q].data(),
+                    sizeof(std::int32_t) * next_rows_[q].size());
       }
     }
   }
