@@ -84,28 +84,17 @@ class Multidevice : public ApspInstance {
       }
     }
 #endif
-    const std::string path = profile::current_path();  // --profile: the workers' region
-#pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
-    for (int q = 0; q < p_.devices; ++q) {
-      const profile::ThreadPath inherit(path);
-      // A partition without rows (more devices than blocks) keeps nothing on its device: GCC's
-      // runtime aborts on the zero-length sections it would map.
-      if (!rows_[q].empty()) acc::partition_enter(p_, parts_[q], q);
-    }
+    for_each_partition([&](int q) { acc::partition_enter(p_, parts_[q], q); });
     entered_ = true;
   }
   void reset() override {
     // next_ (the result's successors) holds the initial ones, which copy_initial slices.
     if (p_.paths) initial_successors(p_, initial_.data(), next_.data());
-    const std::string path = profile::current_path();
-#pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
-    for (int q = 0; q < p_.devices; ++q) {
-      if (rows_[q].empty()) continue;
-      const profile::ThreadPath inherit(path);
+    for_each_partition([&](int q) {
       acc::partition_select(q);
       copy_initial(q);
       acc::partition_upload(p_, parts_[q]);
-    }
+    });
   }
   void run() override {
     bool short_of_threads = false;
@@ -130,6 +119,19 @@ class Multidevice : public ApspInstance {
   void finish() override { release(true); }
 
  private:
+  // work(q) for every partition q that has rows, each on its own OpenMP thread, which carries
+  // the caller's --profile region. A partition without rows (more devices than blocks) keeps
+  // nothing on its device: GCC's runtime aborts on the zero-length sections it would map.
+  template <class Work>
+  void for_each_partition(Work&& work) {
+    const std::string path = profile::current_path();
+#pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
+    for (int q = 0; q < p_.devices; ++q) {
+      if (rows_[q].empty()) continue;
+      const profile::ThreadPath inherit(path);
+      work(q);
+    }
+  }
   // Partition `me`'s part of one run, on its own OpenMP thread.
   void run_partition(int me) {
     const profile::Region region(fmt::format("partition {}", me));  // --profile's label
@@ -167,14 +169,10 @@ class Multidevice : public ApspInstance {
   // Brings every partition's rows back into d_ (when copy_out) and releases the devices' copies.
   void release(bool copy_out) {
     if (!entered_) return;
-    const std::string path = profile::current_path();
-#pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
-    for (int q = 0; q < p_.devices; ++q) {
-      if (rows_[q].empty()) continue;
-      const profile::ThreadPath inherit(path);
+    for_each_partition([&](int q) {
       acc::partition_select(q);
       acc::partition_exit(p_, parts_[q], copy_out);
-    }
+    });
     entered_ = false;
     if (!copy_out) return;
     for (int q = 0; q < p_.devices; ++q) {
