@@ -797,17 +797,27 @@ TEST(ApspCommandTest, PathsWithAVariantWithoutSuccessorsExitsTwoNamingIt) {
   EXPECT_TRUE(is_usage_error(r, {"apsp/" + unsupported, "paths=1"})) << r;
 }
 
-TEST(ApspCliTest, RunWithPathsVerifiesTheSuccessors) {
-  const Outcome o = run_acclab({"run", "apsp", "--variant", "serial,multicore", "--set", "paths=1",
-                                "--set", "semiring=min-plus", "--reps", "1", "--format", "json"});
-  ASSERT_EQ(o.status, 0) << o;
-  const auto doc = parse_json(o.out);
-  ASSERT_EQ(doc["results"].size(), 2u);
-  for (const auto& r : doc["results"]) {
-    SCOPED_TRACE(r["variant"].dump());
+// `acclab run apsp ARGS --set paths=1 --reps 1 --format json`: expects `count` results, each
+// verified with its paths followed, and returns them for the caller's own checks.
+nlohmann::json run_verified_with_paths(std::vector<std::string> args, std::size_t count) {
+  args.insert(args.begin(), {"run", "apsp"});
+  args.insert(args.end(), {"--set", "paths=1", "--reps", "1", "--format", "json"});
+  const Outcome o = run_acclab(args);
+  EXPECT_EQ(o.status, 0) << o;
+  const auto results = parse_json(o.out).value("results", nlohmann::json::array());
+  EXPECT_EQ(results.size(), count);
+  for (const auto& r : results) {
+    SCOPED_TRACE(r["variant"].dump() + " " + r["params"].dump());
     EXPECT_EQ(r["status"], "verified") << r["error"];
+    EXPECT_GT(r["outputs"].value("paths_checked", 0), 0);
+  }
+  return results;
+}
+
+TEST(ApspCliTest, RunWithPathsVerifiesTheSuccessors) {
+  for (const auto& r :
+       run_verified_with_paths({"--variant", "serial,multicore", "--set", "semiring=min-plus"}, 2)) {
     EXPECT_EQ(r["params"]["paths"], 1);
-    EXPECT_GT(r["outputs"]["paths_checked"].get<int>(), 0);
   }
 }
 
@@ -816,20 +826,13 @@ TEST(ApspCliTest, MultideviceSuccessorsAreTheSerialLoopsOverOneToFourPartitions)
   for (const char* semiring : {"semiring=max-plus", "semiring=min-plus"}) {
     SCOPED_TRACE(semiring);
     // Blocks of 7 rows: partitions and rounds that do not divide n, pivot rows inside blocks.
-    const Outcome o = run_acclab({"run", "apsp", "--variant", "multidevice", "--devices",
-                                  "1,2,3,4", "--set", "paths=1", "--set", "block=7", "--set",
-                                  "n=150", "--set", "edges_per_vertex=3", "--set", semiring,
-                                  "--reps", "1", "--format", "json"});
-    ASSERT_EQ(o.status, 0) << o;
-    const auto doc = parse_json(o.out);
-    ASSERT_EQ(doc["results"].size(), 4u);
-    for (const auto& r : doc["results"]) {
-      SCOPED_TRACE(r["params"].dump());
-      EXPECT_EQ(r["status"], "verified") << r["error"];
+    for (const auto& r : run_verified_with_paths(
+             {"--variant", "multidevice", "--devices", "1,2,3,4", "--set", "block=7", "--set",
+              "n=150", "--set", "edges_per_vertex=3", "--set", semiring},
+             4)) {
       const std::string verification = r["verification"].get<std::string>();
       EXPECT_NE(verification.find("successors equal to the serial loop's"), std::string::npos)
           << verification;
-      EXPECT_GT(r["outputs"]["paths_checked"].get<int>(), 0);
     }
   }
 }
