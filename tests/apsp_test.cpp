@@ -815,8 +815,8 @@ nlohmann::json run_verified_with_paths(std::vector<std::string> args, std::size_
 }
 
 TEST(ApspCliTest, RunWithPathsVerifiesTheSuccessors) {
-  for (const auto& r :
-       run_verified_with_paths({"--variant", "serial,multicore", "--set", "semiring=min-plus"}, 2)) {
+  for (const auto& r : run_verified_with_paths(
+           {"--variant", "serial,multicore", "--set", "semiring=min-plus"}, 2)) {
     EXPECT_EQ(r["params"]["paths"], 1);
   }
 }
@@ -843,8 +843,8 @@ TEST(ApspCliTest, RunWithPathsRefusesAVariantWithoutSuccessorsBeforeRunningAny) 
   const auto out = dir.path() / "r.json";
   // No --variant: serial and multicore keep successors, managed does not. Nothing may run:
   // serial alone would take minutes at n = 6000, past the harness's timeout.
-  const Outcome o = run_acclab({"run", "apsp", "--set", "paths=1", "--set", "n=6000", "--reps",
-                                "1", "--format", "json", "--out", out.string()});
+  const Outcome o = run_acclab({"run", "apsp", "--set", "paths=1", "--set", "n=6000", "--reps", "1",
+                                "--format", "json", "--out", out.string()});
   EXPECT_TRUE(is_usage_error(o, {"apsp/managed", "paths=1", "optimize"})) << o;
   EXPECT_TRUE(dir.entries().empty());
 }
