@@ -5,15 +5,14 @@
 //   - the solve against a dense direct solve on a small grid, independent of the thread count;
 //   - every registered variant through the harness, corrupted results, bad input.
 #include "workloads/iccg/iccg.hpp"
-#include "workloads/iccg/color_ell.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <cstdint>
 #include <limits>
 #include <set>
 #include <string>
@@ -22,6 +21,7 @@
 #include "core/runner.hpp"
 #include "io/matrix_market.hpp"
 #include "support.hpp"
+#include "workloads/iccg/color_ell.hpp"
 
 namespace acclab {
 namespace {
@@ -78,8 +78,8 @@ TEST(IccgProblemTest, MeshMatrixIsTheCoursesFiniteVolumeCoupling) {
     for (int j = 0; j < ny; ++j) {
       for (int i = 0; i < nx; ++i) {
         const int row = (k * ny + j) * nx + i;
-        const int neighbours = (i > 0) + (i < nx - 1) + (j > 0) + (j < ny - 1) + (k > 0) +
-                               (k < nz - 1);
+        const int neighbours =
+            (i > 0) + (i < nx - 1) + (j > 0) + (j < ny - 1) + (k > 0) + (k < nz - 1);
         EXPECT_EQ(m[row][row], neighbours + (k == nz - 1 ? 2.0 : 0.0)) << row;
         EXPECT_EQ(s.b[row], double(i + j + k + 3)) << row;
         for (int col = 0; col < 24; ++col) {
@@ -162,7 +162,8 @@ TEST(IccgColorEllTest, SlabsHoldThePermutedMatrix) {
       for (std::int64_t k = 0; k < rows; ++k) {
         const std::int64_t i = first + k;
         double slab = m.diagonal[i] * x[i], csr = a.diagonal[i] * x[i];
-        for (std::int64_t e = a.start[i]; e < a.start[i + 1]; ++e) csr += a.value[e] * x[a.column[e]];
+        for (std::int64_t e = a.start[i]; e < a.start[i + 1]; ++e)
+          csr += a.value[e] * x[a.column[e]];
         for (int slot = 0; slot < m.lower_width[color]; ++slot) {
           const std::int64_t e = m.lower_start[color] + slot * rows + k;
           if (m.lower_value[e] != 0) EXPECT_LT(m.lower_column[e], first);
@@ -225,7 +226,10 @@ TEST_P(IccgVariantTest, ConvergesToTheSerialSolveForEveryOrdering) {
        {std::vector<std::string>{}, std::vector<std::string>{"colors=0"},
         std::vector<std::string>{"colors=-1", "nx=9", "ny=5", "nz=13"},
         std::vector<std::string>{"colors=7", "nx=2", "ny=2", "nz=2"},
-        std::vector<std::string>{"colors=-2", "eps=1e-10", "async=0"}}) {
+        std::vector<std::string>{"colors=-2", "eps=1e-10", "async=0"},
+        // optimized's launches per colour, synchronous and on one async queue.
+        std::vector<std::string>{"colors=5", "resident=0", "async=0"},
+        std::vector<std::string>{"colors=-3", "nx=7", "ny=11", "nz=6", "resident=0", "async=1"}}) {
     const Params params = test::params_of("iccg", overrides);
     SCOPED_TRACE(params.json().dump());
     const Result r = run(params, 1);
@@ -263,8 +267,8 @@ TEST_P(IccgCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BadParameters, IccgCliBadInputTest,
-                         ::testing::Values("colors=1", "eps=2", "nx=0", "max_iterations=0", "async=2",
-                                           "nx=100000000"));
+                         ::testing::Values("colors=1", "eps=2", "nx=0", "max_iterations=0",
+                                           "async=2", "resident=2", "nx=100000000"));
 
 // ---- acclab iccg MATRIX.mtx ---------------------------------------------------------------------
 
@@ -299,9 +303,9 @@ TEST(IccgCommandTest, RhsFileAndSolutionFile) {
     for (int i = 0; i < 14; ++i) rhs << "1\n";
   }
   const auto out = dir.path() / "x.mtx";
-  const test::Outcome o = run_acclab({"iccg", data_file("matrices/LFAT5.mtx"), "--rhs",
-                                      (dir.path() / "b.txt").string(), "--tol", "1e-12", "--out",
-                                      out.string()});
+  const test::Outcome o =
+      run_acclab({"iccg", data_file("matrices/LFAT5.mtx"), "--rhs", (dir.path() / "b.txt").string(),
+                  "--tol", "1e-12", "--out", out.string()});
   ASSERT_EQ(o.status, 0) << o;
   std::ifstream in(out);
   std::string banner, comment;

@@ -38,6 +38,15 @@ std::vector<DeviceInfo> cuda_gpus() {
   return devices;
 }
 
+int cuda_multiprocessors(int device) {
+  int count = 0;
+  if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
 namespace {
 
 // The probe's buffers and events, released however the probe ends.

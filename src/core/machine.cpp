@@ -19,6 +19,7 @@ double openacc_device_copy_gbps() { return 0; }
 int cuda_gpu_count() { return 0; }
 std::vector<DeviceInfo> cuda_gpus() { return {}; }
 double cuda_device_copy_gbps() { return 0; }
+int cuda_multiprocessors(int) { return 0; }
 #endif
 
 namespace {

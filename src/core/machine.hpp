@@ -32,8 +32,9 @@ std::vector<DeviceInfo> openacc_gpus();
 double openacc_device_copy_gbps();  // device-to-device copy kernel, bytes read+written
 int cuda_gpu_count();               // 0 without a driver or a GPU; never throws
 std::vector<DeviceInfo> cuda_gpus();
-double cuda_device_copy_gbps();  // cudaMemcpy device-to-device, bytes read+written
-double host_copy_gbps();         // OpenMP copy over all cores, bytes read+written
+double cuda_device_copy_gbps();        // cudaMemcpy device-to-device, bytes read+written
+int cuda_multiprocessors(int device);  // 0 without CUDA, a driver or that device
+double host_copy_gbps();               // OpenMP copy over all cores, bytes read+written
 
 // Facts about the machine, gathered once and cached. Probes run only when first asked for.
 class Machine {

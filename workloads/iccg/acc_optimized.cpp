@@ -19,14 +19,23 @@
 //     whatever the loop's length);
 //   - async=1 queues an iteration's kernels on one async queue and waits once; GCC 12's async
 //     launches cost more than its synchronous ones, so the default is 0.
+//   - resident=1 (the default) runs the whole solve, factor included, as one compute
+//     construct: a gang per multiprocessor, colours and phases separated by a grid barrier
+//     (an atomic counter each gang adds to and waits on), dot products as per-gang partial
+//     sums that every gang adds up in the same order, so every gang takes the same branch at
+//     the convergence test. The 44 constructs an iteration of resident=0 cost GCC's runtime
+//     about 40 us each (enter data, argument upload, launch, wait): more than the kernels.
 // The matrix and vectors enter the device in setup (as in 05); x comes back in finish.
+#include <fmt/format.h>
 #include <openacc.h>
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
+#include "core/machine.hpp"
 #include "workloads/iccg/color_ell.hpp"
 #include "workloads/iccg/iccg.hpp"
 
@@ -48,6 +57,31 @@ std::int64_t wide_gangs_for(std::int64_t rows) {
   return std::max<std::int64_t>(1, (rows + lanes - 1) / lanes);
 }
 
+// The resident solve's gangs: `resident_workers` workers of one warp each, and on the host
+// fallback (one thread runs every gang in turn) a few gangs, so that the tests cover the
+// partial sums' bookkeeping.
+constexpr int resident_workers = 16;
+constexpr int warp = 32;
+constexpr int host_gangs = 3;
+constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size
+
+// Waits until `target` arrivals have been counted at `arrived`, after adding this gang's: a
+// barrier across gangs, which OpenACC lacks. Correct only while every gang of the construct is
+// running at once (one gang per multiprocessor, nothing else on the device). The fences
+// (membar.sys) order this gang's writes before its arrival and the other gangs' before its
+// next reads. The counter is polled by atomic adds of 0, which the device performs in its
+// coherent L2: GCC 12 compiles a volatile read, an `acc atomic read` and an acquire load all
+// to a plain ld, which may hit a stale line in the multiprocessor's L1 forever.
+#pragma acc routine seq
+void grid_barrier(unsigned long long* arrived, unsigned long long target) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#pragma acc atomic update
+  *arrived += 1;
+  while (__atomic_fetch_add(arrived, 0ull, __ATOMIC_RELAXED) < target) {
+  }
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 // Device addresses of everything the solve touches.
 struct Device {
   const std::int64_t *color_start, *lower_start, *upper_start;
@@ -57,12 +91,19 @@ struct Device {
   double *x, *w, *r, *z, *p0, *p1, *q;
   double *part, *rr_part;  // one partial sum a gang: r.z or p.q, and r.r
   double* scalar;          // r.z by iteration parity, then p.q
+  // The resident solve's: a partial sum per worker, then per gang for r.z, p.q and r.r; the
+  // barrier's counter; what the solve leaves for the host (iterations, r.r, b.b, arrivals).
+  double *worker_part, *rz_part, *pq_part, *rr_gang_part;
+  unsigned long long* arrived;
+  double* state;
 };
 
 class Optimized : public IccgInstance {
  public:
   explicit Optimized(const Params& params)
-      : IccgInstance(params), async_(params.integer("async") != 0) {}
+      : IccgInstance(params),
+        async_(params.integer("async") != 0),
+        resident_(params.integer("resident") != 0) {}
   ~Optimized() override { release(); }
 
   void setup() override {
@@ -78,9 +119,23 @@ class Optimized : public IccgInstance {
     part_.assign(std::size_t(std::max(gangs, gangs_for(m_.n))), 0.0);
     rr_part_.assign(std::size_t(gangs_for(m_.n)), 0.0);
     scalar_.assign(3, 0.0);
+    if (resident_) {
+      // A gang per multiprocessor, so that all run at once. Without CUDA to ask how many there
+      // are, the launches per colour.
+      gangs_ = host_gangs;
+      if (acc_get_num_devices(acc_device_nvidia) > 0) {
+        gangs_ = cuda_multiprocessors(acc_get_device_num(acc_device_nvidia));
+        if (gangs_ == 0) resident_ = false;
+      }
+    }
+    const std::size_t resident_gangs = std::size_t(std::max(gangs_, 1));
+    worker_part_.assign(resident_gangs * resident_workers, 0.0);
+    for (auto* v : {&rz_part_, &pq_part_, &rr_gang_part_}) v->assign(resident_gangs, 0.0);
+    arrived_.assign(1, 0);
+    state_.assign(4, 0.0);
     enter();
   }
-  void run() override { solution_ = solve(); }
+  void run() override { solution_ = resident_ ? solve_resident() : solve(); }
   void finish() override {
     acc_update_self(x_.data(), sizeof(double) * x_.size());
     solution_.x = x_;
@@ -89,6 +144,7 @@ class Optimized : public IccgInstance {
 
  private:
   Solution solve();
+  Solution solve_resident();
 
   // Every host array with its device copy, and whether setup's values go up.
   template <typename F>
@@ -104,9 +160,11 @@ class Optimized : public IccgInstance {
     f(m_.upper_value, true);
     f(m_.diagonal, true);
     f(b_, true);
-    for (auto* v : {&x_, &w_, &r_, &z_, &p0_, &p1_, &q_, &part_, &rr_part_, &scalar_}) {
+    for (auto* v : {&x_, &w_, &r_, &z_, &p0_, &p1_, &q_, &part_, &rr_part_, &scalar_, &worker_part_,
+                    &rz_part_, &pq_part_, &rr_gang_part_, &state_}) {
       f(*v, false);
     }
+    f(arrived_, false);
   }
   void enter() {
     for_each_array([](auto& v, bool upload) {
@@ -123,12 +181,33 @@ class Optimized : public IccgInstance {
       using T = typename std::remove_reference_t<decltype(v)>::value_type;
       return v.empty() ? nullptr : static_cast<T*>(acc_deviceptr(v.data()));
     };
-    d_ = {on_device(m_.color_start), on_device(m_.lower_start), on_device(m_.upper_start),
-          on_device(m_.lower_width), on_device(m_.upper_width), on_device(m_.lower_column),
-          on_device(m_.upper_column), on_device(m_.lower_value), on_device(m_.upper_value),
-          on_device(m_.diagonal), on_device(b_), on_device(x_), on_device(w_), on_device(r_),
-          on_device(z_), on_device(p0_), on_device(p1_), on_device(q_), on_device(part_),
-          on_device(rr_part_), on_device(scalar_)};
+    d_ = {on_device(m_.color_start),
+          on_device(m_.lower_start),
+          on_device(m_.upper_start),
+          on_device(m_.lower_width),
+          on_device(m_.upper_width),
+          on_device(m_.lower_column),
+          on_device(m_.upper_column),
+          on_device(m_.lower_value),
+          on_device(m_.upper_value),
+          on_device(m_.diagonal),
+          on_device(b_),
+          on_device(x_),
+          on_device(w_),
+          on_device(r_),
+          on_device(z_),
+          on_device(p0_),
+          on_device(p1_),
+          on_device(q_),
+          on_device(part_),
+          on_device(rr_part_),
+          on_device(scalar_),
+          on_device(worker_part_),
+          on_device(rz_part_),
+          on_device(pq_part_),
+          on_device(rr_gang_part_),
+          on_device(arrived_),
+          on_device(state_)};
   }
   void release() {
     if (!entered_) return;
@@ -139,11 +218,15 @@ class Optimized : public IccgInstance {
   }
 
   bool async_;
+  bool resident_;
+  int gangs_ = 0;  // the resident solve's
   bool entered_ = false;
   ColorEll m_;
   Device d_{};
   std::vector<double> x_, w_, r_, z_, p0_, p1_, q_;
   std::vector<double> part_, rr_part_, scalar_;
+  std::vector<double> worker_part_, rz_part_, pq_part_, rr_gang_part_, state_;
+  std::vector<unsigned long long> arrived_;
 };
 
 Solution Optimized::solve() {
@@ -185,7 +268,7 @@ Solution Optimized::solve() {
     deviceptr(b, x, r, z, p_old, rr_part)
     for (std::int64_t g = 0; g < row_gangs; ++g) {
       double sum = 0;
-#pragma acc loop vector reduction(+:sum)
+#pragma acc loop vector reduction(+ : sum)
       for (int l = 0; l < rows_per_gang; ++l) {
         const std::int64_t i = g * rows_per_gang + l;
         if (i < n) {
@@ -201,8 +284,7 @@ Solution Optimized::solve() {
   }
   // The residual's partial sums, brought back and added in gang order.
   const auto residual_sum = [&] {
-    acc_memcpy_from_device_async(rr_part_.data(), rr_part, sizeof(double) * rr_part_.size(),
-                                 queue);
+    acc_memcpy_from_device_async(rr_part_.data(), rr_part, sizeof(double) * rr_part_.size(), queue);
     acc_wait(queue);
     double sum = 0;
     for (double p : rr_part_) sum += p;
@@ -213,7 +295,7 @@ Solution Optimized::solve() {
 #pragma acc parallel num_gangs(1) vector_length(32) async(queue) deviceptr(part, scalar)
     {
       double sum = 0;
-#pragma acc loop vector reduction(+:sum)
+#pragma acc loop vector reduction(+ : sum)
       for (std::int64_t h = 0; h < count; ++h) sum += part[h];
       scalar[into] = sum;
     }
@@ -252,7 +334,7 @@ Solution Optimized::solve() {
     deviceptr(upper_column, upper_value, w, r, z, color_part)
       for (std::int64_t g = 0; g < gangs; ++g) {
         double sum = 0;
-#pragma acc loop vector reduction(+:sum)
+#pragma acc loop vector reduction(+ : sum)
         for (int l = 0; l < rows_per_gang; ++l) {
           const std::int64_t k = g * rows_per_gang + l;
           if (k < rows) {
@@ -272,14 +354,13 @@ Solution Optimized::solve() {
     add_up(parts, parity);
     // p = z + beta p and q = A p in one pass (a neighbour's new p computed from z and its old
     // p), each gang leaving its rows' share of p.q.
-#pragma acc parallel loop gang num_gangs(row_gangs) vector_length(32) async(queue)      \
+#pragma acc parallel loop gang num_gangs(row_gangs) vector_length(32) async(queue)           \
     deviceptr(color_start, lower_start, upper_start, lower_width, upper_width, lower_column, \
-              lower_value, upper_column, upper_value, diagonal, z, p_old, p_new, q, part,    \
-              scalar)
+              lower_value, upper_column, upper_value, diagonal, z, p_old, p_new, q, part, scalar)
     for (std::int64_t g = 0; g < row_gangs; ++g) {
       const double beta = first_iteration ? 0.0 : scalar[parity] / scalar[1 - parity];
       double sum = 0;
-#pragma acc loop vector reduction(+:sum)
+#pragma acc loop vector reduction(+ : sum)
       for (int l = 0; l < rows_per_gang; ++l) {
         const std::int64_t i = g * rows_per_gang + l;
         if (i < n) {
@@ -315,7 +396,7 @@ Solution Optimized::solve() {
     for (std::int64_t g = 0; g < row_gangs; ++g) {
       const double alpha = scalar[parity] / scalar[2];
       double sum = 0;
-#pragma acc loop vector reduction(+:sum)
+#pragma acc loop vector reduction(+ : sum)
       for (int l = 0; l < rows_per_gang; ++l) {
         const std::int64_t i = g * rows_per_gang + l;
         if (i < n) {
@@ -334,6 +415,248 @@ Solution Optimized::solve() {
     }
   }
   s.iterations = std::min(s.iterations, p_.max_iterations);
+  return s;
+}
+
+// The whole solve in one compute construct (resident=1). Every phase splits its rows over
+// `threads` = gangs x workers x 32 lanes, thread t taking rows t, t + threads, ...; phases are
+// separated by grid_barrier. A dot product leaves a partial sum per worker (32 lanes reduced
+// by shuffles), then per gang (its workers' in order); after the barrier every gang adds the
+// gangs' partial sums in the same order, so all see the same scalar, bit for bit.
+Solution Optimized::solve_resident() {
+  const std::int64_t n = m_.n;
+  const int colors = m_.colors;
+  const int gangs = gangs_;
+  const std::int64_t threads = std::int64_t(gangs) * resident_workers * warp;
+  const int max_iterations = p_.max_iterations;
+  const double eps2 = p_.eps * p_.eps;
+  const std::int64_t *color_start = d_.color_start, *lower_start = d_.lower_start,
+                     *upper_start = d_.upper_start;
+  const int *lower_width = d_.lower_width, *upper_width = d_.upper_width;
+  const std::int32_t *lower_column = d_.lower_column, *upper_column = d_.upper_column;
+  const double *lower_value = d_.lower_value, *upper_value = d_.upper_value,
+               *diagonal = d_.diagonal, *b = d_.b;
+  double *x = d_.x, *w = d_.w, *r = d_.r, *z = d_.z, *p0 = d_.p0, *p1 = d_.p1, *q = d_.q;
+  double *worker_part = d_.worker_part, *rz_part = d_.rz_part, *pq_part = d_.pq_part,
+         *rr_part = d_.rr_gang_part, *state = d_.state;
+  unsigned long long* arrived = d_.arrived;
+  const unsigned long long none = 0;
+  acc_memcpy_to_device(arrived, const_cast<unsigned long long*>(&none), sizeof none);
+
+#pragma acc parallel num_gangs(gangs) num_workers(resident_workers) vector_length(warp)      \
+    deviceptr(color_start, lower_start, upper_start, lower_width, upper_width, lower_column, \
+              upper_column, lower_value, upper_value, diagonal, b, x, w, r, z, p0, p1, q,    \
+              worker_part, rz_part, pq_part, rr_part, arrived, state)
+  {
+    // The gangs actually running: `gangs` on the device, one on the host fallback.
+    const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);
+    unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
+
+    // IC(0), colour by colour: W = 1 / (diagonal - sum of a^2 W over the earlier colours).
+    for (int c = 0; c < colors; ++c) {
+      const std::int64_t first = color_start[c], rows = color_start[c + 1] - first;
+      const std::int64_t base = lower_start[c];
+      const int width = lower_width[c];
+#pragma acc loop gang worker vector
+      for (std::int64_t t = 0; t < threads; ++t) {
+        for (std::int64_t k = t; k < rows; k += threads) {
+          double v = diagonal[first + k];
+          for (int s = 0; s < width; ++s) {
+            const double a = lower_value[base + s * rows + k];
+            v -= a * a * w[lower_column[base + s * rows + k]];
+          }
+          w[first + k] = 1.0 / v;
+        }
+      }
+      grid_barrier(arrived, expected += running);
+    }
+
+    // x = 0, r = b, p = 0, and b.b.
+#pragma acc loop gang
+    for (int g = 0; g < gangs; ++g) {
+#pragma acc loop worker
+      for (int u = 0; u < resident_workers; ++u) {
+        double sum = 0;
+#pragma acc loop vector reduction(+ : sum)
+        for (int l = 0; l < warp; ++l) {
+          for (std::int64_t i = (std::int64_t(g) * resident_workers + u) * warp + l; i < n;
+               i += threads) {
+            x[i] = 0.0;
+            r[i] = b[i];
+            p1[i] = 0.0;
+            sum += b[i] * b[i];
+          }
+        }
+        worker_part[g * resident_workers + u] = sum;
+      }
+      double sum = 0;
+#pragma acc loop vector reduction(+ : sum)
+      for (int u = 0; u < resident_workers; ++u) sum += worker_part[g * resident_workers + u];
+      rr_part[g] = sum;
+    }
+    grid_barrier(arrived, expected += running);
+    double bb = 0;
+#pragma acc loop vector reduction(+ : bb)
+    for (int h = 0; h < gangs; ++h) bb += rr_part[h];
+
+    int iteration = 1;
+    double rr = bb, rz_old = 1;
+    for (; iteration <= max_iterations; ++iteration) {
+      double* p_new = iteration % 2 ? p0 : p1;
+      const double* p_old = iteration % 2 ? p1 : p0;
+      // Forward sweep: z = (W^-1 + L)^-1 r.
+      for (int c = 0; c < colors; ++c) {
+        const std::int64_t first = color_start[c], rows = color_start[c + 1] - first;
+        const std::int64_t base = lower_start[c];
+        const int width = lower_width[c];
+#pragma acc loop gang worker vector
+        for (std::int64_t t = 0; t < threads; ++t) {
+          for (std::int64_t k = t; k < rows; k += threads) {
+            double v = r[first + k];
+            for (int s = 0; s < width; ++s) {
+              v -= lower_value[base + s * rows + k] * z[lower_column[base + s * rows + k]];
+            }
+            z[first + k] = v * w[first + k];
+          }
+        }
+        grid_barrier(arrived, expected += running);
+      }
+      // Backward sweep z -= W U z from the last colour; each worker adds up its rows' r.z
+      // over the colours, and after the first colour each gang its workers'.
+      for (int c = colors - 1; c >= 0; --c) {
+        const std::int64_t first = color_start[c], rows = color_start[c + 1] - first;
+        const std::int64_t base = upper_start[c];
+        const int width = upper_width[c];
+#pragma acc loop gang
+        for (int g = 0; g < gangs; ++g) {
+#pragma acc loop worker
+          for (int u = 0; u < resident_workers; ++u) {
+            double sum = 0;
+#pragma acc loop vector reduction(+ : sum)
+            for (int l = 0; l < warp; ++l) {
+              for (std::int64_t k = (std::int64_t(g) * resident_workers + u) * warp + l; k < rows;
+                   k += threads) {
+                double v = 0;
+                for (int s = 0; s < width; ++s) {
+                  v += upper_value[base + s * rows + k] * z[upper_column[base + s * rows + k]];
+                }
+                const double zi = z[first + k] - w[first + k] * v;
+                z[first + k] = zi;
+                sum += r[first + k] * zi;
+              }
+            }
+            const int slot = g * resident_workers + u;
+            worker_part[slot] = (c == colors - 1 ? 0.0 : worker_part[slot]) + sum;
+          }
+          if (c == 0) {
+            double sum = 0;
+#pragma acc loop vector reduction(+ : sum)
+            for (int u = 0; u < resident_workers; ++u) {
+              sum += worker_part[g * resident_workers + u];
+            }
+            rz_part[g] = sum;
+          }
+        }
+        grid_barrier(arrived, expected += running);
+      }
+      double rz = 0;
+#pragma acc loop vector reduction(+ : rz)
+      for (int h = 0; h < gangs; ++h) rz += rz_part[h];
+      const double beta = iteration == 1 ? 0.0 : rz / rz_old;
+      rz_old = rz;
+
+      // p = z + beta p and q = A p in one pass (a neighbour's new p computed from z and its
+      // old p), and p.q. Thread t takes the rows i = t (mod threads) of every colour.
+#pragma acc loop gang
+      for (int g = 0; g < gangs; ++g) {
+#pragma acc loop worker
+        for (int u = 0; u < resident_workers; ++u) {
+          double sum = 0;
+#pragma acc loop vector reduction(+ : sum)
+          for (int l = 0; l < warp; ++l) {
+            const std::int64_t t = (std::int64_t(g) * resident_workers + u) * warp + l;
+            for (int c = 0; c < colors; ++c) {
+              const std::int64_t first = color_start[c], rows = color_start[c + 1] - first;
+              const std::int64_t lower = lower_start[c], upper = upper_start[c];
+              const int lower_slots = lower_width[c], upper_slots = upper_width[c];
+              for (std::int64_t k = ((t - first) % threads + threads) % threads; k < rows;
+                   k += threads) {
+                const std::int64_t i = first + k;
+                const double pi = z[i] + beta * p_old[i];
+                double v = diagonal[i] * pi;
+                for (int s = 0; s < lower_slots; ++s) {
+                  const std::int32_t j = lower_column[lower + s * rows + k];
+                  v += lower_value[lower + s * rows + k] * (z[j] + beta * p_old[j]);
+                }
+                for (int s = 0; s < upper_slots; ++s) {
+                  const std::int32_t j = upper_column[upper + s * rows + k];
+                  v += upper_value[upper + s * rows + k] * (z[j] + beta * p_old[j]);
+                }
+                p_new[i] = pi;
+                q[i] = v;
+                sum += pi * v;
+              }
+            }
+          }
+          worker_part[g * resident_workers + u] = sum;
+        }
+        double sum = 0;
+#pragma acc loop vector reduction(+ : sum)
+        for (int u = 0; u < resident_workers; ++u) sum += worker_part[g * resident_workers + u];
+        pq_part[g] = sum;
+      }
+      grid_barrier(arrived, expected += running);
+      double pq = 0;
+#pragma acc loop vector reduction(+ : pq)
+      for (int h = 0; h < gangs; ++h) pq += pq_part[h];
+      const double alpha = rz / pq;
+
+      // x += alpha p, r -= alpha q, and r.r.
+#pragma acc loop gang
+      for (int g = 0; g < gangs; ++g) {
+#pragma acc loop worker
+        for (int u = 0; u < resident_workers; ++u) {
+          double sum = 0;
+#pragma acc loop vector reduction(+ : sum)
+          for (int l = 0; l < warp; ++l) {
+            for (std::int64_t i = (std::int64_t(g) * resident_workers + u) * warp + l; i < n;
+                 i += threads) {
+              x[i] += alpha * p_new[i];
+              const double ri = r[i] - alpha * q[i];
+              r[i] = ri;
+              sum += ri * ri;
+            }
+          }
+          worker_part[g * resident_workers + u] = sum;
+        }
+        double sum = 0;
+#pragma acc loop vector reduction(+ : sum)
+        for (int u = 0; u < resident_workers; ++u) sum += worker_part[g * resident_workers + u];
+        rr_part[g] = sum;
+      }
+      grid_barrier(arrived, expected += running);
+      rr = 0;
+#pragma acc loop vector reduction(+ : rr)
+      for (int h = 0; h < gangs; ++h) rr += rr_part[h];
+      if (rr < eps2 * bb) break;
+    }
+    state[0] = iteration;
+    state[1] = rr;
+    state[2] = bb;
+    state[3] = double(expected);
+  }
+
+  acc_update_self(state_.data(), sizeof(double) * state_.size());
+  acc_update_self(arrived_.data(), sizeof(arrived_[0]));
+  if (double(arrived_[0]) != state_[3]) {
+    throw std::runtime_error(
+        fmt::format("iccg optimized: the grid barrier counted {} arrivals where {} were expected",
+                    arrived_[0], state_[3]));
+  }
+  Solution s;
+  s.iterations = std::min(int(state_[0]), p_.max_iterations);
+  s.relative_residual = std::sqrt(state_[1]) / std::sqrt(state_[2]);
+  s.converged = state_[1] < p_.eps * p_.eps * state_[2];
   return s;
 }
 

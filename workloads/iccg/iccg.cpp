@@ -245,6 +245,12 @@ Workload make_workload() {
                "each (GCC 12's async launches cost more: 0 is faster on the H200)",
        .presets = same("0"),
        .minimum = 0},
+      {.key = "resident",
+       .help = "optimized only: 1 runs the whole solve as one compute construct, a gang per "
+               "multiprocessor, colours separated by a barrier across gangs; 0 launches a "
+               "construct per colour and phase (44 an iteration at 20 colours)",
+       .presets = same("1"),
+       .minimum = 0},
       {.key = "cuda_overlap",
        .help = "cuda only: 1 launches each kernel as a programmatic dependent launch of the one "
                "before (it loads its couplings while that one finishes), 0 one after the other",
@@ -260,6 +266,10 @@ Workload make_workload() {
     if (params.integer("async") > 1) {
       throw UsageError(fmt::format("--set async={}: expected 0 or 1", params.integer("async")));
     }
+    if (params.integer("resident") > 1) {
+      throw UsageError(
+          fmt::format("--set resident={}: expected 0 or 1", params.integer("resident")));
+    }
     if (params.integer("cuda_overlap") > 1) {
       throw UsageError(
           fmt::format("--set cuda_overlap={}: expected 0 or 1", params.integer("cuda_overlap")));
@@ -268,8 +278,8 @@ Workload make_workload() {
       throw UsageError("--set colors=1: expected 0 (CM), -1 (RCM), <= -2 (CM-RCM) or >= 2");
     }
     if (params.integer("colors") > 1000000 || params.integer("colors") < -1000000) {
-      throw UsageError(fmt::format("--set colors={}: at most a million colours",
-                                   params.integer("colors")));
+      throw UsageError(
+          fmt::format("--set colors={}: at most a million colours", params.integer("colors")));
     }
     if (!(params.real("eps") < 1)) {
       throw UsageError(fmt::format("--set eps={}: expected below 1", params.real("eps")));
@@ -278,13 +288,13 @@ Workload make_workload() {
   // The mesh matrix and its permuted copy (about 7 doubles and 7 indices a row each), and the
   // solver's vectors.
   w.host_bytes = [](const Params& params) {
-    const double n = double(params.integer("nx")) * double(params.integer("ny")) *
-                     double(params.integer("nz"));
+    const double n =
+        double(params.integer("nx")) * double(params.integer("ny")) * double(params.integer("nz"));
     return n * (2 * 7 * 16.0 + 12 * 8.0);
   };
   w.device_bytes = [](const Params& params) {
-    const double n = double(params.integer("nx")) * double(params.integer("ny")) *
-                     double(params.integer("nz"));
+    const double n =
+        double(params.integer("nx")) * double(params.integer("ny")) * double(params.integer("nz"));
     return n * (7 * 16.0 + 8 * 8.0);
   };
   return w;
