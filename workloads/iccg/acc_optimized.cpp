@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -60,9 +61,16 @@ std::int64_t wide_gangs_for(std::int64_t rows) {
 // The resident solve's gangs: `resident_workers` workers of one warp each, and on the host
 // fallback (one thread runs every gang in turn) a few gangs, so that the tests cover the
 // partial sums' bookkeeping.
-constexpr int resident_workers = 16;
+constexpr int resident_workers = 8;
 constexpr int warp = 32;
 constexpr int host_gangs = 3;
+// Rows a thread takes at once in a sweep: their loads are issued together (GCC cannot tell
+// that a row's store leaves the next row's inputs alone, so rows one after the other wait for
+// each other's loads). The construct needs 254 registers a lane, which leaves one gang of 256
+// lanes a multiprocessor, and a colour's sweep is short: at 128^3 with 20 colours, 2 rows at
+// once took 226 ms, 1 row 279 ms, 4 rows 234 ms; in the product and the update, which stream
+// all rows, batches were slower (164 ms against 190 ms at 2 colours, with 1 against 4 rows).
+constexpr int batch = 2;
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size
 
 // Waits until `target` arrivals have been counted at `arrived`, after adding this gang's: a
@@ -121,12 +129,14 @@ class Optimized : public IccgInstance {
     scalar_.assign(3, 0.0);
     if (resident_) {
       // A gang per multiprocessor, so that all run at once. Without CUDA to ask how many there
-      // are, the launches per colour.
+      // are, or where the resident solve's 32-bit indices would not do, the launches per
+      // colour.
       gangs_ = host_gangs;
       if (acc_get_num_devices(acc_device_nvidia) > 0) {
         gangs_ = cuda_multiprocessors(acc_get_device_num(acc_device_nvidia));
         if (gangs_ == 0) resident_ = false;
       }
+      resident_ = resident_ && indices_fit_in_32_bits();
     }
     const std::size_t resident_gangs = std::size_t(std::max(gangs_, 1));
     worker_part_.assign(resident_gangs * resident_workers, 0.0);
@@ -145,6 +155,19 @@ class Optimized : public IccgInstance {
  private:
   Solution solve();
   Solution solve_resident();
+
+  // Whether every index of the resident solve (a row, a slab entry within its colour, a row
+  // plus a batch of threads) stays below 2^31.
+  bool indices_fit_in_32_bits() const {
+    const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+    const std::int64_t threads = std::int64_t(gangs_) * resident_workers * warp;
+    if (m_.n + batch * threads > limit) return false;
+    for (int c = 0; c < m_.colors; ++c) {
+      const std::int64_t rows = m_.color_start[c + 1] - m_.color_start[c];
+      if (std::max(m_.lower_width[c], m_.upper_width[c]) * rows > limit) return false;
+    }
+    return true;
+  }
 
   // Every host array with its device copy, and whether setup's values go up.
   template <typename F>
@@ -419,15 +442,18 @@ Solution Optimized::solve() {
 }
 
 // The whole solve in one compute construct (resident=1). Every phase splits its rows over
-// `threads` = gangs x workers x 32 lanes, thread t taking rows t, t + threads, ...; phases are
-// separated by grid_barrier. A dot product leaves a partial sum per worker (32 lanes reduced
-// by shuffles), then per gang (its workers' in order); after the barrier every gang adds the
-// gangs' partial sums in the same order, so all see the same scalar, bit for bit.
+// `threads` = gangs x workers x 32 lanes, thread t taking rows t, t + threads, ... (a sweep
+// `batch` at a time); phases are separated by grid_barrier: one after each colour of the
+// factor and of both sweeps, one after the product and one after the update (42 an iteration
+// at 20 colours). A dot product leaves a partial sum per worker (32 lanes reduced by
+// shuffles), then per gang (its workers' in order); after the barrier every gang adds the
+// gangs' partial sums in the same order, so all see the same scalar, bit for bit, and take the
+// same branch at the convergence test. Indices are 32-bit (setup checks that they fit).
 Solution Optimized::solve_resident() {
-  const std::int64_t n = m_.n;
+  const int n = int(m_.n);
   const int colors = m_.colors;
   const int gangs = gangs_;
-  const std::int64_t threads = std::int64_t(gangs) * resident_workers * warp;
+  const int threads = gangs * resident_workers * warp;
   const int max_iterations = p_.max_iterations;
   const double eps2 = p_.eps * p_.eps;
   const std::int64_t *color_start = d_.color_start, *lower_start = d_.lower_start,
@@ -454,16 +480,17 @@ Solution Optimized::solve_resident() {
 
     // IC(0), colour by colour: W = 1 / (diagonal - sum of a^2 W over the earlier colours).
     for (int c = 0; c < colors; ++c) {
-      const std::int64_t first = color_start[c], rows = color_start[c + 1] - first;
-      const std::int64_t base = lower_start[c];
+      const int first = int(color_start[c]), rows = int(color_start[c + 1]) - first;
       const int width = lower_width[c];
+      const std::int32_t* column = lower_column + lower_start[c];
+      const double* value = lower_value + lower_start[c];
 #pragma acc loop gang worker vector
-      for (std::int64_t t = 0; t < threads; ++t) {
-        for (std::int64_t k = t; k < rows; k += threads) {
+      for (int t = 0; t < threads; ++t) {
+        for (int k = t; k < rows; k += threads) {
           double v = diagonal[first + k];
           for (int s = 0; s < width; ++s) {
-            const double a = lower_value[base + s * rows + k];
-            v -= a * a * w[lower_column[base + s * rows + k]];
+            const double a = value[s * rows + k];
+            v -= a * a * w[column[s * rows + k]];
           }
           w[first + k] = 1.0 / v;
         }
@@ -479,8 +506,7 @@ Solution Optimized::solve_resident() {
         double sum = 0;
 #pragma acc loop vector reduction(+ : sum)
         for (int l = 0; l < warp; ++l) {
-          for (std::int64_t i = (std::int64_t(g) * resident_workers + u) * warp + l; i < n;
-               i += threads) {
+          for (int i = (g * resident_workers + u) * warp + l; i < n; i += threads) {
             x[i] = 0.0;
             r[i] = b[i];
             p1[i] = 0.0;
@@ -506,17 +532,31 @@ Solution Optimized::solve_resident() {
       const double* p_old = iteration % 2 ? p1 : p0;
       // Forward sweep: z = (W^-1 + L)^-1 r.
       for (int c = 0; c < colors; ++c) {
-        const std::int64_t first = color_start[c], rows = color_start[c + 1] - first;
-        const std::int64_t base = lower_start[c];
+        const int first = int(color_start[c]), rows = int(color_start[c + 1]) - first;
         const int width = lower_width[c];
+        const std::int32_t* column = lower_column + lower_start[c];
+        const double* value = lower_value + lower_start[c];
 #pragma acc loop gang worker vector
-        for (std::int64_t t = 0; t < threads; ++t) {
-          for (std::int64_t k = t; k < rows; k += threads) {
-            double v = r[first + k];
-            for (int s = 0; s < width; ++s) {
-              v -= lower_value[base + s * rows + k] * z[lower_column[base + s * rows + k]];
+        for (int t = 0; t < threads; ++t) {
+          for (int k0 = t; k0 < rows; k0 += batch * threads) {
+            double v[batch];
+#pragma GCC unroll 4
+            for (int j = 0; j < batch; ++j) {
+              const int k = k0 + j * threads;
+              v[j] = k < rows ? r[first + k] : 0.0;
             }
-            z[first + k] = v * w[first + k];
+            for (int s = 0; s < width; ++s) {
+#pragma GCC unroll 4
+              for (int j = 0; j < batch; ++j) {
+                const int k = k0 + j * threads;
+                if (k < rows) v[j] -= value[s * rows + k] * z[column[s * rows + k]];
+              }
+            }
+#pragma GCC unroll 4
+            for (int j = 0; j < batch; ++j) {
+              const int k = k0 + j * threads;
+              if (k < rows) z[first + k] = v[j] * w[first + k];
+            }
           }
         }
         grid_barrier(arrived, expected += running);
@@ -524,9 +564,10 @@ Solution Optimized::solve_resident() {
       // Backward sweep z -= W U z from the last colour; each worker adds up its rows' r.z
       // over the colours, and after the first colour each gang its workers'.
       for (int c = colors - 1; c >= 0; --c) {
-        const std::int64_t first = color_start[c], rows = color_start[c + 1] - first;
-        const std::int64_t base = upper_start[c];
+        const int first = int(color_start[c]), rows = int(color_start[c + 1]) - first;
         const int width = upper_width[c];
+        const std::int32_t* column = upper_column + upper_start[c];
+        const double* value = upper_value + upper_start[c];
 #pragma acc loop gang
         for (int g = 0; g < gangs; ++g) {
 #pragma acc loop worker
@@ -534,15 +575,25 @@ Solution Optimized::solve_resident() {
             double sum = 0;
 #pragma acc loop vector reduction(+ : sum)
             for (int l = 0; l < warp; ++l) {
-              for (std::int64_t k = (std::int64_t(g) * resident_workers + u) * warp + l; k < rows;
-                   k += threads) {
-                double v = 0;
+              for (int k0 = (g * resident_workers + u) * warp + l; k0 < rows;
+                   k0 += batch * threads) {
+                double v[batch] = {};
                 for (int s = 0; s < width; ++s) {
-                  v += upper_value[base + s * rows + k] * z[upper_column[base + s * rows + k]];
+#pragma GCC unroll 4
+                  for (int j = 0; j < batch; ++j) {
+                    const int k = k0 + j * threads;
+                    if (k < rows) v[j] += value[s * rows + k] * z[column[s * rows + k]];
+                  }
                 }
-                const double zi = z[first + k] - w[first + k] * v;
-                z[first + k] = zi;
-                sum += r[first + k] * zi;
+#pragma GCC unroll 4
+                for (int j = 0; j < batch; ++j) {
+                  const int k = k0 + j * threads;
+                  if (k < rows) {
+                    const double zi = z[first + k] - w[first + k] * v[j];
+                    z[first + k] = zi;
+                    sum += r[first + k] * zi;
+                  }
+                }
               }
             }
             const int slot = g * resident_workers + u;
@@ -574,23 +625,25 @@ Solution Optimized::solve_resident() {
           double sum = 0;
 #pragma acc loop vector reduction(+ : sum)
           for (int l = 0; l < warp; ++l) {
-            const std::int64_t t = (std::int64_t(g) * resident_workers + u) * warp + l;
+            const int t = (g * resident_workers + u) * warp + l;
             for (int c = 0; c < colors; ++c) {
-              const std::int64_t first = color_start[c], rows = color_start[c + 1] - first;
-              const std::int64_t lower = lower_start[c], upper = upper_start[c];
+              const int first = int(color_start[c]), rows = int(color_start[c + 1]) - first;
               const int lower_slots = lower_width[c], upper_slots = upper_width[c];
-              for (std::int64_t k = ((t - first) % threads + threads) % threads; k < rows;
-                   k += threads) {
-                const std::int64_t i = first + k;
+              const std::int32_t* lower_col = lower_column + lower_start[c];
+              const double* lower_val = lower_value + lower_start[c];
+              const std::int32_t* upper_col = upper_column + upper_start[c];
+              const double* upper_val = upper_value + upper_start[c];
+              for (int k = ((t - first) % threads + threads) % threads; k < rows; k += threads) {
+                const int i = first + k;
                 const double pi = z[i] + beta * p_old[i];
                 double v = diagonal[i] * pi;
                 for (int s = 0; s < lower_slots; ++s) {
-                  const std::int32_t j = lower_column[lower + s * rows + k];
-                  v += lower_value[lower + s * rows + k] * (z[j] + beta * p_old[j]);
+                  const int col = lower_col[s * rows + k];
+                  v += lower_val[s * rows + k] * (z[col] + beta * p_old[col]);
                 }
                 for (int s = 0; s < upper_slots; ++s) {
-                  const std::int32_t j = upper_column[upper + s * rows + k];
-                  v += upper_value[upper + s * rows + k] * (z[j] + beta * p_old[j]);
+                  const int col = upper_col[s * rows + k];
+                  v += upper_val[s * rows + k] * (z[col] + beta * p_old[col]);
                 }
                 p_new[i] = pi;
                 q[i] = v;
@@ -619,8 +672,7 @@ Solution Optimized::solve_resident() {
           double sum = 0;
 #pragma acc loop vector reduction(+ : sum)
           for (int l = 0; l < warp; ++l) {
-            for (std::int64_t i = (std::int64_t(g) * resident_workers + u) * warp + l; i < n;
-                 i += threads) {
+            for (int i = (g * resident_workers + u) * warp + l; i < n; i += threads) {
               x[i] += alpha * p_new[i];
               const double ri = r[i] - alpha * q[i];
               r[i] = ri;
