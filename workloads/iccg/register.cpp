@@ -47,7 +47,8 @@ void register_variants(Registry& registry) {
                         "05_exclude_datacpy_time: the same, data entered before the timing",
                         make_exclude_datacpy_time, iteration_model(), "", "acc_solver.cpp"});
   registry.add_variant({"iccg", "optimized", Backend::openacc, "iccg", 6,
-                        "06_optimized: colour slabs, per-gang partial sums, fused updates",
+                        "06_optimized: the solve as one construct, a gang per multiprocessor, "
+                        "barriers across gangs; colour slabs, fused updates",
                         make_optimized, iteration_model(), "", "acc_optimized.cpp"});
 #endif
 #ifdef ACCLAB_HAVE_CUDA
