@@ -238,6 +238,12 @@ TEST_P(IccgVariantTest, ConvergesToTheSerialSolveForEveryOrdering) {
     EXPECT_LT(r.outputs["residual"].get<double>(), 10 * params.real("eps"));
     EXPECT_GT(r.outputs["iterations"].get<int>(), 0);
     EXPECT_GT(r.gflops, 0);
+    if (variant().name == "optimized") {
+      // The one construct unless asked for a construct per colour (0 gangs says which ran).
+      const bool per_color = params.integer("resident") == 0;
+      ASSERT_TRUE(r.outputs.contains("resident_gangs"));
+      EXPECT_EQ(r.outputs["resident_gangs"].get<int>() == 0, per_color);
+    }
   }
 }
 

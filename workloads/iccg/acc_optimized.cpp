@@ -19,12 +19,13 @@
 //     whatever the loop's length);
 //   - async=1 queues an iteration's kernels on one async queue and waits once; GCC 12's async
 //     launches cost more than its synchronous ones, so the default is 0.
-//   - resident=1 (the default) runs the whole solve, factor included, as one compute
-//     construct: a gang per multiprocessor, colours and phases separated by a grid barrier
-//     (an atomic counter each gang adds to and waits on), dot products as per-gang partial
-//     sums that every gang adds up in the same order, so every gang takes the same branch at
-//     the convergence test. The 44 constructs an iteration of resident=0 cost GCC's runtime
-//     about 40 us each (enter data, argument upload, launch, wait): more than the kernels.
+// Those are `resident=0`, a construct per colour and phase (solve()). resident=1 (the default,
+// solve_resident()) runs the whole solve, factor included, as one compute construct: a gang
+// per multiprocessor, colours and phases separated by a barrier across gangs (an atomic
+// counter each gang adds to and waits on), dot products as per-gang partial sums that every
+// gang adds up in the same order, so every gang takes the same branch at the convergence test.
+// The 44 constructs an iteration of resident=0 cost GCC's runtime about 40 us each (enter
+// data, argument upload, launch, wait): more than their kernels.
 // The matrix and vectors enter the device in setup (as in 05); x comes back in finish.
 #include <fmt/format.h>
 #include <openacc.h>
@@ -73,21 +74,36 @@ constexpr int host_gangs = 3;
 constexpr int batch = 2;
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size
 
+// A gang that has polled the barrier this often (a minute or more) gives up: it sets
+// `stalled_bit` in the counter, which lets every gang through every barrier from then on, and
+// the host reports the stall instead of hanging.
+constexpr unsigned long long max_polls = 1ull << 26;
+constexpr unsigned long long stalled_bit = 1ull << 62;
+
 // Waits until `target` arrivals have been counted at `arrived`, after adding this gang's: a
-// barrier across gangs, which OpenACC lacks. Correct only while every gang of the construct is
-// running at once (one gang per multiprocessor, nothing else on the device). The fences
-// (membar.sys) order this gang's writes before its arrival and the other gangs' before its
-// next reads. The counter is polled by atomic adds of 0, which the device performs in its
-// coherent L2: GCC 12 compiles a volatile read, an `acc atomic read` and an acquire load all
-// to a plain ld, which may hit a stale line in the multiprocessor's L1 forever.
+// barrier across gangs, which OpenACC lacks. Called from gang-redundant code, so by one thread
+// of each gang, after GCC's barrier across the gang at the end of the loop before (which
+// orders the other workers' writes before this thread's). Correct only while every gang of the
+// construct is running at once (one gang per multiprocessor, nothing else on the device);
+// false once a gang has given up waiting. The fences (membar.sys) order the gang's writes
+// before its arrival and the other gangs' before its next reads. The counter is polled by
+// atomic adds of 0, which the device performs in its coherent L2: GCC 12 compiles a volatile
+// read, an `acc atomic read` and an acquire load all to a plain ld, which may hit a stale line
+// in the multiprocessor's L1 for ever.
 #pragma acc routine seq
-void grid_barrier(unsigned long long* arrived, unsigned long long target) {
+bool grid_barrier(unsigned long long* arrived, unsigned long long target) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 #pragma acc atomic update
   *arrived += 1;
-  while (__atomic_fetch_add(arrived, 0ull, __ATOMIC_RELAXED) < target) {
+  unsigned long long seen = 0, polls = 0;
+  while ((seen = __atomic_fetch_add(arrived, 0ull, __ATOMIC_RELAXED)) < target) {
+    if (++polls == max_polls) {
+      seen = __atomic_fetch_or(arrived, stalled_bit, __ATOMIC_RELAXED) | stalled_bit;
+      break;
+    }
   }
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  return seen < stalled_bit;
 }
 
 // Device addresses of everything the solve touches.
@@ -100,7 +116,8 @@ struct Device {
   double *part, *rr_part;  // one partial sum a gang: r.z or p.q, and r.r
   double* scalar;          // r.z by iteration parity, then p.q
   // The resident solve's: a partial sum per worker, then per gang for r.z, p.q and r.r; the
-  // barrier's counter; what the solve leaves for the host (iterations, r.r, b.b, arrivals).
+  // barrier's counter; what the solve leaves for the host (iterations, r.r, b.b, and the
+  // arrivals expected at the counter).
   double *worker_part, *rz_part, *pq_part, *rr_gang_part;
   unsigned long long* arrived;
   double* state;
@@ -138,6 +155,8 @@ class Optimized : public IccgInstance {
       }
       resident_ = resident_ && indices_fit_in_32_bits();
     }
+    // Which solve runs: the gangs of the one construct, or 0 for a construct per colour.
+    extra_outputs_["resident_gangs"] = resident_ ? gangs_ : 0;
     const std::size_t resident_gangs = std::size_t(std::max(gangs_, 1));
     worker_part_.assign(resident_gangs * resident_workers, 0.0);
     for (auto* v : {&rz_part_, &pq_part_, &rr_gang_part_}) v->assign(resident_gangs, 0.0);
@@ -183,7 +202,11 @@ class Optimized : public IccgInstance {
     f(m_.upper_value, true);
     f(m_.diagonal, true);
     f(b_, true);
-    for (auto* v : {&x_, &w_, &r_, &z_, &p0_, &p1_, &q_, &part_, &rr_part_, &scalar_, &worker_part_,
+    // Zeros: a slab's padding reads w and z at the row's own index (times 0) before the row's
+    // value is written, so they must start finite.
+    f(w_, true);
+    f(z_, true);
+    for (auto* v : {&x_, &r_, &p0_, &p1_, &q_, &part_, &rr_part_, &scalar_, &worker_part_,
                     &rz_part_, &pq_part_, &rr_gang_part_, &state_}) {
       f(*v, false);
     }
@@ -444,11 +467,13 @@ Solution Optimized::solve() {
 // The whole solve in one compute construct (resident=1). Every phase splits its rows over
 // `threads` = gangs x workers x 32 lanes, thread t taking rows t, t + threads, ... (a sweep
 // `batch` at a time); phases are separated by grid_barrier: one after each colour of the
-// factor and of both sweeps, one after the product and one after the update (42 an iteration
-// at 20 colours). A dot product leaves a partial sum per worker (32 lanes reduced by
-// shuffles), then per gang (its workers' in order); after the barrier every gang adds the
-// gangs' partial sums in the same order, so all see the same scalar, bit for bit, and take the
-// same branch at the convergence test. Indices are 32-bit (setup checks that they fit).
+// factor, one after the start (x, r, z, p and b.b), one after each colour of both sweeps, one
+// after the product and one after the update (42 an iteration at 20 colours). A dot product
+// leaves a partial sum per worker (32 lanes reduced by shuffles), then per gang (its workers'
+// reduced the same way); after the barrier every gang adds the gangs' partial sums by the same
+// reduction, so all see the same scalar, bit for bit, and take the same branch at the
+// convergence test. The sums' order depends on the gang count (3 on the host fallback, one a
+// multiprocessor on a GPU). Indices are 32-bit (setup checks that they fit).
 Solution Optimized::solve_resident() {
   const int n = int(m_.n);
   const int colors = m_.colors;
@@ -477,9 +502,10 @@ Solution Optimized::solve_resident() {
     // The gangs actually running: `gangs` on the device, one on the host fallback.
     const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);
     unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
+    bool together = true;             // false once a gang gave up waiting at a barrier
 
     // IC(0), colour by colour: W = 1 / (diagonal - sum of a^2 W over the earlier colours).
-    for (int c = 0; c < colors; ++c) {
+    for (int c = 0; c < colors && together; ++c) {
       const int first = int(color_start[c]), rows = int(color_start[c + 1]) - first;
       const int width = lower_width[c];
       const std::int32_t* column = lower_column + lower_start[c];
@@ -495,10 +521,10 @@ Solution Optimized::solve_resident() {
           w[first + k] = 1.0 / v;
         }
       }
-      grid_barrier(arrived, expected += running);
+      together = grid_barrier(arrived, expected += running);
     }
 
-    // x = 0, r = b, p = 0, and b.b.
+    // x = 0, r = b, z = p = 0, and b.b.
 #pragma acc loop gang
     for (int g = 0; g < gangs; ++g) {
 #pragma acc loop worker
@@ -509,6 +535,7 @@ Solution Optimized::solve_resident() {
           for (int i = (g * resident_workers + u) * warp + l; i < n; i += threads) {
             x[i] = 0.0;
             r[i] = b[i];
+            z[i] = 0.0;
             p1[i] = 0.0;
             sum += b[i] * b[i];
           }
@@ -520,18 +547,18 @@ Solution Optimized::solve_resident() {
       for (int u = 0; u < resident_workers; ++u) sum += worker_part[g * resident_workers + u];
       rr_part[g] = sum;
     }
-    grid_barrier(arrived, expected += running);
+    together = grid_barrier(arrived, expected += running);
     double bb = 0;
 #pragma acc loop vector reduction(+ : bb)
     for (int h = 0; h < gangs; ++h) bb += rr_part[h];
 
     int iteration = 1;
     double rr = bb, rz_old = 1;
-    for (; iteration <= max_iterations; ++iteration) {
+    for (; iteration <= max_iterations && together; ++iteration) {
       double* p_new = iteration % 2 ? p0 : p1;
       const double* p_old = iteration % 2 ? p1 : p0;
       // Forward sweep: z = (W^-1 + L)^-1 r.
-      for (int c = 0; c < colors; ++c) {
+      for (int c = 0; c < colors && together; ++c) {
         const int first = int(color_start[c]), rows = int(color_start[c + 1]) - first;
         const int width = lower_width[c];
         const std::int32_t* column = lower_column + lower_start[c];
@@ -559,11 +586,11 @@ Solution Optimized::solve_resident() {
             }
           }
         }
-        grid_barrier(arrived, expected += running);
+        together = grid_barrier(arrived, expected += running);
       }
       // Backward sweep z -= W U z from the last colour; each worker adds up its rows' r.z
-      // over the colours, and after the first colour each gang its workers'.
-      for (int c = colors - 1; c >= 0; --c) {
+      // over the colours, and at colour 0 (the last one it takes) each gang its workers'.
+      for (int c = colors - 1; c >= 0 && together; --c) {
         const int first = int(color_start[c]), rows = int(color_start[c + 1]) - first;
         const int width = upper_width[c];
         const std::int32_t* column = upper_column + upper_start[c];
@@ -608,7 +635,7 @@ Solution Optimized::solve_resident() {
             rz_part[g] = sum;
           }
         }
-        grid_barrier(arrived, expected += running);
+        together = grid_barrier(arrived, expected += running);
       }
       double rz = 0;
 #pragma acc loop vector reduction(+ : rz)
@@ -658,7 +685,7 @@ Solution Optimized::solve_resident() {
         for (int u = 0; u < resident_workers; ++u) sum += worker_part[g * resident_workers + u];
         pq_part[g] = sum;
       }
-      grid_barrier(arrived, expected += running);
+      together = grid_barrier(arrived, expected += running);
       double pq = 0;
 #pragma acc loop vector reduction(+ : pq)
       for (int h = 0; h < gangs; ++h) pq += pq_part[h];
@@ -686,20 +713,29 @@ Solution Optimized::solve_resident() {
         for (int u = 0; u < resident_workers; ++u) sum += worker_part[g * resident_workers + u];
         rr_part[g] = sum;
       }
-      grid_barrier(arrived, expected += running);
+      together = grid_barrier(arrived, expected += running);
       rr = 0;
 #pragma acc loop vector reduction(+ : rr)
       for (int h = 0; h < gangs; ++h) rr += rr_part[h];
       if (rr < eps2 * bb) break;
     }
-    state[0] = iteration;
-    state[1] = rr;
-    state[2] = bb;
-    state[3] = double(expected);
+    if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {  // every gang holds the same
+      state[0] = iteration;
+      state[1] = rr;
+      state[2] = bb;
+      state[3] = double(expected);
+    }
   }
 
   acc_update_self(state_.data(), sizeof(double) * state_.size());
   acc_update_self(arrived_.data(), sizeof(arrived_[0]));
+  if (arrived_[0] & stalled_bit) {
+    throw std::runtime_error(fmt::format(
+        "iccg optimized: a gang waited {} polls at a barrier across gangs and gave up: were all "
+        "{} gangs running at once (another process on the device?); --set resident=0 launches "
+        "a construct per colour instead",
+        max_polls, gangs));
+  }
   if (double(arrived_[0]) != state_[3]) {
     throw std::runtime_error(
         fmt::format("iccg optimized: the grid barrier counted {} arrivals where {} were expected",

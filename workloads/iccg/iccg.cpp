@@ -241,8 +241,9 @@ Workload make_workload() {
        .minimum = 0},
       {.key = "max_iterations", .help = "give up after this many", .presets = same("10000")},
       {.key = "async",
-       .help = "optimized only: 1 queues an iteration's kernels on one async queue, 0 waits for "
-               "each (GCC 12's async launches cost more: 0 is faster on the H200)",
+       .help = "optimized with resident=0 only: 1 queues an iteration's kernels on one async "
+               "queue, 0 waits for each (GCC 12's async launches cost more: 0 is faster on the "
+               "H200)",
        .presets = same("0"),
        .minimum = 0},
       {.key = "resident",

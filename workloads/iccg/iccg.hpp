@@ -106,6 +106,7 @@ class IccgInstance : public Instance {
   std::vector<double> b_;
   Ordering ordering_;
   Solution solution_;
+  nlohmann::json extra_outputs_ = nlohmann::json::object();  // a variant's own, for verify()
 };
 
 // Device addresses of a permuted system and the solver's vectors, for OpenACC's `deviceptr`: the

@@ -154,13 +154,15 @@ Verification IccgInstance::verify() {
   const double residual = true_relative_residual(a_, b_, solution_.x);
   double max_diff = 0, max_x = 0;
   for (std::size_t i = 0; i < serial.x.size(); ++i) {
-    max_diff = std::max(max_diff, std::abs(solution_.x[i] - serial.x[i]));
+    const double diff = std::abs(solution_.x[i] - serial.x[i]);
+    if (!(diff <= max_diff)) max_diff = diff;  // a NaN sticks
     max_x = std::max(max_x, std::abs(serial.x[i]));
   }
   v.outputs["colors"] = ordering_.colors;
   v.outputs["iterations"] = solution_.iterations;
   v.outputs["residual"] = residual;
   v.outputs["max_diff_vs_serial"] = max_diff / max_x;
+  v.outputs.update(extra_outputs_);
   // The recurrence's residual drifts from the true one by rounding: allow ten times eps. The
   // same ordering's serial solve takes the same iterations, give or take 2 for rounding.
   const bool iterations_match = std::abs(solution_.iterations - serial.iterations) <= 2;
