@@ -67,10 +67,11 @@ constexpr int warp = 32;
 constexpr int host_gangs = 3;
 // Rows a thread takes at once in a sweep: their loads are issued together (GCC cannot tell
 // that a row's store leaves the next row's inputs alone, so rows one after the other wait for
-// each other's loads). The construct needs 254 registers a lane, which leaves one gang of 256
-// lanes a multiprocessor, and a colour's sweep is short: at 128^3 with 20 colours, 2 rows at
-// once took 226 ms, 1 row 279 ms, 4 rows 234 ms; in the product and the update, which stream
-// all rows, batches were slower (164 ms against 190 ms at 2 colours, with 1 against 4 rows).
+// each other's loads). The construct needs about 250 registers a lane, which leaves one gang
+// of 256 lanes a multiprocessor, and a colour's sweep is short: on the H200 at 128^3 with 20
+// colours, in one session, 2 rows at once took 226 ms, 4 rows 234 ms, and 1 row (a first build,
+// 64-bit indices) 279 ms; in the product and the update, which stream all rows, batches were
+// slower (164 ms against 190 ms at 2 colours, with 1 against 4 rows).
 constexpr int batch = 2;
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size
 
