@@ -274,7 +274,8 @@ TEST_P(IccgCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 
 INSTANTIATE_TEST_SUITE_P(BadParameters, IccgCliBadInputTest,
                          ::testing::Values("colors=1", "eps=2", "nx=0", "max_iterations=0",
-                                           "async=2", "resident=2", "nx=100000000"));
+                                           "max_iterations=2147483647", "async=2", "resident=2",
+                                           "nx=100000000"));
 
 // ---- acclab iccg MATRIX.mtx ---------------------------------------------------------------------
 

@@ -282,6 +282,10 @@ Workload make_workload() {
       throw UsageError(
           fmt::format("--set colors={}: at most a million colours", params.integer("colors")));
     }
+    if (params.integer("max_iterations") > 1000000000) {
+      throw UsageError(fmt::format("--set max_iterations={}: at most 10^9",
+                                   params.integer("max_iterations")));
+    }
     if (!(params.real("eps") < 1)) {
       throw UsageError(fmt::format("--set eps={}: expected below 1", params.real("eps")));
     }
