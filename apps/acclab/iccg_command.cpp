@@ -127,7 +127,9 @@ int iccg_command(const IccgArgs& args) {
   if (!(args.tol > 0 && args.tol < 1)) {
     throw UsageError(fmt::format("--tol {}: expected between 0 and 1", args.tol));
   }
-  if (args.maxiter < 1) throw UsageError(fmt::format("--maxiter {}: at least 1", args.maxiter));
+  if (args.maxiter < 1 || args.maxiter > 1000000000) {
+    throw UsageError(fmt::format("--maxiter {}: expected 1 to 10^9", args.maxiter));
+  }
   if (!args.out.empty()) check_output_path("--out", args.out);  // before the solve
 
   const auto start = std::chrono::steady_clock::now();
