@@ -357,9 +357,9 @@ INSTANTIATE_TEST_SUITE_P(
         std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--tol", "2"}, "--tol"),
         std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--maxiter", "0"},
                        "--maxiter"),
-        std::make_pair(
-            std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--maxiter", "2000000000"},
-            "--maxiter"),
+        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--maxiter",
+                                                "2000000000"},
+                       "--maxiter"),
         std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--rhs", "@short.txt"},
                        "3 values"),
         std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--out", "@"},
