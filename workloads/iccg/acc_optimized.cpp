@@ -37,6 +37,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/acc_grid_barrier.hpp"
 #include "core/machine.hpp"
 #include "workloads/iccg/color_ell.hpp"
 #include "workloads/iccg/iccg.hpp"
@@ -74,38 +75,6 @@ constexpr int host_gangs = 3;
 // slower (164 ms against 190 ms at 2 colours, with 1 against 4 rows).
 constexpr int batch = 2;
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size
-
-// A gang that has polled the barrier this often (a minute or more) gives up: it sets
-// `stalled_bit` in the counter, which lets every gang through every barrier from then on, and
-// the host reports the stall instead of hanging.
-constexpr unsigned long long max_polls = 1ull << 26;
-constexpr unsigned long long stalled_bit = 1ull << 62;
-
-// Waits until `target` arrivals have been counted at `arrived`, after adding this gang's: a
-// barrier across gangs, which OpenACC lacks. Called from gang-redundant code, so by one thread
-// of each gang, after GCC's barrier across the gang at the end of the loop before (which
-// orders the other workers' writes before this thread's). Correct only while every gang of the
-// construct is running at once (one gang per multiprocessor, nothing else on the device);
-// false once a gang has given up waiting. The fences (membar.sys) order the gang's writes
-// before its arrival and the other gangs' before its next reads. The counter is polled by
-// atomic adds of 0, which the device performs in its coherent L2: GCC 12 compiles a volatile
-// read, an `acc atomic read` and an acquire load all to a plain ld, which may hit a stale line
-// in the multiprocessor's L1 for ever.
-#pragma acc routine seq
-bool grid_barrier(unsigned long long* arrived, unsigned long long target) {
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-#pragma acc atomic update
-  *arrived += 1;
-  unsigned long long seen = 0, polls = 0;
-  while ((seen = __atomic_fetch_add(arrived, 0ull, __ATOMIC_RELAXED)) < target) {
-    if (++polls == max_polls) {
-      seen = __atomic_fetch_or(arrived, stalled_bit, __ATOMIC_RELAXED) | stalled_bit;
-      break;
-    }
-  }
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  return seen < stalled_bit;
-}
 
 // Device addresses of everything the solve touches.
 struct Device {
@@ -730,12 +699,12 @@ Solution Optimized::solve_resident() {
 
   acc_update_self(state_.data(), sizeof(double) * state_.size());
   acc_update_self(arrived_.data(), sizeof(arrived_[0]));
-  if (arrived_[0] & stalled_bit) {
+  if (arrived_[0] & grid_barrier_stalled) {
     throw std::runtime_error(fmt::format(
         "iccg optimized: a gang waited {} polls at a barrier across gangs and gave up: were all "
         "{} gangs running at once (another process on the device?); --set resident=0 launches "
         "a construct per colour instead",
-        max_polls, gangs));
+        grid_barrier_max_polls, gangs));
   }
   if (double(arrived_[0]) != state_[3]) {
     throw std::runtime_error(

@@ -1,0 +1,47 @@
+// A barrier across the gangs of one OpenACC compute construct, which OpenACC lacks: for a
+// construct that runs a whole computation with phases that depend on each other's results
+// (iccg's resident solve). Plain C++ with GCC's __atomic builtins, so that it compiles for the
+// host, for GCC's nvptx offload and into the tests (which run it on host threads).
+#pragma once
+
+namespace acclab {
+
+// A gang that has polled this often (a minute or more on a GPU) gives up: it sets
+// `grid_barrier_stalled` in the counter, which lets every gang through every barrier from then
+// on, so that the construct ends and the host can report the stall instead of hanging.
+inline constexpr unsigned long long grid_barrier_max_polls = 1ull << 26;
+inline constexpr unsigned long long grid_barrier_stalled = 1ull << 62;
+
+// Adds this gang's arrival at `arrived` and waits until `target` arrivals have been counted
+// (target: the gangs running times the barriers passed so far, this one included). Call it from
+// gang-redundant code, so from one thread of each gang, after the loop whose results the other
+// gangs need: GCC ends a worker or vector loop with a barrier across the gang, which orders the
+// gang's other threads' writes before this thread's. Correct only while every gang of the
+// construct runs at once (one gang per multiprocessor, nothing else on the device). Returns
+// false once a gang has given up waiting.
+//
+// The fences (membar.sys on the device) order the gang's writes before its arrival and the
+// other gangs' writes before its next reads. The counter is polled by atomic adds of 0, which
+// the device performs in its coherent L2: GCC 12 compiles a volatile read, an `acc atomic read`
+// and an acquire load all to a plain ld, which may hit a stale line of the multiprocessor's L1
+// for ever.
+#ifdef _OPENACC
+#pragma acc routine seq
+#endif
+inline bool grid_barrier(unsigned long long* arrived, unsigned long long target,
+                         unsigned long long max_polls = grid_barrier_max_polls) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  __atomic_fetch_add(arrived, 1ull, __ATOMIC_RELAXED);
+  unsigned long long seen = 0, polls = 0;
+  while ((seen = __atomic_fetch_add(arrived, 0ull, __ATOMIC_RELAXED)) < target) {
+    if (++polls == max_polls) {
+      seen = __atomic_fetch_or(arrived, grid_barrier_stalled, __ATOMIC_RELAXED) |
+             grid_barrier_stalled;
+      break;
+    }
+  }
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  return seen < grid_barrier_stalled;
+}
+
+}  // namespace acclab

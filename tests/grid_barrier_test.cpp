@@ -1,0 +1,62 @@
+// The barrier across gangs of src/core/acc_grid_barrier.hpp, on host threads standing in for
+// gangs: every thread leaves a barrier only after all have arrived, sees the others' writes from
+// before it, and a thread left alone gives up instead of waiting for ever.
+#include "core/acc_grid_barrier.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace acclab {
+namespace {
+
+TEST(GridBarrierTest, ThreadsLeaveTogetherAndSeeEachOthersWrites) {
+  constexpr int threads = 3, rounds = 300;
+  unsigned long long arrived = 0;
+  std::vector<int> slot(threads, -1);
+  std::atomic<int> mismatches{0}, gave_up{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      unsigned long long expected = 0;
+      for (int round = 0; round < rounds; ++round) {
+        slot[t] = round;  // plain writes: the barrier must order them
+        if (!grid_barrier(&arrived, expected += threads)) ++gave_up;
+        for (int other = 0; other < threads; ++other) {
+          if (slot[other] != round) ++mismatches;
+        }
+        // A second barrier before anyone writes the next round.
+        if (!grid_barrier(&arrived, expected += threads)) ++gave_up;
+      }
+    });
+  }
+  for (auto& thread : pool) thread.join();
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(gave_up, 0);
+  EXPECT_EQ(arrived, 2ull * rounds * threads);
+}
+
+TEST(GridBarrierTest, AThreadLeftAloneGivesUpAndLetsEveryLaterBarrierThrough) {
+  unsigned long long arrived = 0;
+  // Two gangs expected, one arrives: it polls 1000 times, then marks the counter stalled.
+  EXPECT_FALSE(grid_barrier(&arrived, 2, 1000));
+  EXPECT_NE(arrived & grid_barrier_stalled, 0u);
+  EXPECT_EQ(arrived & ~grid_barrier_stalled, 1u);
+  // From then on every barrier returns at once, whatever its target.
+  EXPECT_FALSE(grid_barrier(&arrived, 1000, 1));
+  EXPECT_FALSE(grid_barrier(&arrived, 1000));
+  EXPECT_EQ(arrived & ~grid_barrier_stalled, 3u);
+}
+
+TEST(GridBarrierTest, OneGangNeverWaits) {
+  unsigned long long arrived = 0;
+  for (unsigned long long target = 1; target <= 100; ++target) {
+    ASSERT_TRUE(grid_barrier(&arrived, target, 1));
+  }
+  EXPECT_EQ(arrived, 100u);
+}
+
+}  // namespace
+}  // namespace acclab
