@@ -35,8 +35,8 @@ inline bool grid_barrier(unsigned long long* arrived, unsigned long long target,
   unsigned long long seen = 0, polls = 0;
   while ((seen = __atomic_fetch_add(arrived, 0ull, __ATOMIC_RELAXED)) < target) {
     if (++polls == max_polls) {
-      seen = __atomic_fetch_or(arrived, grid_barrier_stalled, __ATOMIC_RELAXED) |
-             grid_barrier_stalled;
+      seen =
+          __atomic_fetch_or(arrived, grid_barrier_stalled, __ATOMIC_RELAXED) | grid_barrier_stalled;
       break;
     }
   }
