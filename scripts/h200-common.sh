@@ -18,6 +18,14 @@ run() {
   python3 scripts/results-table.py "$out/$name.json"
 }
 
+# pack_out: everything under $out as one $out/results.tgz (the files removed). The device tool
+# brings back at most 8 files a call; end a command that writes more with pack_out.
+pack_out() {
+  local archive
+  archive=$(mktemp --suffix=.tgz)
+  tar czf "$archive" -C "$out" . && find "$out" -mindepth 1 -delete && mv "$archive" "$out/results.tgz"
+}
+
 # statuses: each result's variant, status and error from acclab's JSON on stdin, on one line.
 statuses() {
   python3 -c 'import json, sys
