@@ -264,16 +264,10 @@ Workload make_workload() {
     if (ny > (std::int64_t(1) << 31) / nx || nz > (std::int64_t(1) << 31) / (nx * ny)) {
       throw UsageError(fmt::format("--set nx={} ny={} nz={}: 2^31 cells or more", nx, ny, nz));
     }
-    if (params.integer("async") > 1) {
-      throw UsageError(fmt::format("--set async={}: expected 0 or 1", params.integer("async")));
-    }
-    if (params.integer("resident") > 1) {
-      throw UsageError(
-          fmt::format("--set resident={}: expected 0 or 1", params.integer("resident")));
-    }
-    if (params.integer("cuda_overlap") > 1) {
-      throw UsageError(
-          fmt::format("--set cuda_overlap={}: expected 0 or 1", params.integer("cuda_overlap")));
+    for (const char* flag : {"async", "resident", "cuda_overlap"}) {  // the 0/1 switches
+      if (params.integer(flag) > 1) {
+        throw UsageError(fmt::format("--set {}={}: expected 0 or 1", flag, params.integer(flag)));
+      }
     }
     if (params.integer("colors") == 1) {
       throw UsageError("--set colors=1: expected 0 (CM), -1 (RCM), <= -2 (CM-RCM) or >= 2");
@@ -283,8 +277,8 @@ Workload make_workload() {
           fmt::format("--set colors={}: at most a million colours", params.integer("colors")));
     }
     if (params.integer("max_iterations") > 1000000000) {
-      throw UsageError(fmt::format("--set max_iterations={}: at most 10^9",
-                                   params.integer("max_iterations")));
+      throw UsageError(
+          fmt::format("--set max_iterations={}: at most 10^9", params.integer("max_iterations")));
     }
     if (!(params.real("eps") < 1)) {
       throw UsageError(fmt::format("--set eps={}: expected below 1", params.real("eps")));
