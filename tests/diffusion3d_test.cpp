@@ -962,7 +962,9 @@ class DiffusionTuningTest : public ::testing::TestWithParam<TuningCase> {
 
 // Every compiled shape against the original: the small preset, a grid that no tile, chunk or
 // vector length divides (17 x 9 x 33: 3 chunks of 16 planes, 2 of 32), an odd step count (the
-// result in the second field), two planes, and a synchronous run.
+// result in the second field), two planes, a synchronous run, and rows longer than the resident
+// shape's 4 x 32 cells a warp (300 = 2 x 128 + 44). The resident shape must have run as one
+// construct (on the host fallback: its 3 gangs, one after another).
 TEST_P(DiffusionTuningTest, EveryValueMatchesOriginal) {
   const TuningCase& c = GetParam();
   Runner runner(machine());
@@ -970,7 +972,8 @@ TEST_P(DiffusionTuningTest, EveryValueMatchesOriginal) {
   for (const std::vector<std::string>& grid :
        {std::vector<std::string>{}, std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=5"},
         std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=6", "async=0"},
-        std::vector<std::string>{"nx=33", "ny=5", "nz=2", "steps=7"}}) {
+        std::vector<std::string>{"nx=33", "ny=5", "nz=2", "steps=7"},
+        std::vector<std::string>{"nx=300", "ny=3", "nz=4", "steps=3"}}) {
     std::vector<std::string> overrides = grid;
     overrides.insert(overrides.end(), c.sets.begin(), c.sets.end());
     const Params params = diffusion_params(overrides);
@@ -987,6 +990,9 @@ TEST_P(DiffusionTuningTest, EveryValueMatchesOriginal) {
     EXPECT_EQ(r.params.json(), params.json());
     EXPECT_EQ(r.outputs["steps"].get<std::int64_t>(), p.steps);
     EXPECT_LE(r.outputs["max_diff_vs_original"].get<double>(), 8 * float_eps * double(p.steps));
+    if (p.acc_shape == diffusion3d::AccShape::resident && c.variant == "acc_tuned") {
+      EXPECT_GT(r.outputs.value("resident_gangs", 0), 0);
+    }
   }
 }
 

@@ -116,7 +116,8 @@ Workload make_workload() {
        .type = ParamType::text,
        .help = "acc_tuned only: flat (one gang-vector loop over all cells), rows (gang-worker "
                "over (k, j) rows, vector over i), march (a lane per (i, j) column marching 16 "
-               "planes along z)",
+               "planes along z), resident (every step in one construct, a gang per multiprocessor, "
+               "steps separated by a barrier across gangs)",
        .presets = same("flat"),
        .choices = std::vector<std::string>(acc_shape_names.begin(), acc_shape_names.end())},
       {.key = "cuda_planes",
@@ -266,6 +267,7 @@ Verification DiffusionInstance::verify() {
   v.outputs["time"] = p_.end_time();
   v.outputs["error"] = rms_error(p_, result_, p_.end_time());
   v.outputs["max_diff_vs_original"] = max_diff;
+  v.outputs.update(extra_outputs_);
   // max |f| <= 1 (0.125 * 2^3) at all times: the scheme is a convex combination. Two
   // evaluation orders of the 7-term update (a GPU's fused multiply-adds, say) differ by at most
   // about 7 eps per step: 8 eps per step.

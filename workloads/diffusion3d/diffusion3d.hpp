@@ -14,8 +14,9 @@
 namespace acclab::diffusion3d {
 
 // acc_tuned's loop shapes (the acc_shape parameter; acc_tuned.cpp says what each does).
-enum class AccShape { flat, rows, march };
-inline constexpr std::array<std::string_view, 3> acc_shape_names = {"flat", "rows", "march"};
+enum class AccShape { flat, rows, march, resident };
+inline constexpr std::array<std::string_view, 4> acc_shape_names = {"flat", "rows", "march",
+                                                                    "resident"};
 // The cuda variant's compiled block shapes (cuda_kernels.hpp): planes per block (0: all nz)
 // and thread rows per tile.
 inline constexpr std::array<int, 4> cuda_planes_choices = {0, 16, 32, 64};
@@ -85,6 +86,7 @@ class DiffusionInstance : public Instance {
 
   Problem p_;
   std::vector<float> initial_, f_, fn_;
+  nlohmann::json extra_outputs_ = nlohmann::json::object();  // a variant's own, for verify()
   const float* result_ = nullptr;
 };
 
