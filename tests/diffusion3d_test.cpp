@@ -299,7 +299,7 @@ TEST(DiffusionProblemTest, TuningParametersDefaultToTheMeasuredShapes) {
   for (const char* preset : {"seed", "small", "large"}) {
     SCOPED_TRACE(preset);
     const Problem p = problem({}, preset);
-    EXPECT_EQ(p.acc_shape, diffusion3d::AccShape::flat);
+    EXPECT_EQ(p.acc_shape, diffusion3d::AccShape::resident);
     EXPECT_EQ(p.cuda_planes, 16);
     EXPECT_EQ(p.cuda_tile_y, 8);
   }

@@ -1,6 +1,6 @@
 // Beyond the course: fields resident on the device for the whole measurement (entered in
-// setup, the result brought back in finish), steps queued on an async queue unless async=0.
-// The loop shape is the acc_shape parameter:
+// setup, the result brought back in finish). The loop shape is the acc_shape parameter; the
+// shapes that launch a construct a step queue them on an async queue unless async=0:
 //   flat          one flat `parallel loop gang vector vector_length(256)` over all cells with
 //                 32-bit indices, i, j and k recovered by unsigned division and remainder
 //                 (one level of parallelism: GCC hands nothing between gang-redundant and
@@ -22,9 +22,8 @@
 //                 so one launch instead of one a step (GCC's runtime spends about 26 us on a
 //                 launch, as long as a 256^3 step's loads and stores at copy bandwidth). A warp
 //                 takes whole (j, k) rows, its lanes four cells 32 apart at once (all their
-//                 loads before the stores). Without CUDA to count the multiprocessors, or where
-//                 the cells do not fit 32-bit indices, it runs flat instead; the output
-//                 resident_gangs says which ran (0 for flat).
+//                 loads before the stores). Without CUDA to count the multiprocessors it runs
+//                 flat instead; the output resident_gangs says which ran (0 for flat).
 // A fifth shape, the rows loops with their arguments in a `declare create` global so that a
 // launch maps nothing, verified on the host but not on the H200 (it returned wrong fields in a
 // tenth of the time), and was removed (bench/results/h200/diffusion3d_sweep/).
@@ -33,7 +32,6 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <limits>
 #include <stdexcept>
 
 #include "core/acc_grid_barrier.hpp"
@@ -61,8 +59,7 @@ class AccTuned : public DiffusionInstance {
     DiffusionInstance::setup();
     device_.enter(initial_.data(), f_.data(), fn_.data(), p_.points());
     gangs_ = 0;
-    if (p_.acc_shape == AccShape::resident &&
-        p_.points() <= std::numeric_limits<std::int32_t>::max()) {
+    if (p_.acc_shape == AccShape::resident) {  // validate keeps the cells under 2^31
       gangs_ = acc_get_num_devices(acc_device_nvidia) > 0
                    ? cuda_multiprocessors(acc_get_device_num(acc_device_nvidia))
                    : host_gangs;

@@ -115,6 +115,8 @@ void launch_planes(const Coefficients& c, int planes, bool x4, const float* f, f
   switch (planes) {
     case 0:
       return launch<tile_y, 0>(c, x4, f, fn, stream);
+    case 8:
+      return launch<tile_y, 8>(c, x4, f, fn, stream);
     case 16:
       return launch<tile_y, 16>(c, x4, f, fn, stream);
     case 32:

@@ -109,7 +109,8 @@ Workload make_workload() {
        .presets = same(""),
        .minimum = 0},
       {.key = "async",
-       .help = "acc_tuned only: 1 queues the steps asynchronously, 0 waits for each",
+       .help = "acc_tuned's flat, rows and march shapes: 1 queues the steps asynchronously, 0 "
+               "waits for each",
        .presets = same("1"),
        .minimum = 0},
       {.key = "acc_shape",
@@ -118,10 +119,10 @@ Workload make_workload() {
                "over (k, j) rows, vector over i), march (a lane per (i, j) column marching 16 "
                "planes along z), resident (every step in one construct, a gang per multiprocessor, "
                "steps separated by a barrier across gangs)",
-       .presets = same("flat"),
+       .presets = same("resident"),
        .choices = std::vector<std::string>(acc_shape_names.begin(), acc_shape_names.end())},
       {.key = "cuda_planes",
-       .help = "cuda only: planes each thread block marches through along z: 16, 32, 64, or 0 "
+       .help = "cuda only: planes each thread block marches through along z: 8, 16, 32, 64, or 0 "
                "for all nz in one chunk",
        .presets = same("16"),
        .minimum = 0},
@@ -148,7 +149,7 @@ Workload make_workload() {
       return std::find(choices.begin(), choices.end(), value) != choices.end();
     };
     if (!listed(cuda_planes_choices, params.integer("cuda_planes"))) {
-      throw UsageError(fmt::format("--set cuda_planes={}: expected 16, 32, 64 or 0 (all planes)",
+      throw UsageError(fmt::format("--set cuda_planes={}: expected 8, 16, 32, 64 or 0 (all planes)",
                                    params.integer("cuda_planes")));
     }
     if (params.integer("cuda_x4") > 1) {

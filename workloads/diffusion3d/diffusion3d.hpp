@@ -19,7 +19,7 @@ inline constexpr std::array<std::string_view, 4> acc_shape_names = {"flat", "row
                                                                     "resident"};
 // The cuda variant's compiled block shapes (cuda_kernels.hpp): planes per block (0: all nz)
 // and thread rows per tile.
-inline constexpr std::array<int, 4> cuda_planes_choices = {0, 16, 32, 64};
+inline constexpr std::array<int, 5> cuda_planes_choices = {0, 8, 16, 32, 64};
 inline constexpr std::array<int, 3> cuda_tile_y_choices = {4, 8, 16};
 
 struct Problem {

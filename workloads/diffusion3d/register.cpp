@@ -51,7 +51,7 @@ void register_variants(Registry& registry) {
   add("acc_data_present", Backend::openacc, 5,
       "(3)(4) data region around all steps, present in the stencil", make_acc_data_present);
   add("acc_tuned", Backend::openacc, 6,
-      "fields resident, async queue; loop shape from acc_shape (flat gang-vector by default)",
+      "fields resident; every step in one construct, gangs kept in step by a barrier (acc_shape)",
       make_acc_tuned);
 #endif
 #ifdef ACCLAB_HAVE_CUDA
