@@ -300,8 +300,9 @@ TEST(DiffusionProblemTest, TuningParametersDefaultToTheMeasuredShapes) {
     SCOPED_TRACE(preset);
     const Problem p = problem({}, preset);
     EXPECT_EQ(p.acc_shape, diffusion3d::AccShape::resident);
-    EXPECT_EQ(p.cuda_planes, 16);
-    EXPECT_EQ(p.cuda_tile_y, 8);
+    EXPECT_EQ(p.cuda_planes, 4);
+    EXPECT_EQ(p.cuda_tile_y, 4);
+    EXPECT_TRUE(p.cuda_pdl);
   }
   EXPECT_EQ(problem({"acc_shape=rows"}).acc_shape, diffusion3d::AccShape::rows);
   EXPECT_NE(validate_error({"acc_shape=rows_globals"}), "");  // removed: wrong on the H200
@@ -319,6 +320,8 @@ TEST(DiffusionProblemTest, TuningParametersDefaultToTheMeasuredShapes) {
   EXPECT_NE(validate_error({"cuda_x4=2"}).find("cuda_x4=2"), std::string::npos);
   EXPECT_TRUE(problem({}).cuda_x4);
   EXPECT_FALSE(problem({"cuda_x4=0"}).cuda_x4);
+  EXPECT_NE(validate_error({"cuda_pdl=2"}).find("cuda_pdl=2"), std::string::npos);
+  EXPECT_FALSE(problem({"cuda_pdl=0"}).cuda_pdl);
   const std::string tile_y = validate_error({"cuda_tile_y=2"});
   EXPECT_NE(tile_y.find("cuda_tile_y=2"), std::string::npos) << tile_y;
 }
@@ -948,6 +951,8 @@ std::vector<TuningCase> tuning_cases() {
     }
     // The scalar kernel on grids whose nx is a multiple of 4 (the default takes float4 there).
     cases.push_back({"cuda_scalar", "cuda", {"cuda_x4=0"}});
+    // Each step launched after the previous one has ended (the default overlaps them).
+    cases.push_back({"cuda_no_pdl", "cuda", {"cuda_pdl=0"}});
   }
   return cases;
 }

@@ -1,6 +1,7 @@
 // diffusion3d in hand-written CUDA, fields resident on the device (copied in at setup, the
-// result back in finish), the steps queued on one stream with no wait until the end; the
-// block shape from cuda_planes and cuda_tile_y (cuda_kernels.cu).
+// result back in finish), the steps queued on one stream with no wait until the end, each
+// launched as a programmatic dependent of the one before (cuda_pdl, on compute capability 9.0
+// and up); the block shape from cuda_planes and cuda_tile_y (cuda_kernels.cu).
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -24,6 +25,11 @@ class Cuda : public DiffusionInstance {
     f_dev_ = DeviceArray<float>(n);
     fn_dev_ = DeviceArray<float>(n);
     init_.upload(initial_);
+    int device = 0, major = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    dependent_launch_ = p_.cuda_pdl && major >= 9;
+    extra_outputs_["dependent_launch"] = int(dependent_launch_);
   }
   void reset() override {
     const size_t bytes = p_.points() * sizeof(float);
@@ -44,7 +50,7 @@ class Cuda : public DiffusionInstance {
                                p_.cs,
                                p_.ct,
                                p_.cb};
-    const cuda::BlockShape shape{p_.cuda_planes, p_.cuda_tile_y, p_.cuda_x4};
+    const cuda::BlockShape shape{p_.cuda_planes, p_.cuda_tile_y, p_.cuda_x4, dependent_launch_};
     const cudaStream_t stream = stream_->get();
     iterate(f_dev_.get(), fn_dev_.get(),
             [&](const float* f, float* fn) { cuda::step(c, shape, f, fn, stream); });
@@ -61,6 +67,7 @@ class Cuda : public DiffusionInstance {
   std::unique_ptr<CudaStream> stream_;
   DeviceArray<float> init_, f_dev_, fn_dev_;
   const float* device_result_ = nullptr;
+  bool dependent_launch_ = false;  // cuda_pdl, where the device has it
 };
 
 }  // namespace

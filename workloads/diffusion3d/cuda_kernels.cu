@@ -18,10 +18,21 @@ namespace {
 
 constexpr int tile_x = 32;
 
+// A kernel launched as a programmatic dependent of the previous step (BlockShape::
+// dependent_launch) may start while that step's last blocks still run: it waits here, before
+// its first load, until they have finished and their stores are visible. Without that launch
+// attribute the wait returns at once.
+__device__ __forceinline__ void wait_for_previous_step() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // `planes` == 0: one chunk of all nz planes.
 template <int tile_y, int planes>
 __global__ void __launch_bounds__(tile_x* tile_y)
     step_kernel(Coefficients c, const float* __restrict__ f, float* __restrict__ fn) {
+  wait_for_previous_step();
   const int i = blockIdx.x * tile_x + threadIdx.x;
   const int j = blockIdx.y * tile_y + threadIdx.y;
   if (i >= c.nx || j >= c.ny) return;
@@ -57,6 +68,7 @@ __global__ void __launch_bounds__(tile_x* tile_y)
 template <int tile_y, int planes>
 __global__ void __launch_bounds__(tile_x* tile_y)
     step_kernel_x4(Coefficients c, const float* __restrict__ f, float* __restrict__ fn) {
+  wait_for_previous_step();
   const int i = (blockIdx.x * tile_x + threadIdx.x) * 4;
   const int j = blockIdx.y * tile_y + threadIdx.y;
   if (i >= c.nx || j >= c.ny) return;
@@ -95,13 +107,29 @@ __global__ void __launch_bounds__(tile_x* tile_y)
 }
 
 template <int tile_y, int planes>
-void launch(const Coefficients& c, bool x4, const float* f, float* fn, cudaStream_t stream) {
+void launch(const Coefficients& c, bool x4, bool dependent_launch, const float* f, float* fn,
+            cudaStream_t stream) {
   const int chunk = planes == 0 ? c.nz : planes;
   const dim3 block(tile_x, tile_y);
   const int columns = x4 ? c.nx / 4 : c.nx;
   const dim3 grid((columns + tile_x - 1) / tile_x, (c.ny + tile_y - 1) / tile_y,
                   (c.nz + chunk - 1) / chunk);
-  if (x4) {
+  if (dependent_launch) {  // Hopper's programmatic dependent launch: no wait between steps
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.stream = stream;
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    if (x4) {
+      CUDA_CHECK(cudaLaunchKernelEx(&config, step_kernel_x4<tile_y, planes>, c, f, fn));
+    } else {
+      CUDA_CHECK(cudaLaunchKernelEx(&config, step_kernel<tile_y, planes>, c, f, fn));
+    }
+  } else if (x4) {
     step_kernel_x4<tile_y, planes><<<grid, block, 0, stream>>>(c, f, fn);
   } else {
     step_kernel<tile_y, planes><<<grid, block, 0, stream>>>(c, f, fn);
@@ -110,19 +138,21 @@ void launch(const Coefficients& c, bool x4, const float* f, float* fn, cudaStrea
 }
 
 template <int tile_y>
-void launch_planes(const Coefficients& c, int planes, bool x4, const float* f, float* fn,
-                   cudaStream_t stream) {
+void launch_planes(const Coefficients& c, int planes, bool x4, bool dependent_launch,
+                   const float* f, float* fn, cudaStream_t stream) {
   switch (planes) {
     case 0:
-      return launch<tile_y, 0>(c, x4, f, fn, stream);
+      return launch<tile_y, 0>(c, x4, dependent_launch, f, fn, stream);
+    case 4:
+      return launch<tile_y, 4>(c, x4, dependent_launch, f, fn, stream);
     case 8:
-      return launch<tile_y, 8>(c, x4, f, fn, stream);
+      return launch<tile_y, 8>(c, x4, dependent_launch, f, fn, stream);
     case 16:
-      return launch<tile_y, 16>(c, x4, f, fn, stream);
+      return launch<tile_y, 16>(c, x4, dependent_launch, f, fn, stream);
     case 32:
-      return launch<tile_y, 32>(c, x4, f, fn, stream);
+      return launch<tile_y, 32>(c, x4, dependent_launch, f, fn, stream);
     case 64:
-      return launch<tile_y, 64>(c, x4, f, fn, stream);
+      return launch<tile_y, 64>(c, x4, dependent_launch, f, fn, stream);
   }
   throw std::invalid_argument("diffusion3d cuda: no kernel compiled for cuda_planes=" +
                               std::to_string(planes));
@@ -135,11 +165,11 @@ void step(const Coefficients& c, const BlockShape& shape, const float* f, float*
   const bool x4 = shape.x4 && c.nx % 4 == 0;
   switch (shape.tile_y) {
     case 4:
-      return launch_planes<4>(c, shape.planes, x4, f, fn, stream);
+      return launch_planes<4>(c, shape.planes, x4, shape.dependent_launch, f, fn, stream);
     case 8:
-      return launch_planes<8>(c, shape.planes, x4, f, fn, stream);
+      return launch_planes<8>(c, shape.planes, x4, shape.dependent_launch, f, fn, stream);
     case 16:
-      return launch_planes<16>(c, shape.planes, x4, f, fn, stream);
+      return launch_planes<16>(c, shape.planes, x4, shape.dependent_launch, f, fn, stream);
   }
   throw std::invalid_argument("diffusion3d cuda: no kernel compiled for cuda_tile_y=" +
                               std::to_string(shape.tile_y));

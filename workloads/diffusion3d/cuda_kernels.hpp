@@ -17,10 +17,13 @@ struct Coefficients {
 // any other.
 // With x4 and nx a multiple of 4, each thread computes four consecutive cells along x through
 // float4 loads and stores (the tile then covers 128 x tile_y cells).
+// With dependent_launch (devices of compute capability 9.0 and up) each step is launched as a
+// programmatic dependent of the one before, so that its launch overlaps that step's tail.
 struct BlockShape {
-  int planes = 16;
-  int tile_y = 8;
+  int planes = 4;
+  int tile_y = 4;
   bool x4 = true;
+  bool dependent_launch = false;
 };
 
 void step(const Coefficients& c, const BlockShape& shape, const float* f, float* fn,

@@ -35,6 +35,7 @@ Problem problem_of(const Params& params) {
   p.cuda_planes = static_cast<int>(params.integer("cuda_planes"));
   p.cuda_tile_y = static_cast<int>(params.integer("cuda_tile_y"));
   p.cuda_x4 = params.integer("cuda_x4") != 0;
+  p.cuda_pdl = params.integer("cuda_pdl") != 0;
   p.dx = 1.0 / double(p.nx);
   p.dy = 1.0 / double(p.ny);
   p.dz = 1.0 / double(p.nz);
@@ -122,15 +123,20 @@ Workload make_workload() {
        .presets = same("resident"),
        .choices = std::vector<std::string>(acc_shape_names.begin(), acc_shape_names.end())},
       {.key = "cuda_planes",
-       .help = "cuda only: planes each thread block marches through along z: 8, 16, 32, 64, or 0 "
-               "for all nz in one chunk",
-       .presets = same("16"),
+       .help = "cuda only: planes each thread block marches through along z: 4, 8, 16, 32, 64, "
+               "or 0 for all nz in one chunk",
+       .presets = same("4"),
        .minimum = 0},
       {.key = "cuda_tile_y",
        .help = "cuda only: thread rows of a block's 32-wide (i, j) tile: 4, 8 or 16",
-       .presets = same("8")},
+       .presets = same("4")},
       {.key = "cuda_x4",
        .help = "cuda only: 1 gives each thread four cells along x (float4) where nx % 4 == 0",
+       .presets = same("1"),
+       .minimum = 0},
+      {.key = "cuda_pdl",
+       .help = "cuda only: 1 launches each step as a programmatic dependent of the one before "
+               "(its launch overlaps that step's end) on devices of compute capability 9.0 and up",
        .presets = same("1"),
        .minimum = 0},
   };
@@ -149,11 +155,13 @@ Workload make_workload() {
       return std::find(choices.begin(), choices.end(), value) != choices.end();
     };
     if (!listed(cuda_planes_choices, params.integer("cuda_planes"))) {
-      throw UsageError(fmt::format("--set cuda_planes={}: expected 8, 16, 32, 64 or 0 (all planes)",
+      throw UsageError(fmt::format("--set cuda_planes={}: expected 4, 8, 16, 32, 64 or 0 (all planes)",
                                    params.integer("cuda_planes")));
     }
-    if (params.integer("cuda_x4") > 1) {
-      throw UsageError(fmt::format("--set cuda_x4={}: expected 0 or 1", params.integer("cuda_x4")));
+    for (const char* key : {"cuda_x4", "cuda_pdl"}) {
+      if (params.integer(key) > 1) {
+        throw UsageError(fmt::format("--set {}={}: expected 0 or 1", key, params.integer(key)));
+      }
     }
     if (!listed(cuda_tile_y_choices, params.integer("cuda_tile_y"))) {
       throw UsageError(

@@ -19,7 +19,7 @@ inline constexpr std::array<std::string_view, 4> acc_shape_names = {"flat", "row
                                                                     "resident"};
 // The cuda variant's compiled block shapes (cuda_kernels.hpp): planes per block (0: all nz)
 // and thread rows per tile.
-inline constexpr std::array<int, 5> cuda_planes_choices = {0, 8, 16, 32, 64};
+inline constexpr std::array<int, 6> cuda_planes_choices = {0, 4, 8, 16, 32, 64};
 inline constexpr std::array<int, 3> cuda_tile_y_choices = {4, 8, 16};
 
 struct Problem {
@@ -29,8 +29,9 @@ struct Problem {
   std::int64_t steps = 0;
   bool async = true;  // acc_tuned: queue the steps asynchronously
   AccShape acc_shape = AccShape::flat;
-  int cuda_planes = 16, cuda_tile_y = 8;  // cuda: the block shape
-  bool cuda_x4 = true;                    // cuda: four cells per thread where nx % 4 == 0
+  int cuda_planes = 4, cuda_tile_y = 4;  // cuda: the block shape
+  bool cuda_x4 = true;                   // cuda: four cells per thread where nx % 4 == 0
+  bool cuda_pdl = true;                  // cuda: programmatic dependent launch where there is one
   double dx = 0, dy = 0, dz = 0;
   // The course's coefficients: ce = cw = kappa dt / dx^2, and so on; cc = 1 - their sum.
   float ce = 0, cw = 0, cn = 0, cs = 0, ct = 0, cb = 0, cc = 0;
