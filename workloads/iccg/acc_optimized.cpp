@@ -62,19 +62,41 @@ std::int64_t wide_gangs_for(std::int64_t rows) {
 
 // The resident solve's gangs: `resident_workers` workers of one warp each, and on the host
 // fallback (one thread runs every gang in turn) a few gangs, so that the tests cover the
-// partial sums' bookkeeping.
-constexpr int resident_workers = 8;
+// partial sums' bookkeeping. Every phase is one `loop gang worker vector` (no nested gang,
+// worker and vector loops, which took the construct to 248 registers a lane), so the construct
+// needs 168 registers a lane (ptxas -v for sm_90 on GCC's PTX): 12 warps fit a multiprocessor's
+// 64K registers (12 x 32 x 168 = 64512), where GCC's runtime refuses to launch 13. On the H200
+// 12 workers took the 128^3 seed solve from 728 to 592 us an iteration against 8
+// (bench/results/h200/iccg_threads/).
+constexpr int resident_workers = 12;
 constexpr int warp = 32;
 constexpr int host_gangs = 3;
 // Rows a thread takes at once in a sweep: their loads are issued together (GCC cannot tell
 // that a row's store leaves the next row's inputs alone, so rows one after the other wait for
-// each other's loads). The construct needs about 250 registers a lane, which leaves one gang
-// of 256 lanes a multiprocessor, and a colour's sweep is short: on the H200 at 128^3 with 20
-// colours, in one session, 2 rows at once took 226 ms, 4 rows 234 ms, and 1 row (a first build,
-// 64-bit indices) 279 ms; in the product and the update, which stream all rows, batches were
-// slower (164 ms against 190 ms at 2 colours, with 1 against 4 rows).
+// each other's loads). With few warps a multiprocessor (8, when the construct took 248
+// registers) a colour's sweep is short: on the H200 at 128^3 with 20 colours, in one session,
+// 2 rows at once took 226 ms, 4 rows 234 ms, and 1 row (a first build, 64-bit indices) 279 ms;
+// in the product and the update, which stream all rows, batches were slower (164 ms against
+// 190 ms at 2 colours, with 1 against 4 rows).
 constexpr int batch = 2;
-constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size
+constexpr int gang_dimension = 0;    // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
+constexpr int worker_dimension = 1;  // GOMP_DIM_WORKER
+constexpr int vector_dimension = 2;  // GOMP_DIM_VECTOR
+
+// Adds `sum` to the calling thread's partial sum in `part` (one slot a thread, gang-major), or
+// starts it afresh with `restart`. Call it from a `loop gang worker vector` of exactly as many
+// iterations as threads, so that on a GPU each thread passes once per loop whatever iteration
+// GCC gives it, and the gang's threads' slots are its own: the gang adds them up after the loop
+// without waiting for other gangs. On the host fallback one thread runs every iteration and
+// keeps the running sum in slot 0 (the caller restarts only at iteration 0 there).
+#pragma acc routine seq
+inline void add_thread_part(double* part, int gang_threads, bool restart, double sum) {
+  const int slot = __builtin_goacc_parlevel_id(gang_dimension) * gang_threads +
+                   __builtin_goacc_parlevel_id(worker_dimension) *
+                       __builtin_goacc_parlevel_size(vector_dimension) +
+                   __builtin_goacc_parlevel_id(vector_dimension);
+  part[slot] = (restart ? 0.0 : part[slot]) + sum;
+}
 
 // Device addresses of everything the solve touches.
 struct Device {
@@ -85,10 +107,10 @@ struct Device {
   double *x, *w, *r, *z, *p0, *p1, *q;
   double *part, *rr_part;  // one partial sum a gang: r.z or p.q, and r.r
   double* scalar;          // r.z by iteration parity, then p.q
-  // The resident solve's: a partial sum per worker, then per gang for r.z, p.q and r.r; the
+  // The resident solve's: a partial sum per thread, then per gang for r.z, p.q and r.r; the
   // barrier's counter; what the solve leaves for the host (iterations, r.r, b.b, and the
   // arrivals expected at the counter).
-  double *worker_part, *rz_part, *pq_part, *rr_gang_part;
+  double *thread_part, *rz_part, *pq_part, *rr_gang_part;
   unsigned long long* arrived;
   double* state;
 };
@@ -128,7 +150,7 @@ class Optimized : public IccgInstance {
     // Which solve runs: the gangs of the one construct, or 0 for a construct per colour.
     extra_outputs_["resident_gangs"] = resident_ ? gangs_ : 0;
     const std::size_t resident_gangs = std::size_t(std::max(gangs_, 1));
-    worker_part_.assign(resident_gangs * resident_workers, 0.0);
+    thread_part_.assign(resident_gangs * resident_workers * warp, 0.0);
     for (auto* v : {&rz_part_, &pq_part_, &rr_gang_part_}) v->assign(resident_gangs, 0.0);
     arrived_.assign(1, 0);
     state_.assign(4, 0.0);
@@ -176,7 +198,7 @@ class Optimized : public IccgInstance {
     // value is written, so they must start finite.
     f(w_, true);
     f(z_, true);
-    for (auto* v : {&x_, &r_, &p0_, &p1_, &q_, &part_, &rr_part_, &scalar_, &worker_part_,
+    for (auto* v : {&x_, &r_, &p0_, &p1_, &q_, &part_, &rr_part_, &scalar_, &thread_part_,
                     &rz_part_, &pq_part_, &rr_gang_part_, &state_}) {
       f(*v, false);
     }
@@ -218,7 +240,7 @@ class Optimized : public IccgInstance {
           on_device(part_),
           on_device(rr_part_),
           on_device(scalar_),
-          on_device(worker_part_),
+          on_device(thread_part_),
           on_device(rz_part_),
           on_device(pq_part_),
           on_device(rr_gang_part_),
@@ -241,7 +263,7 @@ class Optimized : public IccgInstance {
   Device d_{};
   std::vector<double> x_, w_, r_, z_, p0_, p1_, q_;
   std::vector<double> part_, rr_part_, scalar_;
-  std::vector<double> worker_part_, rz_part_, pq_part_, rr_gang_part_, state_;
+  std::vector<double> thread_part_, rz_part_, pq_part_, rr_gang_part_, state_;
   std::vector<unsigned long long> arrived_;
 };
 
@@ -439,9 +461,9 @@ Solution Optimized::solve() {
 // `batch` at a time); phases are separated by grid_barrier: one after each colour of the
 // factor, one after the start (x, r, z, p and b.b), one after each colour of both sweeps, one
 // after the product and one after the update (42 an iteration at 20 colours). A dot product
-// leaves a partial sum per worker (32 lanes reduced by shuffles), then per gang (its workers'
-// reduced the same way); after the barrier every gang adds the gangs' partial sums by the same
-// reduction, so all see the same scalar, bit for bit, and take the same branch at the
+// leaves a partial sum per thread (add_thread_part), then per gang (its threads' added by a
+// worker-vector reduction); after the barrier every gang adds the gangs' partial sums by the
+// same reduction, so all see the same scalar, bit for bit, and take the same branch at the
 // convergence test. The sums' order depends on the gang count (3 on the host fallback, one a
 // multiprocessor on a GPU). Indices are 32-bit (setup checks that they fit).
 Solution Optimized::solve_resident() {
@@ -458,7 +480,7 @@ Solution Optimized::solve_resident() {
   const double *lower_value = d_.lower_value, *upper_value = d_.upper_value,
                *diagonal = d_.diagonal, *b = d_.b;
   double *x = d_.x, *w = d_.w, *r = d_.r, *z = d_.z, *p0 = d_.p0, *p1 = d_.p1, *q = d_.q;
-  double *worker_part = d_.worker_part, *rz_part = d_.rz_part, *pq_part = d_.pq_part,
+  double *thread_part = d_.thread_part, *rz_part = d_.rz_part, *pq_part = d_.pq_part,
          *rr_part = d_.rr_gang_part, *state = d_.state;
   unsigned long long* arrived = d_.arrived;
   const unsigned long long none = 0;
@@ -467,10 +489,14 @@ Solution Optimized::solve_resident() {
 #pragma acc parallel num_gangs(gangs) num_workers(resident_workers) vector_length(warp)      \
     deviceptr(color_start, lower_start, upper_start, lower_width, upper_width, lower_column, \
               upper_column, lower_value, upper_value, diagonal, b, x, w, r, z, p0, p1, q,    \
-              worker_part, rz_part, pq_part, rr_part, arrived, state)
+              thread_part, rz_part, pq_part, rr_part, arrived, state)
   {
     // The gangs actually running: `gangs` on the device, one on the host fallback.
     const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);
+    // The threads of a gang actually running (1 on the host fallback), and of all gangs.
+    const int gang_threads = __builtin_goacc_parlevel_size(worker_dimension) *
+                             __builtin_goacc_parlevel_size(vector_dimension);
+    const int running_threads = int(running) * gang_threads;
     unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
     bool together = true;             // false once a gang gave up waiting at a barrier
 
@@ -495,27 +521,24 @@ Solution Optimized::solve_resident() {
     }
 
     // x = 0, r = b, z = p = 0, and b.b.
-#pragma acc loop gang
-    for (int g = 0; g < gangs; ++g) {
-#pragma acc loop worker
-      for (int u = 0; u < resident_workers; ++u) {
-        double sum = 0;
-#pragma acc loop vector reduction(+ : sum)
-        for (int l = 0; l < warp; ++l) {
-          for (int i = (g * resident_workers + u) * warp + l; i < n; i += threads) {
-            x[i] = 0.0;
-            r[i] = b[i];
-            z[i] = 0.0;
-            p1[i] = 0.0;
-            sum += b[i] * b[i];
-          }
-        }
-        worker_part[g * resident_workers + u] = sum;
-      }
+#pragma acc loop gang worker vector
+    for (int t = 0; t < threads; ++t) {
       double sum = 0;
-#pragma acc loop vector reduction(+ : sum)
-      for (int u = 0; u < resident_workers; ++u) sum += worker_part[g * resident_workers + u];
-      rr_part[g] = sum;
+      for (int i = t; i < n; i += threads) {
+        x[i] = 0.0;
+        r[i] = b[i];
+        z[i] = 0.0;
+        p1[i] = 0.0;
+        sum += b[i] * b[i];
+      }
+      add_thread_part(thread_part, gang_threads, t < running_threads, sum);
+    }
+    {  // this gang's threads' partial sums, added in the same order in every gang
+      const int gang = __builtin_goacc_parlevel_id(gang_dimension);
+      double sum = 0;
+#pragma acc loop worker vector reduction(+ : sum)
+      for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
+      rr_part[gang] = sum;
     }
     together = grid_barrier(arrived, expected += running);
     double bb = 0;
@@ -558,51 +581,44 @@ Solution Optimized::solve_resident() {
         }
         together = grid_barrier(arrived, expected += running);
       }
-      // Backward sweep z -= W U z from the last colour; each worker adds up its rows' r.z
-      // over the colours, and at colour 0 (the last one it takes) each gang its workers'.
+      // Backward sweep z -= W U z from the last colour; each thread adds up its rows' r.z over
+      // the colours, and at colour 0 (the last) each gang its threads'.
       for (int c = colors - 1; c >= 0 && together; --c) {
         const int first = int(color_start[c]), rows = int(color_start[c + 1]) - first;
         const int width = upper_width[c];
         const std::int32_t* column = upper_column + upper_start[c];
         const double* value = upper_value + upper_start[c];
-#pragma acc loop gang
-        for (int g = 0; g < gangs; ++g) {
-#pragma acc loop worker
-          for (int u = 0; u < resident_workers; ++u) {
-            double sum = 0;
-#pragma acc loop vector reduction(+ : sum)
-            for (int l = 0; l < warp; ++l) {
-              for (int k0 = (g * resident_workers + u) * warp + l; k0 < rows;
-                   k0 += batch * threads) {
-                double v[batch] = {};
-                for (int s = 0; s < width; ++s) {
+#pragma acc loop gang worker vector
+        for (int t = 0; t < threads; ++t) {
+          double sum = 0;
+          for (int k0 = t; k0 < rows; k0 += batch * threads) {
+            double v[batch] = {};
+            for (int s = 0; s < width; ++s) {
 #pragma GCC unroll 4
-                  for (int j = 0; j < batch; ++j) {
-                    const int k = k0 + j * threads;
-                    if (k < rows) v[j] += value[s * rows + k] * z[column[s * rows + k]];
-                  }
-                }
-#pragma GCC unroll 4
-                for (int j = 0; j < batch; ++j) {
-                  const int k = k0 + j * threads;
-                  if (k < rows) {
-                    const double zi = z[first + k] - w[first + k] * v[j];
-                    z[first + k] = zi;
-                    sum += r[first + k] * zi;
-                  }
-                }
+              for (int j = 0; j < batch; ++j) {
+                const int k = k0 + j * threads;
+                if (k < rows) v[j] += value[s * rows + k] * z[column[s * rows + k]];
               }
             }
-            const int slot = g * resident_workers + u;
-            worker_part[slot] = (c == colors - 1 ? 0.0 : worker_part[slot]) + sum;
-          }
-          if (c == 0) {
-            double sum = 0;
-#pragma acc loop vector reduction(+ : sum)
-            for (int u = 0; u < resident_workers; ++u) {
-              sum += worker_part[g * resident_workers + u];
+#pragma GCC unroll 4
+            for (int j = 0; j < batch; ++j) {
+              const int k = k0 + j * threads;
+              if (k < rows) {
+                const double zi = z[first + k] - w[first + k] * v[j];
+                z[first + k] = zi;
+                sum += r[first + k] * zi;
+              }
             }
-            rz_part[g] = sum;
+          }
+          add_thread_part(thread_part, gang_threads, t < running_threads && c == colors - 1, sum);
+        }
+        if (c == 0) {
+          {  // this gang's threads' partial sums, added in the same order in every gang
+            const int gang = __builtin_goacc_parlevel_id(gang_dimension);
+            double sum = 0;
+#pragma acc loop worker vector reduction(+ : sum)
+            for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
+            rz_part[gang] = sum;
           }
         }
         together = grid_barrier(arrived, expected += running);
@@ -615,45 +631,41 @@ Solution Optimized::solve_resident() {
 
       // p = z + beta p and q = A p in one pass (a neighbour's new p computed from z and its
       // old p), and p.q. Thread t takes the rows i = t (mod threads) of every colour.
-#pragma acc loop gang
-      for (int g = 0; g < gangs; ++g) {
-#pragma acc loop worker
-        for (int u = 0; u < resident_workers; ++u) {
-          double sum = 0;
-#pragma acc loop vector reduction(+ : sum)
-          for (int l = 0; l < warp; ++l) {
-            const int t = (g * resident_workers + u) * warp + l;
-            for (int c = 0; c < colors; ++c) {
-              const int first = int(color_start[c]), rows = int(color_start[c + 1]) - first;
-              const int lower_slots = lower_width[c], upper_slots = upper_width[c];
-              const std::int32_t* lower_col = lower_column + lower_start[c];
-              const double* lower_val = lower_value + lower_start[c];
-              const std::int32_t* upper_col = upper_column + upper_start[c];
-              const double* upper_val = upper_value + upper_start[c];
-              for (int k = ((t - first) % threads + threads) % threads; k < rows; k += threads) {
-                const int i = first + k;
-                const double pi = z[i] + beta * p_old[i];
-                double v = diagonal[i] * pi;
-                for (int s = 0; s < lower_slots; ++s) {
-                  const int col = lower_col[s * rows + k];
-                  v += lower_val[s * rows + k] * (z[col] + beta * p_old[col]);
-                }
-                for (int s = 0; s < upper_slots; ++s) {
-                  const int col = upper_col[s * rows + k];
-                  v += upper_val[s * rows + k] * (z[col] + beta * p_old[col]);
-                }
-                p_new[i] = pi;
-                q[i] = v;
-                sum += pi * v;
-              }
-            }
-          }
-          worker_part[g * resident_workers + u] = sum;
-        }
+#pragma acc loop gang worker vector
+      for (int t = 0; t < threads; ++t) {
         double sum = 0;
-#pragma acc loop vector reduction(+ : sum)
-        for (int u = 0; u < resident_workers; ++u) sum += worker_part[g * resident_workers + u];
-        pq_part[g] = sum;
+        for (int c = 0; c < colors; ++c) {
+          const int first = int(color_start[c]), rows = int(color_start[c + 1]) - first;
+          const int lower_slots = lower_width[c], upper_slots = upper_width[c];
+          const std::int32_t* lower_col = lower_column + lower_start[c];
+          const double* lower_val = lower_value + lower_start[c];
+          const std::int32_t* upper_col = upper_column + upper_start[c];
+          const double* upper_val = upper_value + upper_start[c];
+          for (int k = ((t - first) % threads + threads) % threads; k < rows; k += threads) {
+            const int i = first + k;
+            const double pi = z[i] + beta * p_old[i];
+            double v = diagonal[i] * pi;
+            for (int s = 0; s < lower_slots; ++s) {
+              const int col = lower_col[s * rows + k];
+              v += lower_val[s * rows + k] * (z[col] + beta * p_old[col]);
+            }
+            for (int s = 0; s < upper_slots; ++s) {
+              const int col = upper_col[s * rows + k];
+              v += upper_val[s * rows + k] * (z[col] + beta * p_old[col]);
+            }
+            p_new[i] = pi;
+            q[i] = v;
+            sum += pi * v;
+          }
+        }
+        add_thread_part(thread_part, gang_threads, t < running_threads, sum);
+      }
+      {  // this gang's threads' partial sums, added in the same order in every gang
+        const int gang = __builtin_goacc_parlevel_id(gang_dimension);
+        double sum = 0;
+#pragma acc loop worker vector reduction(+ : sum)
+        for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
+        pq_part[gang] = sum;
       }
       together = grid_barrier(arrived, expected += running);
       double pq = 0;
@@ -662,27 +674,24 @@ Solution Optimized::solve_resident() {
       const double alpha = rz / pq;
 
       // x += alpha p, r -= alpha q, and r.r.
-#pragma acc loop gang
-      for (int g = 0; g < gangs; ++g) {
-#pragma acc loop worker
-        for (int u = 0; u < resident_workers; ++u) {
-          double sum = 0;
-#pragma acc loop vector reduction(+ : sum)
-          for (int l = 0; l < warp; ++l) {
-            for (int i = (g * resident_workers + u) * warp + l; i < n; i += threads) {
-              x[i] += alpha * p_new[i];
-              const double ri = r[i] - alpha * q[i];
-              r[i] = ri;
-              sum += ri * ri;
-            }
-          }
-          worker_part[g * resident_workers + u] = sum;
-        }
+#pragma acc loop gang worker vector
+      for (int t = 0; t < threads; ++t) {
         double sum = 0;
-#pragma acc loop vector reduction(+ : sum)
-        for (int u = 0; u < resident_workers; ++u) sum += worker_part[g * resident_workers + u];
-        rr_part[g] = sum;
+        for (int i = t; i < n; i += threads) {
+          x[i] += alpha * p_new[i];
+          const double ri = r[i] - alpha * q[i];
+          r[i] = ri;
+          sum += ri * ri;
+        }
+        add_thread_part(thread_part, gang_threads, t < running_threads, sum);
       }
+      {  // this gang's threads' partial sums, added in the same order in every gang
+      const int gang = __builtin_goacc_parlevel_id(gang_dimension);
+      double sum = 0;
+#pragma acc loop worker vector reduction(+ : sum)
+      for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
+      rr_part[gang] = sum;
+    }
       together = grid_barrier(arrived, expected += running);
       rr = 0;
 #pragma acc loop vector reduction(+ : rr)
