@@ -18,10 +18,12 @@ fi
 if [[ ${CHECK:-1} == 1 ]]; then
   echo "== correctness of every shape on the GPU"
   for grid in "--set nx=17 --set ny=9 --set nz=33 --set steps=5" \
-              "--set nx=300 --set ny=3 --set nz=4 --set steps=3" "--set nx=64 --set ny=20 --set nz=9"; do
+              "--set nx=300 --set ny=3 --set nz=4 --set steps=3" \
+              "--set nx=64 --set ny=20 --set nz=9"; do
     for sets in "--set acc_shape=flat" "--set acc_shape=rows" "--set acc_shape=march" \
                 "--set acc_shape=resident" "--set cuda_pdl=0" "--set cuda_x4=0" \
-                "--set cuda_planes=0 --set cuda_tile_y=16" "--set cuda_planes=8 --set cuda_tile_y=8" \
+                "--set cuda_planes=0 --set cuda_tile_y=16" \
+                "--set cuda_planes=8 --set cuda_tile_y=8" \
                 "--set cuda_planes=64 --set cuda_pdl=0"; do
       # shellcheck disable=SC2086
       echo "$grid $sets: $(timeout 120 "$acclab" run diffusion3d $grid $sets \

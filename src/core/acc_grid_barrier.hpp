@@ -42,9 +42,9 @@ inline constexpr unsigned long long grid_barrier_stalled = 1ull << 62;
 // construct runs at once (one gang per multiprocessor, nothing else on the device). Returns
 // false once a gang has given up waiting.
 //
-// The fences (device_fence: membar.gl on the device) order the gang's writes before its arrival and the
-// other gangs' writes before its next reads. The counter is polled by atomic adds of 0, which
-// the device performs in its coherent L2: GCC 12 compiles a volatile read, an `acc atomic read`
+// The fences (device_fence: membar.gl on the device) order the gang's writes before its arrival
+// and the other gangs' writes before its next reads. The counter is polled by atomic adds of 0,
+// which the device performs in its coherent L2: GCC 12 compiles a volatile read, an `acc atomic read`
 // and an acquire load all to a plain ld, which may hit a stale line of the multiprocessor's L1
 // for ever.
 #ifdef _OPENACC

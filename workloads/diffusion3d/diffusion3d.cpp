@@ -155,8 +155,9 @@ Workload make_workload() {
       return std::find(choices.begin(), choices.end(), value) != choices.end();
     };
     if (!listed(cuda_planes_choices, params.integer("cuda_planes"))) {
-      throw UsageError(fmt::format("--set cuda_planes={}: expected 4, 8, 16, 32, 64 or 0 (all planes)",
-                                   params.integer("cuda_planes")));
+      throw UsageError(
+          fmt::format("--set cuda_planes={}: expected 4, 8, 16, 32, 64 or 0 (all planes)",
+                      params.integer("cuda_planes")));
     }
     for (const char* key : {"cuda_x4", "cuda_pdl"}) {
       if (params.integer(key) > 1) {

@@ -65,9 +65,9 @@ std::int64_t wide_gangs_for(std::int64_t rows) {
 // partial sums' bookkeeping. Every phase is one `loop gang worker vector` (no nested gang,
 // worker and vector loops, which took the construct to 248 registers a lane), so the construct
 // needs 168 registers a lane (ptxas -v for sm_90 on GCC's PTX): 12 warps fit a multiprocessor's
-// 64K registers (12 x 32 x 168 = 64512), where GCC's runtime refuses to launch 13. On the H200
-// 12 workers took the 128^3 seed solve from 728 to 592 us an iteration against 8
-// (bench/results/h200/iccg_threads/).
+// 64K registers (12 x 32 x 168 = 64512; 13 would not, and GCC's runtime refuses a launch that
+// does not fit). On the H200 12 workers took the 128^3 seed solve from 728 to 592 us an
+// iteration against 8 (bench/results/h200/iccg_threads/).
 constexpr int resident_workers = 12;
 constexpr int warp = 32;
 constexpr int host_gangs = 3;
