@@ -612,14 +612,12 @@ Solution Optimized::solve_resident() {
           }
           add_thread_part(thread_part, gang_threads, t < running_threads && c == colors - 1, sum);
         }
-        if (c == 0) {
-          {  // this gang's threads' partial sums, added in the same order in every gang
-            const int gang = __builtin_goacc_parlevel_id(gang_dimension);
-            double sum = 0;
+        if (c == 0) {  // this gang's threads' partial sums, in the same order in every gang
+          const int gang = __builtin_goacc_parlevel_id(gang_dimension);
+          double sum = 0;
 #pragma acc loop worker vector reduction(+ : sum)
-            for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
-            rz_part[gang] = sum;
-          }
+          for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
+          rz_part[gang] = sum;
         }
         together = grid_barrier(arrived, expected += running);
       }
@@ -686,12 +684,12 @@ Solution Optimized::solve_resident() {
         add_thread_part(thread_part, gang_threads, t < running_threads, sum);
       }
       {  // this gang's threads' partial sums, added in the same order in every gang
-      const int gang = __builtin_goacc_parlevel_id(gang_dimension);
-      double sum = 0;
+        const int gang = __builtin_goacc_parlevel_id(gang_dimension);
+        double sum = 0;
 #pragma acc loop worker vector reduction(+ : sum)
-      for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
-      rr_part[gang] = sum;
-    }
+        for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
+        rr_part[gang] = sum;
+      }
       together = grid_barrier(arrived, expected += running);
       rr = 0;
 #pragma acc loop vector reduction(+ : rr)
