@@ -28,6 +28,22 @@ inline void device_fence() {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+// The device's clock in nanoseconds (PTX %globaltimer) on an NVIDIA GPU, for timing the phases
+// between barriers from inside a construct; 0 elsewhere (the host fallback, unoptimized builds).
+#ifdef _OPENACC
+#pragma acc routine seq
+#endif
+inline unsigned long long device_clock_ns() {
+#if defined(_OPENACC) && defined(__OPTIMIZE__)
+  if (__builtin_acc_on_device(acc_device_nvidia)) {
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=r"(now)::"memory");
+    return now;
+  }
+#endif
+  return 0;
+}
+
 // A gang that has polled this often (a minute or more on a GPU) gives up: it sets
 // `grid_barrier_stalled` in the counter, which lets every gang through every barrier from then
 // on, so that the construct ends and the host can report the stall instead of hanging.
@@ -44,9 +60,9 @@ inline constexpr unsigned long long grid_barrier_stalled = 1ull << 62;
 //
 // The fences (device_fence: membar.gl on the device) order the gang's writes before its arrival
 // and the other gangs' writes before its next reads. The counter is polled by atomic adds of 0,
-// which the device performs in its coherent L2: GCC 12 compiles a volatile read, an `acc atomic read`
-// and an acquire load all to a plain ld, which may hit a stale line of the multiprocessor's L1
-// for ever.
+// which the device performs in its coherent L2: GCC 12 compiles a volatile read, an `acc atomic
+// read` and an acquire load all to a plain ld, which may hit a stale line of the
+// multiprocessor's L1 for ever.
 #ifdef _OPENACC
 #pragma acc routine seq
 #endif

@@ -71,14 +71,15 @@ std::int64_t wide_gangs_for(std::int64_t rows) {
 constexpr int resident_workers = 12;
 constexpr int warp = 32;
 constexpr int host_gangs = 3;
-// Rows a thread takes at once in a sweep: their loads are issued together (GCC cannot tell
-// that a row's store leaves the next row's inputs alone, so rows one after the other wait for
-// each other's loads). With few warps a multiprocessor (8, when the construct took 248
-// registers) a colour's sweep is short: on the H200 at 128^3 with 20 colours, in one session,
-// 2 rows at once took 226 ms, 4 rows 234 ms, and 1 row (a first build, 64-bit indices) 279 ms;
-// in the product and the update, which stream all rows, batches were slower (164 ms against
-// 190 ms at 2 colours, with 1 against 4 rows).
-constexpr int batch = 2;
+// Couplings a thread loads at once, before it gathers their columns' values: a slab's slots
+// `slot_chunk` at a time, the last chunk's missing slots reading the row's last slot again with
+// weight 0 (no branch, so the loads go out together). A loop of one slot at a time waits for a
+// column's load and then for its gather, slot after slot: on the H200 at 128^3 with 20 colours
+// (bench/results/h200/iccg_slots/), 568 us an iteration; chunks of 3 in the sweeps 525, in the
+// sweeps and the product 469. Chunks of 4 (the last half wasted on the 3-slot slabs of 20
+// colours) took 576, of 6 834. Two rows a thread in a sweep, which the construct had before,
+// take it past 168 registers with chunks (176), and so to 8 warps a multiprocessor: 658 us.
+constexpr int slot_chunk = 3;
 constexpr int gang_dimension = 0;    // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
 constexpr int worker_dimension = 1;  // GOMP_DIM_WORKER
 constexpr int vector_dimension = 2;  // GOMP_DIM_VECTOR
@@ -96,6 +97,41 @@ inline void add_thread_part(double* part, int gang_threads, bool restart, double
                        __builtin_goacc_parlevel_size(vector_dimension) +
                    __builtin_goacc_parlevel_id(vector_dimension);
   part[slot] = (restart ? 0.0 : part[slot]) + sum;
+}
+
+// Loads slots s0, s0 + 1, ... (slot_chunk of them) of row k of a colour's ELL slab (`rows` rows,
+// `width` slots): their columns and, in `a`, their values; slots past the width read slot
+// width - 1 again (width > s0) and get value 0.
+#pragma acc routine seq
+inline void load_slots(const std::int32_t* column, const double* value, int rows, int width, int k,
+                       int s0, int (&col)[slot_chunk], double (&a)[slot_chunk]) {
+#pragma GCC unroll 8
+  for (int u = 0; u < slot_chunk; ++u) {
+    const int s = s0 + u < width ? s0 + u : width - 1;
+    col[u] = column[s * rows + k];
+    const double slot_value = value[s * rows + k];
+    a[u] = s0 + u < width ? slot_value : 0.0;
+  }
+}
+
+// The resident solve's phases, timed on the device by gang 0 from one barrier's exit to the next's
+// (its own share of the work, then its wait for the slowest gang) and summed in
+// state[phase_slot + phase]: on a GPU where a phase's time goes, with no launch to time.
+enum Phase { setup_phase, forward_phase, backward_phase, product_phase, update_phase, phases };
+constexpr int phase_slot = 4;
+
+// grid_barrier, then gang 0 adds the time since its last barrier to `phase`'s sum. arrived[1]
+// holds gang 0's clock at its last barrier (device_clock_ns: 0 on the host fallback).
+#pragma acc routine seq
+inline bool timed_barrier(unsigned long long* arrived, unsigned long long target, double* state,
+                          int phase) {
+  const bool together = grid_barrier(arrived, target);
+  if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
+    const unsigned long long now = device_clock_ns();
+    state[phase_slot + phase] += double(now - arrived[1]);
+    arrived[1] = now;
+  }
+  return together;
 }
 
 // Device addresses of everything the solve touches.
@@ -152,8 +188,8 @@ class Optimized : public IccgInstance {
     const std::size_t resident_gangs = std::size_t(std::max(gangs_, 1));
     thread_part_.assign(resident_gangs * resident_workers * warp, 0.0);
     for (auto* v : {&rz_part_, &pq_part_, &rr_gang_part_}) v->assign(resident_gangs, 0.0);
-    arrived_.assign(1, 0);
-    state_.assign(4, 0.0);
+    arrived_.assign(2, 0);
+    state_.assign(phase_slot + phases, 0.0);
     enter();
   }
   void run() override { solution_ = resident_ ? solve_resident() : solve(); }
@@ -168,11 +204,11 @@ class Optimized : public IccgInstance {
   Solution solve_resident();
 
   // Whether every index of the resident solve (a row, a slab entry within its colour, a row
-  // plus a batch of threads) stays below 2^31.
+  // plus the threads) stays below 2^31.
   bool indices_fit_in_32_bits() const {
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
     const std::int64_t threads = std::int64_t(gangs_) * resident_workers * warp;
-    if (m_.n + batch * threads > limit) return false;
+    if (m_.n + threads > limit) return false;
     for (int c = 0; c < m_.colors; ++c) {
       const std::int64_t rows = m_.color_start[c + 1] - m_.color_start[c];
       if (std::max(m_.lower_width[c], m_.upper_width[c]) * rows > limit) return false;
@@ -457,10 +493,11 @@ Solution Optimized::solve() {
 }
 
 // The whole solve in one compute construct (resident=1). Every phase splits its rows over
-// `threads` = gangs x workers x 32 lanes, thread t taking rows t, t + threads, ... (a sweep
-// `batch` at a time); phases are separated by grid_barrier: one after each colour of the
-// factor, one after the start (x, r, z, p and b.b), one after each colour of both sweeps, one
-// after the product and one after the update (42 an iteration at 20 colours). A dot product
+// `threads` = gangs x workers x 32 lanes, thread t taking rows t, t + threads, ... (their
+// couplings `slot_chunk` at a time); phases are separated by timed_barrier: one after each
+// colour of the factor, one after the start (x, r, z, p and b.b), one after each colour of both
+// sweeps, one after the product and one after the update (42 an iteration at 20 colours), gang
+// 0 timing the phases between them (the outputs setup_us and phase_us_per_iteration). A dot product
 // leaves a partial sum per thread (add_thread_part), then per gang (its threads' added by a
 // worker-vector reduction); after the barrier every gang adds the gangs' partial sums by the
 // same reduction, so all see the same scalar, bit for bit, and take the same branch at the
@@ -499,6 +536,12 @@ Solution Optimized::solve_resident() {
     const int running_threads = int(running) * gang_threads;
     unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
     bool together = true;             // false once a gang gave up waiting at a barrier
+    if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {  // the phases' clock
+      // Unrolled: stores, where a loop would be a call to memset.
+#pragma GCC unroll 8
+      for (int phase = 0; phase < phases; ++phase) state[phase_slot + phase] = 0;
+      arrived[1] = device_clock_ns();
+    }
 
     // IC(0), colour by colour: W = 1 / (diagonal - sum of a^2 W over the earlier colours).
     for (int c = 0; c < colors && together; ++c) {
@@ -517,7 +560,7 @@ Solution Optimized::solve_resident() {
           w[first + k] = 1.0 / v;
         }
       }
-      together = grid_barrier(arrived, expected += running);
+      together = timed_barrier(arrived, expected += running, state, setup_phase);
     }
 
     // x = 0, r = b, z = p = 0, and b.b.
@@ -540,7 +583,7 @@ Solution Optimized::solve_resident() {
       for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
       rr_part[gang] = sum;
     }
-    together = grid_barrier(arrived, expected += running);
+    together = timed_barrier(arrived, expected += running, state, setup_phase);
     double bb = 0;
 #pragma acc loop vector reduction(+ : bb)
     for (int h = 0; h < gangs; ++h) bb += rr_part[h];
@@ -558,28 +601,20 @@ Solution Optimized::solve_resident() {
         const double* value = lower_value + lower_start[c];
 #pragma acc loop gang worker vector
         for (int t = 0; t < threads; ++t) {
-          for (int k0 = t; k0 < rows; k0 += batch * threads) {
-            double v[batch];
-#pragma GCC unroll 4
-            for (int j = 0; j < batch; ++j) {
-              const int k = k0 + j * threads;
-              v[j] = k < rows ? r[first + k] : 0.0;
+          for (int k = t; k < rows; k += threads) {
+            double v = r[first + k];
+            const double wk = w[first + k];
+            for (int s0 = 0; s0 < width; s0 += slot_chunk) {
+              int col[slot_chunk];
+              double a[slot_chunk];
+              load_slots(column, value, rows, width, k, s0, col, a);
+#pragma GCC unroll 8
+              for (int u = 0; u < slot_chunk; ++u) v -= a[u] * z[col[u]];
             }
-            for (int s = 0; s < width; ++s) {
-#pragma GCC unroll 4
-              for (int j = 0; j < batch; ++j) {
-                const int k = k0 + j * threads;
-                if (k < rows) v[j] -= value[s * rows + k] * z[column[s * rows + k]];
-              }
-            }
-#pragma GCC unroll 4
-            for (int j = 0; j < batch; ++j) {
-              const int k = k0 + j * threads;
-              if (k < rows) z[first + k] = v[j] * w[first + k];
-            }
+            z[first + k] = v * wk;
           }
         }
-        together = grid_barrier(arrived, expected += running);
+        together = timed_barrier(arrived, expected += running, state, forward_phase);
       }
       // Backward sweep z -= W U z from the last colour; each thread adds up its rows' r.z over
       // the colours, and at colour 0 (the last) each gang its threads'.
@@ -591,24 +626,19 @@ Solution Optimized::solve_resident() {
 #pragma acc loop gang worker vector
         for (int t = 0; t < threads; ++t) {
           double sum = 0;
-          for (int k0 = t; k0 < rows; k0 += batch * threads) {
-            double v[batch] = {};
-            for (int s = 0; s < width; ++s) {
-#pragma GCC unroll 4
-              for (int j = 0; j < batch; ++j) {
-                const int k = k0 + j * threads;
-                if (k < rows) v[j] += value[s * rows + k] * z[column[s * rows + k]];
-              }
+          for (int k = t; k < rows; k += threads) {
+            const double zk = z[first + k], wk = w[first + k], rk = r[first + k];
+            double v = 0;
+            for (int s0 = 0; s0 < width; s0 += slot_chunk) {
+              int col[slot_chunk];
+              double a[slot_chunk];
+              load_slots(column, value, rows, width, k, s0, col, a);
+#pragma GCC unroll 8
+              for (int u = 0; u < slot_chunk; ++u) v += a[u] * z[col[u]];
             }
-#pragma GCC unroll 4
-            for (int j = 0; j < batch; ++j) {
-              const int k = k0 + j * threads;
-              if (k < rows) {
-                const double zi = z[first + k] - w[first + k] * v[j];
-                z[first + k] = zi;
-                sum += r[first + k] * zi;
-              }
-            }
+            const double zi = zk - wk * v;
+            z[first + k] = zi;
+            sum += rk * zi;
           }
           add_thread_part(thread_part, gang_threads, t < running_threads && c == colors - 1, sum);
         }
@@ -619,7 +649,7 @@ Solution Optimized::solve_resident() {
           for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
           rz_part[gang] = sum;
         }
-        together = grid_barrier(arrived, expected += running);
+        together = timed_barrier(arrived, expected += running, state, backward_phase);
       }
       double rz = 0;
 #pragma acc loop vector reduction(+ : rz)
@@ -643,13 +673,19 @@ Solution Optimized::solve_resident() {
             const int i = first + k;
             const double pi = z[i] + beta * p_old[i];
             double v = diagonal[i] * pi;
-            for (int s = 0; s < lower_slots; ++s) {
-              const int col = lower_col[s * rows + k];
-              v += lower_val[s * rows + k] * (z[col] + beta * p_old[col]);
+            for (int s0 = 0; s0 < lower_slots; s0 += slot_chunk) {
+              int col[slot_chunk];
+              double a[slot_chunk];
+              load_slots(lower_col, lower_val, rows, lower_slots, k, s0, col, a);
+#pragma GCC unroll 8
+              for (int u = 0; u < slot_chunk; ++u) v += a[u] * (z[col[u]] + beta * p_old[col[u]]);
             }
-            for (int s = 0; s < upper_slots; ++s) {
-              const int col = upper_col[s * rows + k];
-              v += upper_val[s * rows + k] * (z[col] + beta * p_old[col]);
+            for (int s0 = 0; s0 < upper_slots; s0 += slot_chunk) {
+              int col[slot_chunk];
+              double a[slot_chunk];
+              load_slots(upper_col, upper_val, rows, upper_slots, k, s0, col, a);
+#pragma GCC unroll 8
+              for (int u = 0; u < slot_chunk; ++u) v += a[u] * (z[col[u]] + beta * p_old[col[u]]);
             }
             p_new[i] = pi;
             q[i] = v;
@@ -665,7 +701,7 @@ Solution Optimized::solve_resident() {
         for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
         pq_part[gang] = sum;
       }
-      together = grid_barrier(arrived, expected += running);
+      together = timed_barrier(arrived, expected += running, state, product_phase);
       double pq = 0;
 #pragma acc loop vector reduction(+ : pq)
       for (int h = 0; h < gangs; ++h) pq += pq_part[h];
@@ -690,7 +726,7 @@ Solution Optimized::solve_resident() {
         for (int u = 0; u < gang_threads; ++u) sum += thread_part[gang * gang_threads + u];
         rr_part[gang] = sum;
       }
-      together = grid_barrier(arrived, expected += running);
+      together = timed_barrier(arrived, expected += running, state, update_phase);
       rr = 0;
 #pragma acc loop vector reduction(+ : rr)
       for (int h = 0; h < gangs; ++h) rr += rr_part[h];
@@ -705,7 +741,7 @@ Solution Optimized::solve_resident() {
   }
 
   acc_update_self(state_.data(), sizeof(double) * state_.size());
-  acc_update_self(arrived_.data(), sizeof(arrived_[0]));
+  acc_update_self(arrived_.data(), sizeof(arrived_[0]) * arrived_.size());
   if (arrived_[0] & grid_barrier_stalled) {
     throw std::runtime_error(fmt::format(
         "iccg optimized: a gang waited {} polls at a barrier across gangs and gave up: were all "
@@ -720,6 +756,15 @@ Solution Optimized::solve_resident() {
   }
   Solution s;
   s.iterations = std::min(int(state_[0]), p_.max_iterations);
+  if (arrived_[1] != 0) {  // timed on a GPU: the setup in us, the iteration's phases in us each
+    const double us = 1e-3, per_iteration = us / std::max(1, int(state_[0]));
+    extra_outputs_["setup_us"] = state_[phase_slot + setup_phase] * us;
+    extra_outputs_["phase_us_per_iteration"] = {
+        {"forward", state_[phase_slot + forward_phase] * per_iteration},
+        {"backward", state_[phase_slot + backward_phase] * per_iteration},
+        {"product", state_[phase_slot + product_phase] * per_iteration},
+        {"update", state_[phase_slot + update_phase] * per_iteration}};
+  }
   s.relative_residual = std::sqrt(state_[1]) / std::sqrt(state_[2]);
   s.converged = state_[1] < p_.eps * p_.eps * state_[2];
   return s;
