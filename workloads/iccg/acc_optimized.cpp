@@ -76,8 +76,8 @@ constexpr int host_gangs = 3;
 // weight 0 (no branch, so the loads go out together). A loop of one slot at a time waits for a
 // column's load and then for its gather, slot after slot: on the H200 at 128^3 with 20 colours
 // (bench/results/h200/iccg_slots/), 568 us an iteration; chunks of 3 in the sweeps 525, in the
-// sweeps and the product 469. Chunks of 4 (the last half wasted on the 3-slot slabs of 20
-// colours) took 576, of 6 834. Two rows a thread in a sweep, which the construct had before,
+// sweeps and the product 469. Chunks of 4 in both (a slot wasted on the 3-slot slabs of 20
+// colours) took 576, of 6 in the sweeps 834. Two rows a thread in a sweep, which it had before,
 // take it past 168 registers with chunks (176), and so to 8 warps a multiprocessor: 658 us.
 constexpr int slot_chunk = 3;
 constexpr int gang_dimension = 0;    // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
