@@ -77,9 +77,13 @@ constexpr int host_gangs = 3;
 // column's load and then for its gather, slot after slot: on the H200 at 128^3 with 20 colours
 // (bench/results/h200/iccg_slots/), 568 us an iteration; chunks of 3 in the sweeps 525, in the
 // sweeps and the product 469. Chunks of 4 in both (a slot wasted on the 3-slot slabs of 20
-// colours) took 576, of 6 in the sweeps 834. Two rows a thread in a sweep, which it had before,
-// take it past 168 registers with chunks (176), and so to 8 warps a multiprocessor: 658 us.
+// colours) took 576, of 6 in the sweeps 834.
 constexpr int slot_chunk = 3;
+// Rows a thread takes at once in a sweep, their loads issued together (GCC cannot tell that a
+// row's store leaves the next row's inputs alone, so rows one after the other wait for each
+// other's loads). With 3-slot chunks, 2 rows take the construct to 176 registers (8 warps a
+// multiprocessor; 658 against 469 us an iteration), 3 rows to 220 (607 us).
+constexpr int batch = 1;
 constexpr int gang_dimension = 0;    // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
 constexpr int worker_dimension = 1;  // GOMP_DIM_WORKER
 constexpr int vector_dimension = 2;  // GOMP_DIM_VECTOR
@@ -114,22 +118,26 @@ inline void load_slots(const std::int32_t* column, const double* value, int rows
   }
 }
 
-// The resident solve's phases, timed on the device by gang 0 from one barrier's exit to the next's
-// (its own share of the work, then its wait for the slowest gang) and summed in
-// state[phase_slot + phase]: on a GPU where a phase's time goes, with no launch to time.
+// The resident solve's phases, timed on the device by gang 0 (device_clock_ns: 0 on the host
+// fallback): from one barrier's exit to the next's entry (its own share of the work) summed in
+// state[phase_slot + 2 phase], and its wait in the barrier (for the slowest gang, and the
+// barrier's own latency) in the slot after. arrived[1] and [2] hold gang 0's clock at its last
+// barrier's entry and exit.
 enum Phase { setup_phase, forward_phase, backward_phase, product_phase, update_phase, phases };
 constexpr int phase_slot = 4;
 
-// grid_barrier, then gang 0 adds the time since its last barrier to `phase`'s sum. arrived[1]
-// holds gang 0's clock at its last barrier (device_clock_ns: 0 on the host fallback).
+// grid_barrier, gang 0 timing the phase before it.
 #pragma acc routine seq
 inline bool timed_barrier(unsigned long long* arrived, unsigned long long target, double* state,
                           int phase) {
+  const bool gang0 = __builtin_goacc_parlevel_id(gang_dimension) == 0;
+  if (gang0) arrived[1] = device_clock_ns();
   const bool together = grid_barrier(arrived, target);
-  if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
+  if (gang0) {
     const unsigned long long now = device_clock_ns();
-    state[phase_slot + phase] += double(now - arrived[1]);
-    arrived[1] = now;
+    state[phase_slot + 2 * phase] += double(arrived[1] - arrived[2]);
+    state[phase_slot + 2 * phase + 1] += double(now - arrived[1]);
+    arrived[2] = now;
   }
   return together;
 }
@@ -188,8 +196,8 @@ class Optimized : public IccgInstance {
     const std::size_t resident_gangs = std::size_t(std::max(gangs_, 1));
     thread_part_.assign(resident_gangs * resident_workers * warp, 0.0);
     for (auto* v : {&rz_part_, &pq_part_, &rr_gang_part_}) v->assign(resident_gangs, 0.0);
-    arrived_.assign(2, 0);
-    state_.assign(phase_slot + phases, 0.0);
+    arrived_.assign(3, 0);
+    state_.assign(phase_slot + 2 * phases, 0.0);
     enter();
   }
   void run() override { solution_ = resident_ ? solve_resident() : solve(); }
@@ -522,6 +530,8 @@ Solution Optimized::solve_resident() {
   unsigned long long* arrived = d_.arrived;
   const unsigned long long none = 0;
   acc_memcpy_to_device(arrived, const_cast<unsigned long long*>(&none), sizeof none);
+  std::fill(state_.begin() + phase_slot, state_.end(), 0.0);  // the phases' times
+  acc_update_device(state_.data() + phase_slot, sizeof(double) * (state_.size() - phase_slot));
 
 #pragma acc parallel num_gangs(gangs) num_workers(resident_workers) vector_length(warp)      \
     deviceptr(color_start, lower_start, upper_start, lower_width, upper_width, lower_column, \
@@ -536,12 +546,7 @@ Solution Optimized::solve_resident() {
     const int running_threads = int(running) * gang_threads;
     unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
     bool together = true;             // false once a gang gave up waiting at a barrier
-    if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {  // the phases' clock
-      // Unrolled: stores, where a loop would be a call to memset.
-#pragma GCC unroll 8
-      for (int phase = 0; phase < phases; ++phase) state[phase_slot + phase] = 0;
-      arrived[1] = device_clock_ns();
-    }
+    if (__builtin_goacc_parlevel_id(gang_dimension) == 0) arrived[2] = device_clock_ns();
 
     // IC(0), colour by colour: W = 1 / (diagonal - sum of a^2 W over the earlier colours).
     for (int c = 0; c < colors && together; ++c) {
@@ -601,17 +606,33 @@ Solution Optimized::solve_resident() {
         const double* value = lower_value + lower_start[c];
 #pragma acc loop gang worker vector
         for (int t = 0; t < threads; ++t) {
-          for (int k = t; k < rows; k += threads) {
-            double v = r[first + k];
-            const double wk = w[first + k];
-            for (int s0 = 0; s0 < width; s0 += slot_chunk) {
-              int col[slot_chunk];
-              double a[slot_chunk];
-              load_slots(column, value, rows, width, k, s0, col, a);
-#pragma GCC unroll 8
-              for (int u = 0; u < slot_chunk; ++u) v -= a[u] * z[col[u]];
+          for (int k0 = t; k0 < rows; k0 += batch * threads) {
+            int kk[batch];  // the batch's rows, past the colour's end clamped to k0
+            double v[batch], wk[batch];
+#pragma GCC unroll 4
+            for (int j = 0; j < batch; ++j) {
+              const int k = k0 + j * threads;
+              kk[j] = k < rows ? k : k0;
+              v[j] = r[first + kk[j]];
+              wk[j] = w[first + kk[j]];
             }
-            z[first + k] = v * wk;
+            for (int s0 = 0; s0 < width; s0 += slot_chunk) {
+              int col[batch][slot_chunk];
+              double a[batch][slot_chunk];
+#pragma GCC unroll 4
+              for (int j = 0; j < batch; ++j) {
+                load_slots(column, value, rows, width, kk[j], s0, col[j], a[j]);
+              }
+#pragma GCC unroll 4
+              for (int j = 0; j < batch; ++j) {
+#pragma GCC unroll 4
+                for (int u = 0; u < slot_chunk; ++u) v[j] -= a[j][u] * z[col[j][u]];
+              }
+            }
+#pragma GCC unroll 4
+            for (int j = 0; j < batch; ++j) {
+              if (k0 + j * threads < rows) z[first + kk[j]] = v[j] * wk[j];
+            }
           }
         }
         together = timed_barrier(arrived, expected += running, state, forward_phase);
@@ -626,19 +647,39 @@ Solution Optimized::solve_resident() {
 #pragma acc loop gang worker vector
         for (int t = 0; t < threads; ++t) {
           double sum = 0;
-          for (int k = t; k < rows; k += threads) {
-            const double zk = z[first + k], wk = w[first + k], rk = r[first + k];
-            double v = 0;
-            for (int s0 = 0; s0 < width; s0 += slot_chunk) {
-              int col[slot_chunk];
-              double a[slot_chunk];
-              load_slots(column, value, rows, width, k, s0, col, a);
-#pragma GCC unroll 8
-              for (int u = 0; u < slot_chunk; ++u) v += a[u] * z[col[u]];
+          for (int k0 = t; k0 < rows; k0 += batch * threads) {
+            int kk[batch];  // the batch's rows, past the colour's end clamped to k0
+            double v[batch], zk[batch], wk[batch], rk[batch];
+#pragma GCC unroll 4
+            for (int j = 0; j < batch; ++j) {
+              const int k = k0 + j * threads;
+              kk[j] = k < rows ? k : k0;
+              v[j] = 0.0;
+              zk[j] = z[first + kk[j]];
+              wk[j] = w[first + kk[j]];
+              rk[j] = r[first + kk[j]];
             }
-            const double zi = zk - wk * v;
-            z[first + k] = zi;
-            sum += rk * zi;
+            for (int s0 = 0; s0 < width; s0 += slot_chunk) {
+              int col[batch][slot_chunk];
+              double a[batch][slot_chunk];
+#pragma GCC unroll 4
+              for (int j = 0; j < batch; ++j) {
+                load_slots(column, value, rows, width, kk[j], s0, col[j], a[j]);
+              }
+#pragma GCC unroll 4
+              for (int j = 0; j < batch; ++j) {
+#pragma GCC unroll 4
+                for (int u = 0; u < slot_chunk; ++u) v[j] += a[j][u] * z[col[j][u]];
+              }
+            }
+#pragma GCC unroll 4
+            for (int j = 0; j < batch; ++j) {
+              if (k0 + j * threads < rows) {
+                const double zi = zk[j] - wk[j] * v[j];
+                z[first + kk[j]] = zi;
+                sum += rk[j] * zi;
+              }
+            }
           }
           add_thread_part(thread_part, gang_threads, t < running_threads && c == colors - 1, sum);
         }
@@ -756,14 +797,23 @@ Solution Optimized::solve_resident() {
   }
   Solution s;
   s.iterations = std::min(int(state_[0]), p_.max_iterations);
-  if (arrived_[1] != 0) {  // timed on a GPU: the setup in us, the iteration's phases in us each
-    const double us = 1e-3, per_iteration = us / std::max(1, int(state_[0]));
-    extra_outputs_["setup_us"] = state_[phase_slot + setup_phase] * us;
-    extra_outputs_["phase_us_per_iteration"] = {
-        {"forward", state_[phase_slot + forward_phase] * per_iteration},
-        {"backward", state_[phase_slot + backward_phase] * per_iteration},
-        {"product", state_[phase_slot + product_phase] * per_iteration},
-        {"update", state_[phase_slot + update_phase] * per_iteration}};
+  if (arrived_[2] != 0) {  // timed on a GPU: the setup in us, the iteration's phases in us each
+    const auto us = [&](int phase, int iterations) {
+      return (state_[phase_slot + 2 * phase] + state_[phase_slot + 2 * phase + 1]) * 1e-3 /
+             iterations;
+    };
+    const int iterations = std::max(1, int(state_[0]));
+    double wait = 0;
+    for (int phase = forward_phase; phase < phases; ++phase) {
+      wait += state_[phase_slot + 2 * phase + 1];
+    }
+    extra_outputs_["setup_us"] = us(setup_phase, 1);
+    extra_outputs_["phase_us_per_iteration"] = {{"forward", us(forward_phase, iterations)},
+                                                {"backward", us(backward_phase, iterations)},
+                                                {"product", us(product_phase, iterations)},
+                                                {"update", us(update_phase, iterations)}};
+    // Of which gang 0 waited at the barriers (for the slowest gang, and the barriers' latency).
+    extra_outputs_["barrier_wait_us_per_iteration"] = wait * 1e-3 / iterations;
   }
   s.relative_residual = std::sqrt(state_[1]) / std::sqrt(state_[2]);
   s.converged = state_[1] < p_.eps * p_.eps * state_[2];
