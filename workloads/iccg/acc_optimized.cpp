@@ -77,7 +77,8 @@ constexpr int host_gangs = 3;
 // column's load and then for its gather, slot after slot: on the H200 at 128^3 with 20 colours
 // (bench/results/h200/iccg_slots/), 568 us an iteration; chunks of 3 in the sweeps 525, in the
 // sweeps and the product 469. Chunks of 4 in both (a slot wasted on the 3-slot slabs of 20
-// colours) took 576, of 6 in the sweeps 834.
+// colours) took 576, of 6 in the sweeps 834. GCC's code generation alone moves these by several
+// per cent: this code took 497 us in the same run as the 469 us build of the same loops.
 constexpr int slot_chunk = 3;
 // Rows a thread takes at once in a sweep, their loads issued together (GCC cannot tell that a
 // row's store leaves the next row's inputs alone, so rows one after the other wait for each
@@ -505,8 +506,8 @@ Solution Optimized::solve() {
 // couplings `slot_chunk` at a time); phases are separated by timed_barrier: one after each
 // colour of the factor, one after the start (x, r, z, p and b.b), one after each colour of both
 // sweeps, one after the product and one after the update (42 an iteration at 20 colours), gang
-// 0 timing the phases between them (the outputs setup_us and phase_us_per_iteration). A dot product
-// leaves a partial sum per thread (add_thread_part), then per gang (its threads' added by a
+// 0 timing the phases between them (the outputs setup_us and phase_us_per_iteration). A dot
+// product leaves a partial sum per thread (add_thread_part), then per gang (its threads' added by a
 // worker-vector reduction); after the barrier every gang adds the gangs' partial sums by the
 // same reduction, so all see the same scalar, bit for bit, and take the same branch at the
 // convergence test. The sums' order depends on the gang count (3 on the host fallback, one a
