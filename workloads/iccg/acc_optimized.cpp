@@ -122,26 +122,23 @@ inline void load_slots(const std::int32_t* column, const double* value, int rows
 // The resident solve's phases, timed on the device by gang 0 (device_clock_ns: 0 on the host
 // fallback): from one barrier's exit to the next's entry (its own share of the work) summed in
 // state[phase_slot + 2 phase], and its wait in the barrier (for the slowest gang, and the
-// barrier's own latency) in the slot after. arrived[clock_slot] and the one after hold gang 0's
-// clock at its last barrier's entry and exit, 128 bytes (a cache line) past the barrier's
-// counter, arrived[0], at which every gang polls.
+// barrier's own latency) in the slot after. arrived[1] and [2] hold gang 0's clock at its last
+// barrier's entry and exit.
 enum Phase { setup_phase, forward_phase, backward_phase, product_phase, update_phase, phases };
 constexpr int phase_slot = 4;
-constexpr int clock_slot = 16;
 
 // grid_barrier, gang 0 timing the phase before it.
 #pragma acc routine seq
 inline bool timed_barrier(unsigned long long* arrived, unsigned long long target, double* state,
                           int phase) {
   const bool gang0 = __builtin_goacc_parlevel_id(gang_dimension) == 0;
-  unsigned long long* clock = arrived + clock_slot;
-  if (gang0) clock[0] = device_clock_ns();
+  if (gang0) arrived[1] = device_clock_ns();
   const bool together = grid_barrier(arrived, target);
   if (gang0) {
     const unsigned long long now = device_clock_ns();
-    state[phase_slot + 2 * phase] += double(clock[0] - clock[1]);
-    state[phase_slot + 2 * phase + 1] += double(now - clock[0]);
-    clock[1] = now;
+    state[phase_slot + 2 * phase] += double(arrived[1] - arrived[2]);
+    state[phase_slot + 2 * phase + 1] += double(now - arrived[1]);
+    arrived[2] = now;
   }
   return together;
 }
@@ -200,7 +197,7 @@ class Optimized : public IccgInstance {
     const std::size_t resident_gangs = std::size_t(std::max(gangs_, 1));
     thread_part_.assign(resident_gangs * resident_workers * warp, 0.0);
     for (auto* v : {&rz_part_, &pq_part_, &rr_gang_part_}) v->assign(resident_gangs, 0.0);
-    arrived_.assign(clock_slot + 2, 0);
+    arrived_.assign(3, 0);
     state_.assign(phase_slot + 2 * phases, 0.0);
     enter();
   }
@@ -550,9 +547,7 @@ Solution Optimized::solve_resident() {
     const int running_threads = int(running) * gang_threads;
     unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
     bool together = true;             // false once a gang gave up waiting at a barrier
-    if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
-      arrived[clock_slot + 1] = device_clock_ns();  // the phases' clock
-    }
+    if (__builtin_goacc_parlevel_id(gang_dimension) == 0) arrived[2] = device_clock_ns();
 
     // IC(0), colour by colour: W = 1 / (diagonal - sum of a^2 W over the earlier colours).
     for (int c = 0; c < colors && together; ++c) {
@@ -803,8 +798,7 @@ Solution Optimized::solve_resident() {
   }
   Solution s;
   s.iterations = std::min(int(state_[0]), p_.max_iterations);
-  // Timed on a GPU: the setup in us, and the iteration's phases in us each.
-  if (arrived_[clock_slot + 1] != 0) {
+  if (arrived_[2] != 0) {  // timed on a GPU: the setup in us, the iteration's phases in us each
     const auto us = [&](int phase, int iterations) {
       return (state_[phase_slot + 2 * phase] + state_[phase_slot + 2 * phase + 1]) * 1e-3 /
              iterations;
