@@ -16,17 +16,28 @@ void relax_present_paths(const Problem& p, float* d, std::int32_t* next, int k);
 void relax_deviceptr(const Problem& p, float* d, int k);
 
 // One partition of multidevice: rows [row_begin, row_end) of the matrix in `rows` (a host
-// array mapped to the current device), a snapshot buffer of `block` pivot rows and the pivot
-// columns' history (host arrays too; only the snapshot's host copy is ever used).
+// array mapped to the current device), two snapshot slots of `block` pivot rows (rounds
+// alternate between them, so that the next round's pivot rows can be computed while this
+// round's are still being applied) and the pivot columns' history (host arrays too; only the
+// snapshot's host copy in multidevice.cpp ever crosses partitions).
 struct Partition {
   int row_begin = 0, row_end = 0;
   float* rows = nullptr;      // (row_end - row_begin) x n
-  float* snapshot = nullptr;  // block x n: row k as it was at step k, for the block's k
+  float* snapshot = nullptr;  // 2 x block x n: [slot][s][j] = row kb + s as it was at its step
   float* history = nullptr;   // block x rows: [s][r] = d[row_begin + r][k] before step k = kb + s
   // With paths (null without): the rows' successors, and their history like `history`'s.
   std::int32_t* next = nullptr;          // (row_end - row_begin) x n
   std::int32_t* next_history = nullptr;  // block x rows: [s][r] = next[row_begin + r][kb + s]
 };
+// A pivot block: rows [begin, end) and the snapshot slot that holds them as of their steps.
+struct Pivots {
+  int begin = 0, end = 0, slot = 0;
+};
+// Global rows [begin, end) of a partition, less [skip_begin, skip_end).
+struct RowRange {
+  int begin = 0, end = 0, skip_begin = 0, skip_end = 0;
+};
+
 // The number of NVIDIA GPUs OpenACC sees (0: regions run on the host).
 int nvidia_devices();
 // Makes `device` the calling thread's current device (nothing without a GPU).
@@ -35,19 +46,28 @@ void partition_select(int device);
 void partition_enter(const Problem& p, const Partition& part, int device);
 // Copies the host rows to the (current) device. Blocking.
 void partition_upload(const Problem& p, const Partition& part);
-// Copies the rows out (when copy_out) and releases the arrays on the current device.
+// Copies the rows out (when copy_out) and releases the arrays on the current device. Blocking.
 void partition_exit(const Problem& p, const Partition& part, bool copy_out);
-// The owner of pivot rows [k_begin, k_end): applies their steps to them in order, keeping each
-// row as it was at its own step in the snapshot (device), then copies the snapshot into the
-// host buffer `publish`. Blocking.
-void partition_pivot_block(const Problem& p, const Partition& part, int k_begin, int k_end,
-                           float* publish);
-// Copies the published snapshot (host) into the partition's snapshot on the device. Blocking.
-void partition_receive_snapshot(const Problem& p, const Partition& part, int k_begin, int k_end,
+
+// The rest run on the current device's two async queues and return at once: the compute
+// queue runs the kernels in the order they were asked for, the transfer queue the snapshot's
+// copies to and from the host, each ordered after the compute queue's earlier work.
+//
+// The owner of the pivot rows: applies their steps to them in order, keeping each row as it
+// was at its own step in the snapshot's slot; then, when `publish` is not null, copies the
+// snapshot into the host buffer `publish` (done at partition_wait_transfers).
+void partition_pivot_block(const Problem& p, const Partition& part, Pivots pivots, float* publish);
+// Copies the published snapshot (host; read until partition_wait_transfers) into the
+// partition's slot; the compute queue's later kernels wait for it.
+void partition_receive_snapshot(const Problem& p, const Partition& part, Pivots pivots,
                                 const float* published);
-// Applies steps [k_begin, k_end) to the partition's rows outside [skip_begin, skip_end), each
-// row through the steps in order with the snapshot's pivot rows. Blocking.
-void partition_apply_block(const Problem& p, const Partition& part, int k_begin, int k_end,
-                           int skip_begin, int skip_end);
+// Applies the pivots' steps to the partition's rows in `rows`, each row through the steps in
+// order with the snapshot's pivot rows.
+void partition_apply_block(const Problem& p, const Partition& part, Pivots pivots, RowRange rows);
+// Waits for the transfer queue: the last published snapshot is in the host buffer, the last
+// received one has left it.
+void partition_wait_transfers();
+// Waits for both queues.
+void partition_wait();
 
 }  // namespace acclab::apsp::acc

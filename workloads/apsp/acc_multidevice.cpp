@@ -15,6 +15,8 @@
 // H and S are d[i][k] and d[k][j] after the steps before k, the operands of serial step k, so
 // the result is bitwise the serial one (apsp.hpp), with one exchange per block instead of one
 // per step (the seed's version sent nothing, and relaxed against stale pivot rows).
+// Everything runs on two async queues per device (compute and transfer), so that the snapshot's
+// copies overlap the kernels; multidevice.cpp orders them.
 #include <openacc.h>
 
 #include <algorithm>
@@ -23,6 +25,9 @@
 
 namespace acclab::apsp::acc {
 namespace {
+
+// The async queues (each device has its own of each number).
+constexpr int compute_queue = 1, transfer_queue = 2;
 
 // The serial loop's std::max / std::min. (fmaxf would be one instruction, max.f32, but GCC 12
 // expands it only under -ffinite-math-only and otherwise calls a libm the offload link lacks.)
@@ -39,6 +44,11 @@ inline bool improves(float now, float through) {
   return max_plus ? now < through : through < now;
 }
 
+// The host address of a snapshot slot (mapped to the device by partition_enter).
+float* snapshot_slot(int n, int block, const Partition& part, int slot) {
+  return part.snapshot + std::int64_t(slot) * block * n;
+}
+
 // With paths the successors travel beside the distances: `next` (the rows' successors) and
 // `next_history` (NH[s][r] = next[r][kb+s] before step kb+s), passed to the kernels as device
 // addresses (deviceptr), null without paths.
@@ -48,9 +58,10 @@ std::int32_t* on_device(std::int32_t* host) {
 }
 
 template <bool max_plus, bool paths>
-void pivot_block(int n, int block, const Partition& part, int kb, int ke) {
+void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
+  const int kb = pivots.begin, ke = pivots.end;
   float* rows = part.rows;
-  float* snap = part.snapshot;
+  float* snap = snapshot_slot(n, block, part, pivots.slot);
   float* hist = part.history;
   std::int32_t* next = on_device<paths>(part.next);
   std::int32_t* next_hist = on_device<paths>(part.next_history);
@@ -61,7 +72,7 @@ void pivot_block(int n, int block, const Partition& part, int kb, int ke) {
   const std::int64_t nh = std::int64_t(block) * count;
   // A: workers over the tile's rows; the end of a worker loop is a barrier between steps.
 #pragma acc parallel num_gangs(1) num_workers(16) vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist)
+    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(compute_queue)
   {
     for (int s = 0; s < m; ++s) {
       const int k = kb + s;
@@ -98,7 +109,7 @@ void pivot_block(int n, int block, const Partition& part, int kb, int ke) {
   // on an H200, against 317 us in 128-lane gangs and 509 us as a gang per 32 columns with
   // workers over the rows and a barrier per step.
 #pragma acc parallel loop gang vector vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist)
+    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(compute_queue)
   for (int j = 0; j < n; ++j) {
     if (j >= kb && j < ke) continue;
     for (int s = 0; s < m; ++s) {
@@ -121,10 +132,10 @@ void pivot_block(int n, int block, const Partition& part, int kb, int ke) {
 }
 
 template <bool max_plus, bool paths>
-void apply_block(int n, int block, const Partition& part, int kb, int ke, int skip_begin,
-                 int skip_end) {
+void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRange range) {
+  const int kb = pivots.begin, ke = pivots.end;
   float* rows = part.rows;
-  const float* snap = part.snapshot;
+  const float* snap = snapshot_slot(n, block, part, pivots.slot);
   float* hist = part.history;
   std::int32_t* next = on_device<paths>(part.next);
   std::int32_t* next_hist = on_device<paths>(part.next_history);
@@ -132,12 +143,15 @@ void apply_block(int n, int block, const Partition& part, int kb, int ke, int sk
   const std::int64_t nl = std::int64_t(count) * n;
   const std::int64_t ns = std::int64_t(block) * n;
   const std::int64_t nh = std::int64_t(block) * count;
-  const int skip_b = skip_begin - r0, skip_e = skip_end - r0;
-  // C: a worker per row, its lanes over the columns K; each step reads the row's value in
-  // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
+  // Local rows [first, last) less [skip_b, skip_e).
+  const int first = range.begin - r0, last = range.end - r0;
+  const int skip_b = range.skip_begin - r0, skip_e = range.skip_end - r0;
+  if (first >= last) return;
+    // C: a worker per row, its lanes over the columns K; each step reads the row's value in
+    // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
 #pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist)
-  for (int r = 0; r < count; ++r) {
+    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(compute_queue)
+  for (int r = first; r < last; ++r) {
     if (r >= skip_b && r < skip_e) continue;
     float* row = &rows[std::int64_t(r) * n + kb];
     for (int s = 0; s < m; ++s) {
@@ -169,10 +183,10 @@ void apply_block(int n, int block, const Partition& part, int kb, int ke, int sk
   // the end read the last one and are not stored; nor are the columns K (C's) and the
   // skipped rows.
   constexpr int tile_rows = 16, tile_cols = 128, lanes = 128;
-  const int row_tiles = (count + tile_rows - 1) / tile_rows;
+  const int row_tiles = (last - first + tile_rows - 1) / tile_rows;
   const int column_tiles = (n + tile_cols - 1) / tile_cols;
 #pragma acc parallel loop gang collapse(2) vector_length(lanes) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist)
+    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(compute_queue)
   for (int tr = 0; tr < row_tiles; ++tr) {
     for (int tc = 0; tc < column_tiles; ++tc) {
 #pragma acc loop vector
@@ -181,9 +195,9 @@ void apply_block(int n, int block, const Partition& part, int kb, int ke, int sk
         bool store_row[4], store_column[4];
 #pragma GCC unroll 4
         for (int a = 0; a < 4; ++a) {
-          const int r = tr * tile_rows + lane / 32 + 4 * a;
-          i[a] = std::min(r, count - 1);
-          store_row[a] = r < count && (r < skip_b || r >= skip_e);
+          const int r = first + tr * tile_rows + lane / 32 + 4 * a;
+          i[a] = std::min(r, last - 1);
+          store_row[a] = r < last && (r < skip_b || r >= skip_e);
           const int c = tc * tile_cols + lane % 32 + 32 * a;
           j[a] = std::min(c, n - 1);
           store_column[a] = c < n && (c < kb || c >= ke);
@@ -248,13 +262,13 @@ void partition_enter(const Problem& p, const Partition& part, int device) {
   float* snap = part.snapshot;
   float* hist = part.history;
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
-  const std::int64_t ns = std::int64_t(p.block) * p.n;
+  const std::int64_t ns = 2 * std::int64_t(p.block) * p.n;  // both slots
   const std::int64_t nh = std::int64_t(p.block) * (part.row_end - part.row_begin);
-#pragma acc enter data copyin(rows[0:nl]) create(snap[0:ns], hist[0:nh])
+#pragma acc enter data copyin(rows [0:nl]) create(snap [0:ns], hist [0:nh])
   if (p.paths) {
     std::int32_t* next = part.next;
     std::int32_t* next_hist = part.next_history;
-#pragma acc enter data copyin(next[0:nl]) create(next_hist[0:nh])
+#pragma acc enter data copyin(next [0:nl]) create(next_hist [0:nh])
   }
 }
 
@@ -265,10 +279,10 @@ void partition_select(int device) {
 void partition_upload(const Problem& p, const Partition& part) {
   float* rows = part.rows;
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
-#pragma acc update device(rows[0:nl])
+#pragma acc update device(rows [0:nl])
   if (p.paths) {
     std::int32_t* next = part.next;
-#pragma acc update device(next[0:nl])
+#pragma acc update device(next [0:nl])
   }
 }
 
@@ -277,45 +291,62 @@ void partition_exit(const Problem& p, const Partition& part, bool copy_out) {
   float* snap = part.snapshot;
   float* hist = part.history;
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
-  const std::int64_t ns = std::int64_t(p.block) * p.n;
+  const std::int64_t ns = 2 * std::int64_t(p.block) * p.n;  // both slots
   const std::int64_t nh = std::int64_t(p.block) * (part.row_end - part.row_begin);
+  acc_wait(compute_queue);
+  acc_wait(transfer_queue);
   if (copy_out) {
-#pragma acc update self(rows[0:nl])
+#pragma acc update self(rows [0:nl])
   }
-#pragma acc exit data delete(rows[0:nl], snap[0:ns], hist[0:nh])
+#pragma acc exit data delete (rows [0:nl], snap [0:ns], hist [0:nh])
   if (p.paths) {
     std::int32_t* next = part.next;
     std::int32_t* next_hist = part.next_history;
     if (copy_out) {
-#pragma acc update self(next[0:nl])
+#pragma acc update self(next [0:nl])
     }
-#pragma acc exit data delete(next[0:nl], next_hist[0:nh])
+#pragma acc exit data delete (next [0:nl], next_hist [0:nh])
   }
 }
 
-void partition_pivot_block(const Problem& p, const Partition& part, int k_begin, int k_end,
-                           float* publish) {
+void partition_pivot_block(const Problem& p, const Partition& part, Pivots pivots, float* publish) {
   const bool max_plus = p.semiring == Semiring::max_plus;
   const auto pivot = max_plus ? (p.paths ? pivot_block<true, true> : pivot_block<true, false>)
                               : (p.paths ? pivot_block<false, true> : pivot_block<false, false>);
-  pivot(p.n, p.block, part, k_begin, k_end);
-  // Straight from the device into the shared buffer (no copy through the partition's own).
-  const std::size_t bytes = sizeof(float) * std::size_t(k_end - k_begin) * p.n;
-  acc_memcpy_from_device(publish, acc_deviceptr(part.snapshot), bytes);
+  pivot(p.n, p.block, part, pivots);
+  if (publish == nullptr) return;
+  // Straight from the device into the shared buffer, once the pivot kernels are done; the
+  // compute queue goes on with the next kernels meanwhile.
+  const std::size_t count = std::size_t(pivots.end - pivots.begin) * p.n;
+  acc_wait_async(compute_queue, transfer_queue);
+  acc_memcpy_from_device_async(publish,
+                               acc_deviceptr(snapshot_slot(p.n, p.block, part, pivots.slot)),
+                               sizeof(float) * count, transfer_queue);
 }
 
-void partition_receive_snapshot(const Problem& p, const Partition& part, int k_begin, int k_end,
+void partition_receive_snapshot(const Problem& p, const Partition& part, Pivots pivots,
                                 const float* published) {
-  const std::size_t bytes = sizeof(float) * std::size_t(k_end - k_begin) * p.n;
-  acc_memcpy_to_device(acc_deviceptr(part.snapshot), const_cast<float*>(published), bytes);
+  // The slot is free once the compute queue's earlier kernels (which read it two rounds ago)
+  // are done; the kernels asked for next wait for the copy.
+  const std::size_t count = std::size_t(pivots.end - pivots.begin) * p.n;
+  acc_wait_async(compute_queue, transfer_queue);
+  acc_memcpy_to_device_async(acc_deviceptr(snapshot_slot(p.n, p.block, part, pivots.slot)),
+                             const_cast<float*>(published), sizeof(float) * count, transfer_queue);
+  acc_wait_async(transfer_queue, compute_queue);
 }
 
-void partition_apply_block(const Problem& p, const Partition& part, int k_begin, int k_end,
-                           int skip_begin, int skip_end) {
+void partition_apply_block(const Problem& p, const Partition& part, Pivots pivots, RowRange rows) {
   const bool max_plus = p.semiring == Semiring::max_plus;
   const auto apply = max_plus ? (p.paths ? apply_block<true, true> : apply_block<true, false>)
                               : (p.paths ? apply_block<false, true> : apply_block<false, false>);
-  apply(p.n, p.block, part, k_begin, k_end, skip_begin, skip_end);
+  apply(p.n, p.block, part, pivots, rows);
+}
+
+void partition_wait_transfers() { acc_wait(transfer_queue); }
+
+void partition_wait() {
+  acc_wait(compute_queue);
+  acc_wait(transfer_queue);
 }
 
 }  // namespace acclab::apsp::acc

@@ -2,10 +2,14 @@
 // multiples), one OpenMP thread per partition bound to its GPU (acc_set_device_num), each
 // holding its rows on its device for the whole run. For each block of pivot rows the owning
 // partition computes the block's snapshot (acc_multidevice.cpp) and publishes it through a host
-// buffer; after one barrier every partition uploads it and applies the block to its rows. Two
-// host buffers alternate, so that the next owner can publish while the others still copy.
-// Without a GPU the partitions are host arrays and the same code runs on the host, one thread
-// each, which is how CI checks the decomposition.
+// buffer; after one barrier every partition uploads it and applies the block to its rows.
+// Lookahead: the owner of the next block applies this block to those rows first, computes and
+// publishes the next snapshot, and only then applies this block to the rest of its rows, so that
+// the snapshot's copy to the host runs beside that kernel and is there by the next barrier.
+// Each device's kernels and copies go on async queues (the host thread waits only for the
+// copies at the barrier); two snapshot slots on each device and two host buffers alternate by
+// round. Without a GPU the partitions are host arrays and the same code runs on the host, one
+// thread each, which is how CI checks the decomposition.
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -50,12 +54,13 @@ class Multidevice : public ApspInstance {
     histories_.resize(p_.devices);
     next_rows_.resize(p_.devices);
     next_histories_.resize(p_.devices);
+    holders_ = 0;
     for (int q = 0; q < p_.devices; ++q) {
       auto& part = parts_[q];
       part.row_begin = std::min(p_.n, int(std::int64_t(blocks) * q / p_.devices) * p_.block);
       part.row_end = std::min(p_.n, int(std::int64_t(blocks) * (q + 1) / p_.devices) * p_.block);
       rows_[q].resize(std::size_t(part.row_end - part.row_begin) * p_.n);
-      snapshots_[q].resize(std::size_t(p_.block) * p_.n);
+      snapshots_[q].resize(2 * std::size_t(p_.block) * p_.n);  // two slots
       histories_[q].resize(std::size_t(p_.block) * (part.row_end - part.row_begin));
       part.rows = rows_[q].data();
       part.snapshot = snapshots_[q].data();
@@ -67,6 +72,7 @@ class Multidevice : public ApspInstance {
         part.next_history = next_histories_[q].data();
       }
       copy_initial(q);
+      if (!rows_[q].empty()) ++holders_;
     }
     for (auto& buffer : published_) buffer.resize(std::size_t(p_.block) * p_.n);
 #ifdef ACCLAB_HAVE_CUDA
@@ -132,23 +138,49 @@ class Multidevice : public ApspInstance {
       work(q);
     }
   }
-  // Partition `me`'s part of one run, on its own OpenMP thread.
+  // Partition `me`'s part of one run, on its own OpenMP thread. The barrier before round r
+  // (after the waits for each partition's transfers) means: round r's snapshot is in its host
+  // buffer, and every partition's copy of round r - 1's has left the other buffer, which round
+  // r + 1's owner fills during round r.
   void run_partition(int me) {
     const profile::Region region(fmt::format("partition {}", me));  // --profile's label
     acc::partition_select(me);
     const auto& part = parts_[me];
-    for (int k_begin = 0, round = 0; k_begin < p_.n; k_begin += p_.block, ++round) {
-      const int k_end = std::min(p_.n, k_begin + p_.block);
+    const bool has_rows = !rows_[me].empty();
+    if (owner_of(0) == me) pivot_block(me, pivots_of(0));
+    for (int k_begin = 0; k_begin < p_.n; k_begin += p_.block) {
+      const acc::Pivots pivots = pivots_of(k_begin);
       const int owner = owner_of(k_begin);
-      auto& published = published_[round % 2];
-      if (me == owner) acc::partition_pivot_block(p_, part, k_begin, k_end, published.data());
+      if (has_rows) acc::partition_wait_transfers();  // a partition without rows queues nothing
 #pragma omp barrier
-      if (rows_[me].empty()) continue;  // only the barriers: no rows to relax
-      if (me != owner) acc::partition_receive_snapshot(p_, part, k_begin, k_end, published.data());
-      // The owner's pivot rows went through the block's steps in partition_pivot_block.
-      acc::partition_apply_block(p_, part, k_begin, k_end, me == owner ? k_begin : 0,
-                                 me == owner ? k_end : 0);
+      if (!has_rows) continue;  // only the barriers: no rows to relax
+      if (me != owner) {
+        acc::partition_receive_snapshot(p_, part, pivots, published_[pivots.slot].data());
+      }
+      // The owner's pivot rows went through the block's steps in pivot_block.
+      acc::RowRange rest{part.row_begin, part.row_end, me == owner ? k_begin : 0,
+                         me == owner ? pivots.end : 0};
+      if (pivots.end < p_.n && owner_of(pivots.end) == me) {
+        // Lookahead: the next pivot rows first, then their snapshot, then the rest.
+        const acc::Pivots next = pivots_of(pivots.end);
+        acc::partition_apply_block(p_, part, pivots, {next.begin, next.end, 0, 0});
+        pivot_block(me, next);
+        rest.skip_begin = me == owner ? k_begin : next.begin;
+        rest.skip_end = next.end;
+      }
+      acc::partition_apply_block(p_, part, pivots, rest);
     }
+    if (has_rows) acc::partition_wait();
+  }
+  // The block of pivot rows from k_begin, and its slot: rounds alternate between two.
+  acc::Pivots pivots_of(int k_begin) const {
+    return {k_begin, std::min(p_.n, k_begin + p_.block), (k_begin / p_.block) % 2};
+  }
+  // The owner's part of a block: its steps on the pivot rows, and the snapshot published in the
+  // slot's host buffer when another partition has rows to apply it to.
+  void pivot_block(int me, acc::Pivots pivots) {
+    float* publish = holders_ > 1 ? published_[pivots.slot].data() : nullptr;
+    acc::partition_pivot_block(p_, parts_[me], pivots, publish);
   }
   int owner_of(int row) const {
     for (int q = 0; q < p_.devices; ++q) {
@@ -191,6 +223,7 @@ class Multidevice : public ApspInstance {
   std::vector<std::vector<std::int32_t>> next_rows_, next_histories_;  // with paths
   std::array<std::vector<float>, 2> published_;
   std::vector<float*> pinned_;  // the published buffers registered with CUDA
+  int holders_ = 0;             // partitions with rows
   bool entered_ = false;
 };
 
