@@ -147,10 +147,15 @@ class Multidevice : public ApspInstance {
     acc::partition_select(me);
     const auto& part = parts_[me];
     const bool has_rows = !rows_[me].empty();
-    if (owner_of(0) == me) pivot_block(me, pivots_of(0));
+    // Alone, a partition gains nothing from lookahead: its next pivot rows would wait for this
+    // round's kernels either way.
+    const bool lookahead = holders_ > 1;
     for (int k_begin = 0; k_begin < p_.n; k_begin += p_.block) {
       const acc::Pivots pivots = pivots_of(k_begin);
       const int owner = owner_of(k_begin);
+      // This round's pivot rows: here for the first round or without lookahead, else during
+      // the round before (below).
+      if (me == owner && (k_begin == 0 || !lookahead)) pivot_block(me, pivots);
       if (has_rows) acc::partition_wait_transfers();  // a partition without rows queues nothing
 #pragma omp barrier
       if (!has_rows) continue;  // only the barriers: no rows to relax
@@ -160,7 +165,7 @@ class Multidevice : public ApspInstance {
       // The owner's pivot rows went through the block's steps in pivot_block.
       acc::RowRange rest{part.row_begin, part.row_end, me == owner ? k_begin : 0,
                          me == owner ? pivots.end : 0};
-      if (pivots.end < p_.n && owner_of(pivots.end) == me) {
+      if (lookahead && pivots.end < p_.n && owner_of(pivots.end) == me) {
         // Lookahead: the next pivot rows first, then their snapshot, then the rest.
         const acc::Pivots next = pivots_of(pivots.end);
         acc::partition_apply_block(p_, part, pivots, {next.begin, next.end, 0, 0});
