@@ -2,9 +2,9 @@
 // result is bitwise the serial one (apsp.hpp). For each round of `pivot` steps K = [kb, kb+T):
 //   A  the pivot tile K x K, one block, one step at a time: records H[r][s] = d[kb+r][kb+s]
 //      and S[s][c] = d[kb+s][kb+c] as they were before step kb+s;
-//   B  the pivot rows K x (columns outside K), one thread per column: with A's H, each column
+//   B  the pivot rows K x (columns outside K), a lane per column: with A's H, each column
 //      steps its T values in order and records S[s][j] = d[kb+s][j] before step kb+s;
-//   C  the pivot columns (rows outside K) x K, one thread per row, the same with A's S,
+//   C  the pivot columns (rows outside K) x K, a warp per row, the same with A's S,
 //      recording H[i][s] = d[i][kb+s] before step kb+s;
 // A and B need only the pivot rows, C and D only S and the slab's own rows, so a GPU holding a
 // slab of rows needs, per round, nothing from the others but S (cuda_blocked_multi).
@@ -13,6 +13,7 @@
 //      registers, the panels' slices in shared memory.
 // H and S are exactly d[i][k] and d[k][j] after steps < k, the operands of serial step k.
 #include <algorithm>
+#include <cstddef>
 
 #include "core/cuda_check.hpp"
 #include "workloads/apsp/cuda_kernels.hpp"
@@ -71,63 +72,94 @@ __global__ void pivot_tile(int n, int kb, int r0, float* d, float* history, floa
   }
 }
 
-// B: one thread per column j outside K of the pivot rows (on the slab that holds them).
+// B and C step 64 values through 64 dependent steps each; spread over a warp or a block, a
+// step's latency is a shuffle or a barrier, where one thread stepping all 64 took 71 and 75 us
+// a round at n = 16384 (ncu), on a handful of blocks, while the rest of the device waited.
+constexpr int warps = 8, rows_each_warp = T / warps;  // 256-thread blocks
+constexpr unsigned all_lanes = 0xffffffffu;
+
+// B: a block per 32 columns outside K of the pivot rows (on the slab that holds them), a lane
+// per column, warp w holding rows w * 8 ... w * 8 + 7 of it. At step s the warp holding row s
+// puts it in shared memory (S[s] for these columns), and after a barrier every row takes it.
 template <bool max_plus>
-__global__ void pivot_rows(int n, int kb, int r0, float* d, const float* history,
-                           float* snapshot) {
-  __shared__ float h_kk[T][T];
+__global__ void __launch_bounds__(warps * 32)
+    pivot_rows(int n, int kb, int r0, float* d, const float* history, float* snapshot) {
+  __shared__ float h_kk[T][T + 1];  // h_kk[r][s] = H[kb + r][s]; padded: stored down columns
+  __shared__ float snap[T][32];
   const int rounds = min(T, n - kb);
   for (int e = threadIdx.x; e < T * T; e += blockDim.x) {
-    const int a = e / T, b = e % T;
+    const int a = e % T, b = e / T;  // consecutive threads, consecutive rows of H's step b
     h_kk[a][b] = a < rounds && b < rounds ? history[b * n + kb + a] : 0.0f;
   }
-  __syncthreads();
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= n || (j >= kb && j < kb + T)) return;
-  float cur[T];
+  const int lane = threadIdx.x % 32, w = threadIdx.x / 32, first = w * rows_each_warp;
+  const int j = blockIdx.x * 32 + lane;
+  const bool active = j < n && (j < kb || j >= kb + T);
+  float cur[rows_each_warp];
 #pragma unroll
-  for (int r = 0; r < T; ++r) cur[r] = r < rounds ? d[(kb + r - r0) * n + j] : 0.0f;
-#pragma unroll
-  for (int s = 0; s < T; ++s) {
-    if (s >= rounds) break;
-    const float snap = cur[s];
-    snapshot[s * n + j] = snap;
-#pragma unroll
-    for (int r = 0; r < T; ++r) cur[r] = relax<max_plus>(cur[r], h_kk[r][s] + snap);
+  for (int q = 0; q < rows_each_warp; ++q) {
+    const int r = first + q;
+    cur[q] = active && r < rounds ? d[std::size_t(kb + r - r0) * n + j] : 0.0f;
   }
+  __syncthreads();  // h_kk
+  for (int s0 = 0; s0 < rounds; s0 += rows_each_warp) {
 #pragma unroll
-  for (int r = 0; r < T; ++r) {
-    if (r < rounds) d[(kb + r - r0) * n + j] = cur[r];
+    for (int q0 = 0; q0 < rows_each_warp; ++q0) {
+      const int s = s0 + q0;
+      if (s >= rounds) break;  // the same for the whole block
+      if (w == s0 / rows_each_warp) snap[s][lane] = cur[q0];
+      __syncthreads();
+      const float v = snap[s][lane];
+#pragma unroll
+      for (int q = 0; q < rows_each_warp; ++q) {
+        cur[q] = relax<max_plus>(cur[q], h_kk[first + q][s] + v);
+      }
+    }
+  }
+  if (!active) return;
+#pragma unroll
+  for (int q = 0; q < rows_each_warp; ++q) {
+    const int r = first + q;
+    if (r < rounds) {
+      snapshot[r * n + j] = snap[r][lane];
+      d[std::size_t(kb + r - r0) * n + j] = cur[q];
+    }
   }
 }
 
-// C: one thread per row i in [r0, r1) outside K, on the columns K.
+// C: a warp per row i in [r0, r1) outside K, its lanes on columns kb + lane and kb + 32 + lane;
+// step s takes the row's value in column kb + s from the lane that holds it. H goes out
+// through shared memory, a block's 8 rows of a step together.
 template <bool max_plus>
-__global__ void pivot_columns(int n, int kb, int r0, int r1, float* d, float* history,
-                              const float* snapshot) {
-  __shared__ float s_kk[T][T];
+__global__ void __launch_bounds__(warps * 32)
+    pivot_columns(int n, int kb, int r0, int r1, float* d, float* history, const float* snapshot) {
+  __shared__ float s_kk[T][T];  // s_kk[s][c] = S[s][kb + c]
+  __shared__ float h_out[T][warps];
   const int rounds = min(T, n - kb);
   for (int e = threadIdx.x; e < T * T; e += blockDim.x) {
     const int a = e / T, b = e % T;
     s_kk[a][b] = a < rounds && b < rounds ? snapshot[a * n + kb + b] : 0.0f;
   }
   __syncthreads();
-  const int i = r0 + blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= r1 || (i >= kb && i < kb + T)) return;
-  float cur[T];
-#pragma unroll
-  for (int c = 0; c < T; ++c) cur[c] = c < rounds ? d[(i - r0) * n + kb + c] : 0.0f;
-#pragma unroll
-  for (int s = 0; s < T; ++s) {
-    if (s >= rounds) break;
-    const float h = cur[s];
-    history[s * n + i] = h;
-#pragma unroll
-    for (int c = 0; c < T; ++c) cur[c] = relax<max_plus>(cur[c], h + s_kk[s][c]);
+  const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+  const int i = r0 + blockIdx.x * warps + w;
+  const bool active = i < r1 && (i < kb || i >= kb + T);
+  if (active) {
+    float* row = d + std::size_t(i - r0) * n + kb;
+    float low = lane < rounds ? row[lane] : 0.0f;
+    float high = lane + 32 < rounds ? row[lane + 32] : 0.0f;
+    for (int s = 0; s < rounds; ++s) {
+      const float h = __shfl_sync(all_lanes, s < 32 ? low : high, s % 32);
+      if (lane == 0) h_out[s][w] = h;
+      low = relax<max_plus>(low, h + s_kk[s][lane]);
+      high = relax<max_plus>(high, h + s_kk[s][lane + 32]);
+    }
+    if (lane < rounds) row[lane] = low;
+    if (lane + 32 < rounds) row[lane + 32] = high;
   }
-#pragma unroll
-  for (int c = 0; c < T; ++c) {
-    if (c < rounds) d[(i - r0) * n + kb + c] = cur[c];
+  __syncthreads();  // h_out
+  for (int e = threadIdx.x; e < T * warps; e += blockDim.x) {
+    const int s = e / warps, x = e % warps, row = r0 + blockIdx.x * warps + x;
+    if (s < rounds && row < r1 && (row < kb || row >= kb + T)) history[s * n + row] = h_out[s][x];
   }
 }
 
@@ -200,11 +232,10 @@ __global__ void __launch_bounds__(side* side)
 template <bool max_plus>
 void pivot_round(int n, int kb, const Slab& slab, cudaStream_t stream) {
   pivot_tile<max_plus><<<1, dim3(T, tile_rows), 0, stream>>>(n, kb, slab.row_begin, slab.d,
-                                                            slab.history, slab.snapshot);
+                                                             slab.history, slab.snapshot);
   CUDA_CHECK_LAUNCH();
-  constexpr int threads = 256;
-  pivot_rows<max_plus><<<(n + threads - 1) / threads, threads, 0, stream>>>(
-      n, kb, slab.row_begin, slab.d, slab.history, slab.snapshot);
+  pivot_rows<max_plus><<<(n + 31) / 32, warps * 32, 0, stream>>>(n, kb, slab.row_begin, slab.d,
+                                                                 slab.history, slab.snapshot);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -212,13 +243,12 @@ template <bool max_plus>
 void rest_round(int n, int kb, const Slab& slab, cudaStream_t stream) {
   const int rows = slab.row_end - slab.row_begin;
   if (rows <= 0) return;
-  constexpr int threads = 256;
-  pivot_columns<max_plus><<<(rows + threads - 1) / threads, threads, 0, stream>>>(
+  pivot_columns<max_plus><<<(rows + warps - 1) / warps, warps * 32, 0, stream>>>(
       n, kb, slab.row_begin, slab.row_end, slab.d, slab.history, slab.snapshot);
   CUDA_CHECK_LAUNCH();
   const dim3 grid((n + tile - 1) / tile, (rows + tile - 1) / tile);
-  rest<max_plus><<<grid, dim3(side, side), 0, stream>>>(n, kb, slab.row_begin, slab.row_end,
-                                                         slab.d, slab.history, slab.snapshot);
+  rest<max_plus><<<grid, dim3(side, side), 0, stream>>>(n, kb, slab.row_begin, slab.row_end, slab.d,
+                                                        slab.history, slab.snapshot);
   CUDA_CHECK_LAUNCH();
 }
 
