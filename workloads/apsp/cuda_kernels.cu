@@ -38,45 +38,64 @@ __device__ __forceinline__ float none() {
   return max_plus ? -__int_as_float(0x7f800000) : __int_as_float(0x7f800000);
 }
 
-// A: T x 16 threads on the pivot tile, column c and rows y, y + 16, ... each.
-constexpr int tile_rows = 16, rows_each = T / tile_rows;
+// A, B and C step 64 values through 64 dependent steps each; spread over a warp or a block, a
+// step's latency is a shuffle or a barrier, where one thread stepping all 64 values took 71
+// (B) and 75 us (C) a round at n = 16384 (ncu), on a handful of blocks, while the rest of the
+// device waited.
+constexpr unsigned all_lanes = 0xffffffffu;
+constexpr int tile_warps = T / 2;  // A: a warp per two rows of the pivot tile
 
+// A: the pivot tile in one block, warp w on rows 2w and 2w + 1, its lanes on columns c and
+// c + 32. At step s the warp holding row s puts it in shared memory (S's step s); after a
+// barrier each row takes its column s (H's) by a shuffle from the lane that holds it.
 template <bool max_plus>
-__global__ void pivot_tile(int n, int kb, int r0, float* d, float* history, float* snapshot) {
-  __shared__ float tile[T][T + 1];
-  const int c = threadIdx.x, y = threadIdx.y, j = kb + c;
-  for (int q = 0; q < rows_each; ++q) {
-    const int r = y + q * tile_rows, i = kb + r;
-    tile[r][c] = i < n && j < n ? d[(i - r0) * n + j] : none<max_plus>();
-  }
-  __syncthreads();
-  for (int s = 0; s < T && kb + s < n; ++s) {
-    const float snap = tile[s][c];
-    float h[rows_each];
-    for (int q = 0; q < rows_each; ++q) {
-      const int r = y + q * tile_rows;
-      h[q] = tile[r][s];
-      if (c == 0 && kb + r < n) history[s * n + kb + r] = h[q];  // H[kb+r][s]
+__global__ void __launch_bounds__(tile_warps * 32)
+    pivot_tile(int n, int kb, int r0, float* d, float* history, float* snapshot) {
+  __shared__ float snap[T][T];  // snap[s][c] = S[s][kb + c]
+  __shared__ float hist[T][T];  // hist[s][r] = H[kb + r][s]
+  const int lane = threadIdx.x % 32, w = threadIdx.x / 32, rounds = min(T, n - kb);
+  float x[2][2];  // x[q][half]: row 2w + q, column lane + 32 half
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = 2 * w + q, c = lane + 32 * half;
+      x[q][half] =
+          r < rounds && c < rounds ? d[std::size_t(kb + r - r0) * n + kb + c] : none<max_plus>();
     }
-    if (y == 0 && j < n) snapshot[s * n + j] = snap;  // S[s][kb+c]
-    __syncthreads();
-    for (int q = 0; q < rows_each; ++q) {
-      const int r = y + q * tile_rows;
-      tile[r][c] = relax<max_plus>(tile[r][c], h[q] + snap);
+  }
+  for (int s = 0; s < rounds; ++s) {
+    if (w == s / 2) {
+      snap[s][lane] = s % 2 == 0 ? x[0][0] : x[1][0];
+      snap[s][lane + 32] = s % 2 == 0 ? x[0][1] : x[1][1];
     }
     __syncthreads();
+    const float v0 = snap[s][lane], v1 = snap[s][lane + 32];
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const float h = __shfl_sync(all_lanes, s < 32 ? x[q][0] : x[q][1], s % 32);
+      if (lane == 0) hist[s][2 * w + q] = h;
+      x[q][0] = relax<max_plus>(x[q][0], h + v0);
+      x[q][1] = relax<max_plus>(x[q][1], h + v1);
+    }
   }
-  for (int q = 0; q < rows_each; ++q) {
-    const int r = y + q * tile_rows, i = kb + r;
-    if (i < n && j < n) d[(i - r0) * n + j] = tile[r][c];
+  __syncthreads();  // hist
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = 2 * w + q, c = lane + 32 * half;
+      if (r < rounds && c < rounds) {
+        d[std::size_t(kb + r - r0) * n + kb + c] = x[q][half];
+        // Row r of these arrays, written along it: S's step r, and H's step r.
+        snapshot[r * n + kb + c] = snap[r][c];
+        history[r * n + kb + c] = hist[r][c];
+      }
+    }
   }
 }
 
-// B and C step 64 values through 64 dependent steps each; spread over a warp or a block, a
-// step's latency is a shuffle or a barrier, where one thread stepping all 64 took 71 and 75 us
-// a round at n = 16384 (ncu), on a handful of blocks, while the rest of the device waited.
-constexpr int warps = 8, rows_each_warp = T / warps;  // 256-thread blocks
-constexpr unsigned all_lanes = 0xffffffffu;
+constexpr int warps = 8, rows_each_warp = T / warps;  // B and C: 256-thread blocks
 
 // B: a block per 32 columns outside K of the pivot rows (on the slab that holds them), a lane
 // per column, warp w holding rows w * 8 ... w * 8 + 7 of it. At step s the warp holding row s
@@ -231,8 +250,8 @@ __global__ void __launch_bounds__(side* side)
 
 template <bool max_plus>
 void pivot_round(int n, int kb, const Slab& slab, cudaStream_t stream) {
-  pivot_tile<max_plus><<<1, dim3(T, tile_rows), 0, stream>>>(n, kb, slab.row_begin, slab.d,
-                                                             slab.history, slab.snapshot);
+  pivot_tile<max_plus><<<1, tile_warps * 32, 0, stream>>>(n, kb, slab.row_begin, slab.d,
+                                                          slab.history, slab.snapshot);
   CUDA_CHECK_LAUNCH();
   pivot_rows<max_plus><<<(n + 31) / 32, warps * 32, 0, stream>>>(n, kb, slab.row_begin, slab.d,
                                                                  slab.history, slab.snapshot);
