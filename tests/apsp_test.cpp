@@ -256,6 +256,8 @@ TEST_P(ApspVariantTest, BitwiseEqualToTheSerialLoopForBothSemirings) {
       {"devices=2", "block=16"},                            // multidevice: two partitions
       {"devices=3", "block=7", "semiring=min-plus"},        // three, blocks not dividing n
       {"devices=4", "block=64", "n=200"},                   // four, the last one short
+      {"lookahead=on", "block=16"},                         // one partition looking ahead
+      {"devices=2", "block=16", "lookahead=off"},           // two without
   };
   for (const auto& overrides : cases) {
     const Params params = apsp_params(overrides);

@@ -29,6 +29,10 @@ Problem problem_of(const Params& params) {
   p.devices = static_cast<int>(std::min<std::int64_t>(params.integer("devices"), 1 << 20));
   p.block = static_cast<int>(std::min<std::int64_t>(params.integer("block"), 1 << 20));
   p.paths = params.integer("paths") != 0;
+  const std::string lookahead = params.text("lookahead");
+  p.lookahead = lookahead == "on"    ? Problem::Lookahead::on
+                : lookahead == "off" ? Problem::Lookahead::off
+                                     : Problem::Lookahead::automatic;
   return p;
 }
 
@@ -65,6 +69,12 @@ Workload make_workload() {
       {.key = "block",
        .help = "multidevice: pivot rows exchanged at once (rows per partition are multiples)",
        .presets = same("64")},
+      {.key = "lookahead",
+       .type = ParamType::text,
+       .help = "multidevice: the next pivot rows' owner steps them, and starts their copy, before "
+               "the rest of the round (auto: with two or more partitions)",
+       .presets = same("auto"),
+       .choices = {"auto", "on", "off"}},
       {.key = "paths",
        .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "
                "multidevice), "

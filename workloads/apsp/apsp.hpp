@@ -46,6 +46,9 @@ struct Problem {
   std::uint64_t random_seed = 1;
   int devices = 1;  // multidevice, cuda_blocked_multi: GPUs (multidevice: host partitions without)
   int block = 64;   // multidevice: pivot rows exchanged at once
+  // multidevice: the next owner computes the next pivot block before the rest of this round
+  // (auto: when two or more partitions hold rows).
+  enum class Lookahead { automatic, on, off } lookahead = Lookahead::automatic;
   bool paths = false;  // keep the successor matrix (paths=1)
 
   std::int64_t elements() const { return std::int64_t(n) * n; }

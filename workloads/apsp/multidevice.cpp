@@ -148,8 +148,9 @@ class Multidevice : public ApspInstance {
     const auto& part = parts_[me];
     const bool has_rows = !rows_[me].empty();
     // Alone, a partition gains nothing from lookahead: its next pivot rows would wait for this
-    // round's kernels either way.
-    const bool lookahead = holders_ > 1;
+    // round's kernels either way (lookahead=auto).
+    const bool lookahead = p_.lookahead == Problem::Lookahead::on ||
+                           (p_.lookahead == Problem::Lookahead::automatic && holders_ > 1);
     for (int k_begin = 0; k_begin < p_.n; k_begin += p_.block) {
       const acc::Pivots pivots = pivots_of(k_begin);
       const int owner = owner_of(k_begin);
