@@ -146,7 +146,7 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
   // Local rows [first, last) less [skip_b, skip_e).
   const int first = range.begin - r0, last = range.end - r0;
   const int skip_b = range.skip_begin - r0, skip_e = range.skip_end - r0;
-  if (first >= last) return;
+  if (first >= last || (skip_b <= first && skip_e >= last)) return;  // no row to relax
     // C: a worker per row, its lanes over the columns K; each step reads the row's value in
     // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
 #pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
