@@ -72,7 +72,7 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
   const std::int64_t nh = std::int64_t(block) * count;
   // A: workers over the tile's rows; the end of a worker loop is a barrier between steps.
 #pragma acc parallel num_gangs(1) num_workers(16) vector_length(32) \
-    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(compute_queue)
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(compute_queue)
   {
     for (int s = 0; s < m; ++s) {
       const int k = kb + s;
@@ -109,7 +109,7 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
   // on an H200, against 317 us in 128-lane gangs and 509 us as a gang per 32 columns with
   // workers over the rows and a barrier per step.
 #pragma acc parallel loop gang vector vector_length(32) \
-    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(compute_queue)
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(compute_queue)
   for (int j = 0; j < n; ++j) {
     if (j >= kb && j < ke) continue;
     for (int s = 0; s < m; ++s) {
@@ -147,10 +147,10 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
   const int first = range.begin - r0, last = range.end - r0;
   const int skip_b = range.skip_begin - r0, skip_e = range.skip_end - r0;
   if (first >= last || (skip_b <= first && skip_e >= last)) return;  // no row to relax
-    // C: a worker per row, its lanes over the columns K; each step reads the row's value in
-    // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
+  // C: a worker per row, its lanes over the columns K; each step reads the row's value in
+  // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
 #pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
-    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(compute_queue)
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(compute_queue)
   for (int r = first; r < last; ++r) {
     if (r >= skip_b && r < skip_e) continue;
     float* row = &rows[std::int64_t(r) * n + kb];
@@ -186,7 +186,7 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
   const int row_tiles = (last - first + tile_rows - 1) / tile_rows;
   const int column_tiles = (n + tile_cols - 1) / tile_cols;
 #pragma acc parallel loop gang collapse(2) vector_length(lanes) \
-    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(compute_queue)
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(compute_queue)
   for (int tr = 0; tr < row_tiles; ++tr) {
     for (int tc = 0; tc < column_tiles; ++tc) {
 #pragma acc loop vector
@@ -264,11 +264,11 @@ void partition_enter(const Problem& p, const Partition& part, int device) {
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
   const std::int64_t ns = 2 * std::int64_t(p.block) * p.n;  // both slots
   const std::int64_t nh = std::int64_t(p.block) * (part.row_end - part.row_begin);
-#pragma acc enter data copyin(rows [0:nl]) create(snap [0:ns], hist [0:nh])
+#pragma acc enter data copyin(rows[0:nl]) create(snap[0:ns], hist[0:nh])
   if (p.paths) {
     std::int32_t* next = part.next;
     std::int32_t* next_hist = part.next_history;
-#pragma acc enter data copyin(next [0:nl]) create(next_hist [0:nh])
+#pragma acc enter data copyin(next[0:nl]) create(next_hist[0:nh])
   }
 }
 
@@ -279,10 +279,10 @@ void partition_select(int device) {
 void partition_upload(const Problem& p, const Partition& part) {
   float* rows = part.rows;
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
-#pragma acc update device(rows [0:nl])
+#pragma acc update device(rows[0:nl])
   if (p.paths) {
     std::int32_t* next = part.next;
-#pragma acc update device(next [0:nl])
+#pragma acc update device(next[0:nl])
   }
 }
 
@@ -296,16 +296,16 @@ void partition_exit(const Problem& p, const Partition& part, bool copy_out) {
   acc_wait(compute_queue);
   acc_wait(transfer_queue);
   if (copy_out) {
-#pragma acc update self(rows [0:nl])
+#pragma acc update self(rows[0:nl])
   }
-#pragma acc exit data delete (rows [0:nl], snap [0:ns], hist [0:nh])
+#pragma acc exit data delete(rows[0:nl], snap[0:ns], hist[0:nh])
   if (p.paths) {
     std::int32_t* next = part.next;
     std::int32_t* next_hist = part.next_history;
     if (copy_out) {
-#pragma acc update self(next [0:nl])
+#pragma acc update self(next[0:nl])
     }
-#pragma acc exit data delete (next [0:nl], next_hist [0:nh])
+#pragma acc exit data delete(next[0:nl], next_hist[0:nh])
   }
 }
 

@@ -5,9 +5,10 @@
 // buffer; after one barrier every partition uploads it and applies the block to its rows.
 // Lookahead: the owner of the next block applies this block to those rows first, computes and
 // publishes the next snapshot, and only then applies this block to the rest of its rows, so that
-// the snapshot's copy to the host runs beside that kernel and is there by the next barrier.
+// the snapshot's copy to the host can run beside that kernel and be there by the next barrier.
 // Each device's kernels and copies go on async queues (the host thread waits only for the
-// copies at the barrier); two snapshot slots on each device and two host buffers alternate by
+// copies at the barrier; GCC 12 still blocks it in each compute construct until the device
+// catches up, docs/apsp.md); two snapshot slots on each device and two host buffers alternate by
 // round. Without a GPU the partitions are host arrays and the same code runs on the host, one
 // thread each, which is how CI checks the decomposition.
 #include <fmt/format.h>
