@@ -34,6 +34,11 @@ if [[ ${MULTIDEVICE:-1} == 1 ]]; then
     run "apsp_x2_${n}_multidevice_$suffix" run apsp --preset large --set n=$n \
       --variant multidevice --devices 1,2 --reps $reps
   done
+  # The same two GPUs without lookahead (lookahead=auto looks ahead with two partitions).
+  for n in 8192 16384; do
+    run "apsp_x2_${n}_multidevice_${suffix}_off" run apsp --preset large --set n=$n \
+      --variant multidevice --set devices=2 --set lookahead=off --reps 2
+  done
 fi
 for n in 8192 16384 32768; do
   run "apsp_x2_${n}_cuda_blocked_multi_$suffix" run apsp --preset large --set n=$n \
