@@ -62,8 +62,11 @@ void partition_pivot_block(const Problem& p, const Partition& part, Pivots pivot
 void partition_receive_snapshot(const Problem& p, const Partition& part, Pivots pivots,
                                 const float* published);
 // Applies the pivots' steps to the partition's rows in `rows`, each row through the steps in
-// order with the snapshot's pivot rows.
-void partition_apply_block(const Problem& p, const Partition& part, Pivots pivots, RowRange rows);
+// order with the snapshot's pivot rows: C, which records the rows' history (H) on the pivot
+// columns, then D, which relaxes the rest of each row with it; `phases` runs one of them.
+enum class Phases { columns, tiles, both };
+void partition_apply_block(const Problem& p, const Partition& part, Pivots pivots, RowRange rows,
+                           Phases phases = Phases::both);
 // Waits for the transfer queue: the last published snapshot is in the host buffer, the last
 // received one has left it.
 void partition_wait_transfers();

@@ -132,7 +132,8 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
 }
 
 template <bool max_plus, bool paths>
-void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRange range) {
+void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRange range,
+                 Phases phases) {
   const int kb = pivots.begin, ke = pivots.end;
   float* rows = part.rows;
   const float* snap = snapshot_slot(n, block, part, pivots.slot);
@@ -147,36 +148,39 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
   const int first = range.begin - r0, last = range.end - r0;
   const int skip_b = range.skip_begin - r0, skip_e = range.skip_end - r0;
   if (first >= last || (skip_b <= first && skip_e >= last)) return;  // no row to relax
-  // C: a worker per row, its lanes over the columns K; each step reads the row's value in
-  // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
+  if (phases != Phases::tiles) {
+    // C: a worker per row, its lanes over the columns K; each step reads the row's value in
+    // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
 #pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(compute_queue)
-  for (int r = first; r < last; ++r) {
-    if (r >= skip_b && r < skip_e) continue;
-    float* row = &rows[std::int64_t(r) * n + kb];
-    for (int s = 0; s < m; ++s) {
-      const float h = row[s];
-      hist[std::int64_t(s) * count + r] = h;
-      if constexpr (paths) {
-        std::int32_t* next_row = &next[std::int64_t(r) * n + kb];
-        const std::int32_t nh = next_row[s];
-        next_hist[std::int64_t(s) * count + r] = nh;
+      present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(compute_queue)
+    for (int r = first; r < last; ++r) {
+      if (r >= skip_b && r < skip_e) continue;
+      float* row = &rows[std::int64_t(r) * n + kb];
+      for (int s = 0; s < m; ++s) {
+        const float h = row[s];
+        hist[std::int64_t(s) * count + r] = h;
+        if constexpr (paths) {
+          std::int32_t* next_row = &next[std::int64_t(r) * n + kb];
+          const std::int32_t nh = next_row[s];
+          next_hist[std::int64_t(s) * count + r] = nh;
 #pragma acc loop vector
-        for (int c = 0; c < m; ++c) {
-          const float through = h + snap[std::int64_t(s) * n + kb + c];
-          if (improves<max_plus>(row[c], through)) {
-            row[c] = through;
-            next_row[c] = nh;
+          for (int c = 0; c < m; ++c) {
+            const float through = h + snap[std::int64_t(s) * n + kb + c];
+            if (improves<max_plus>(row[c], through)) {
+              row[c] = through;
+              next_row[c] = nh;
+            }
           }
-        }
-      } else {
+        } else {
 #pragma acc loop vector
-        for (int c = 0; c < m; ++c) {
-          row[c] = relax<max_plus>(row[c], h + snap[std::int64_t(s) * n + kb + c]);
+          for (int c = 0; c < m; ++c) {
+            row[c] = relax<max_plus>(row[c], h + snap[std::int64_t(s) * n + kb + c]);
+          }
         }
       }
     }
   }
+  if (phases == Phases::columns) return;
   // D: a gang per tile of 16 rows x 128 columns, each lane 4 x 4 elements in registers (rows
   // 4 apart, columns 32 apart: a warp's loads of S are coalesced, its loads of H one address).
   // H and S come through L1: the tile's 64 x 128 slice of S is 32 KB. Rows and columns past
@@ -335,11 +339,12 @@ void partition_receive_snapshot(const Problem& p, const Partition& part, Pivots 
   acc_wait_async(transfer_queue, compute_queue);
 }
 
-void partition_apply_block(const Problem& p, const Partition& part, Pivots pivots, RowRange rows) {
+void partition_apply_block(const Problem& p, const Partition& part, Pivots pivots, RowRange rows,
+                           Phases phases) {
   const bool max_plus = p.semiring == Semiring::max_plus;
   const auto apply = max_plus ? (p.paths ? apply_block<true, true> : apply_block<true, false>)
                               : (p.paths ? apply_block<false, true> : apply_block<false, false>);
-  apply(p.n, p.block, part, pivots, rows);
+  apply(p.n, p.block, part, pivots, rows, phases);
 }
 
 void partition_wait_transfers() { acc_wait(transfer_queue); }

@@ -168,14 +168,19 @@ class Multidevice : public ApspInstance {
       acc::RowRange rest{part.row_begin, part.row_end, me == owner ? k_begin : 0,
                          me == owner ? pivots.end : 0};
       if (lookahead && pivots.end < p_.n && owner_of(pivots.end) == me) {
-        // Lookahead: the next pivot rows first, then their snapshot, then the rest.
+        // Lookahead: C on every row, D on the next pivot rows, their snapshot, then D on the
+        // rest (one launch more than without).
         const acc::Pivots next = pivots_of(pivots.end);
-        acc::partition_apply_block(p_, part, pivots, {next.begin, next.end, 0, 0});
+        acc::partition_apply_block(p_, part, pivots, rest, acc::Phases::columns);
+        acc::partition_apply_block(p_, part, pivots, {next.begin, next.end, 0, 0},
+                                   acc::Phases::tiles);
         pivot_block(me, next);
         rest.skip_begin = me == owner ? k_begin : next.begin;
         rest.skip_end = next.end;
+        acc::partition_apply_block(p_, part, pivots, rest, acc::Phases::tiles);
+      } else {
+        acc::partition_apply_block(p_, part, pivots, rest);
       }
-      acc::partition_apply_block(p_, part, pivots, rest);
     }
     if (has_rows) acc::partition_wait();
   }
