@@ -258,6 +258,7 @@ TEST_P(ApspVariantTest, BitwiseEqualToTheSerialLoopForBothSemirings) {
       {"devices=4", "block=64", "n=200"},                   // four, the last one short
       {"lookahead=on", "block=16"},                         // one partition looking ahead
       {"devices=2", "block=16", "lookahead=off"},           // two without
+      {"devices=3", "block=16", "share_gpus=1"},            // (partitions sharing a GPU)
   };
   for (const auto& overrides : cases) {
     const Params params = apsp_params(overrides);
@@ -557,7 +558,7 @@ TEST_P(ApspCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 INSTANTIATE_TEST_SUITE_P(BadParameters, ApspCliBadInputTest,
                          ::testing::Values("n=0", "n=100000", "edges_per_vertex=200", "devices=99",
                                            "block=0", "semiring=max", "graph=grid", "paths=2",
-                                           "paths=-1"));
+                                           "paths=-1", "share_gpus=2", "lookahead=maybe"));
 
 // ---- acclab apsp FILE --------------------------------------------------------------------------
 

@@ -22,6 +22,9 @@ void relax_deviceptr(const Problem& p, float* d, int k);
 // snapshot's host copy in multidevice.cpp ever crosses partitions).
 struct Partition {
   int row_begin = 0, row_end = 0;
+  // The GPU it runs on, and its two async queues: numbered per partition, so that partitions
+  // sharing a GPU (share_gpus=1) keep apart.
+  int device = 0, compute_queue = 1, transfer_queue = 2;
   float* rows = nullptr;      // (row_end - row_begin) x n
   float* snapshot = nullptr;  // 2 x block x n: [slot][s][j] = row kb + s as it was at its step
   float* history = nullptr;   // block x rows: [s][r] = d[row_begin + r][k] before step k = kb + s
@@ -40,10 +43,11 @@ struct RowRange {
 
 // The number of NVIDIA GPUs OpenACC sees (0: regions run on the host).
 int nvidia_devices();
-// Makes `device` the calling thread's current device (nothing without a GPU).
-void partition_select(int device);
-// Selects `device`, copies the rows in and creates the snapshot and history there. Blocking.
-void partition_enter(const Problem& p, const Partition& part, int device);
+// Makes the partition's GPU the calling thread's current device (nothing without a GPU).
+void partition_select(const Partition& part);
+// Selects the partition's GPU, copies the rows in and creates the snapshot and history there.
+// Blocking.
+void partition_enter(const Problem& p, const Partition& part);
 // Copies the host rows to the (current) device. Blocking.
 void partition_upload(const Problem& p, const Partition& part);
 // Copies the rows out (when copy_out) and releases the arrays on the current device. Blocking.
@@ -69,8 +73,8 @@ void partition_apply_block(const Problem& p, const Partition& part, Pivots pivot
                            Phases phases = Phases::both);
 // Waits for the transfer queue: the last published snapshot is in the host buffer, the last
 // received one has left it.
-void partition_wait_transfers();
+void partition_wait_transfers(const Partition& part);
 // Waits for both queues.
-void partition_wait();
+void partition_wait(const Partition& part);
 
 }  // namespace acclab::apsp::acc

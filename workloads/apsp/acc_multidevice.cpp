@@ -15,8 +15,8 @@
 // H and S are d[i][k] and d[k][j] after the steps before k, the operands of serial step k, so
 // the result is bitwise the serial one (apsp.hpp), with one exchange per block instead of one
 // per step (the seed's version sent nothing, and relaxed against stale pivot rows).
-// Everything runs on two async queues per device (compute and transfer), so that the snapshot's
-// copies overlap the kernels; multidevice.cpp orders them.
+// Everything runs on two async queues per partition (compute and transfer), so that the
+// snapshot's copies overlap the kernels; multidevice.cpp orders them.
 #include <openacc.h>
 
 #include <algorithm>
@@ -25,9 +25,6 @@
 
 namespace acclab::apsp::acc {
 namespace {
-
-// The async queues (each device has its own of each number).
-constexpr int compute_queue = 1, transfer_queue = 2;
 
 // The serial loop's std::max / std::min. (fmaxf would be one instruction, max.f32, but GCC 12
 // expands it only under -ffinite-math-only and otherwise calls a libm the offload link lacks.)
@@ -59,7 +56,7 @@ std::int32_t* on_device(std::int32_t* host) {
 
 template <bool max_plus, bool paths>
 void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
-  const int kb = pivots.begin, ke = pivots.end;
+  const int kb = pivots.begin, ke = pivots.end, queue = part.compute_queue;
   float* rows = part.rows;
   float* snap = snapshot_slot(n, block, part, pivots.slot);
   float* hist = part.history;
@@ -72,7 +69,7 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
   const std::int64_t nh = std::int64_t(block) * count;
   // A: workers over the tile's rows; the end of a worker loop is a barrier between steps.
 #pragma acc parallel num_gangs(1) num_workers(16) vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(compute_queue)
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(queue)
   {
     for (int s = 0; s < m; ++s) {
       const int k = kb + s;
@@ -109,7 +106,7 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
   // on an H200, against 317 us in 128-lane gangs and 509 us as a gang per 32 columns with
   // workers over the rows and a barrier per step.
 #pragma acc parallel loop gang vector vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(compute_queue)
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(queue)
   for (int j = 0; j < n; ++j) {
     if (j >= kb && j < ke) continue;
     for (int s = 0; s < m; ++s) {
@@ -134,7 +131,7 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
 template <bool max_plus, bool paths>
 void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRange range,
                  Phases phases) {
-  const int kb = pivots.begin, ke = pivots.end;
+  const int kb = pivots.begin, ke = pivots.end, queue = part.compute_queue;
   float* rows = part.rows;
   const float* snap = snapshot_slot(n, block, part, pivots.slot);
   float* hist = part.history;
@@ -152,7 +149,7 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
     // C: a worker per row, its lanes over the columns K; each step reads the row's value in
     // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
 #pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
-      present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(compute_queue)
+      present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(queue)
     for (int r = first; r < last; ++r) {
       if (r >= skip_b && r < skip_e) continue;
       float* row = &rows[std::int64_t(r) * n + kb];
@@ -190,7 +187,7 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
   const int row_tiles = (last - first + tile_rows - 1) / tile_rows;
   const int column_tiles = (n + tile_cols - 1) / tile_cols;
 #pragma acc parallel loop gang collapse(2) vector_length(lanes) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(compute_queue)
+    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(queue)
   for (int tr = 0; tr < row_tiles; ++tr) {
     for (int tc = 0; tc < column_tiles; ++tc) {
 #pragma acc loop vector
@@ -260,8 +257,8 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
 
 int nvidia_devices() { return acc_get_num_devices(acc_device_nvidia); }
 
-void partition_enter(const Problem& p, const Partition& part, int device) {
-  if (acc_get_num_devices(acc_device_nvidia) > 0) acc_set_device_num(device, acc_device_nvidia);
+void partition_enter(const Problem& p, const Partition& part) {
+  partition_select(part);
   float* rows = part.rows;
   float* snap = part.snapshot;
   float* hist = part.history;
@@ -276,8 +273,10 @@ void partition_enter(const Problem& p, const Partition& part, int device) {
   }
 }
 
-void partition_select(int device) {
-  if (acc_get_num_devices(acc_device_nvidia) > 0) acc_set_device_num(device, acc_device_nvidia);
+void partition_select(const Partition& part) {
+  if (acc_get_num_devices(acc_device_nvidia) > 0) {
+    acc_set_device_num(part.device, acc_device_nvidia);
+  }
 }
 
 void partition_upload(const Problem& p, const Partition& part) {
@@ -297,8 +296,7 @@ void partition_exit(const Problem& p, const Partition& part, bool copy_out) {
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
   const std::int64_t ns = 2 * std::int64_t(p.block) * p.n;  // both slots
   const std::int64_t nh = std::int64_t(p.block) * (part.row_end - part.row_begin);
-  acc_wait(compute_queue);
-  acc_wait(transfer_queue);
+  partition_wait(part);
   if (copy_out) {
 #pragma acc update self(rows[0:nl])
   }
@@ -322,10 +320,10 @@ void partition_pivot_block(const Problem& p, const Partition& part, Pivots pivot
   // Straight from the device into the shared buffer, once the pivot kernels are done; the
   // compute queue goes on with the next kernels meanwhile.
   const std::size_t count = std::size_t(pivots.end - pivots.begin) * p.n;
-  acc_wait_async(compute_queue, transfer_queue);
+  acc_wait_async(part.compute_queue, part.transfer_queue);
   acc_memcpy_from_device_async(publish,
                                acc_deviceptr(snapshot_slot(p.n, p.block, part, pivots.slot)),
-                               sizeof(float) * count, transfer_queue);
+                               sizeof(float) * count, part.transfer_queue);
 }
 
 void partition_receive_snapshot(const Problem& p, const Partition& part, Pivots pivots,
@@ -333,10 +331,11 @@ void partition_receive_snapshot(const Problem& p, const Partition& part, Pivots 
   // The slot is free once the compute queue's earlier kernels (which read it two rounds ago)
   // are done; the kernels asked for next wait for the copy.
   const std::size_t count = std::size_t(pivots.end - pivots.begin) * p.n;
-  acc_wait_async(compute_queue, transfer_queue);
+  acc_wait_async(part.compute_queue, part.transfer_queue);
   acc_memcpy_to_device_async(acc_deviceptr(snapshot_slot(p.n, p.block, part, pivots.slot)),
-                             const_cast<float*>(published), sizeof(float) * count, transfer_queue);
-  acc_wait_async(transfer_queue, compute_queue);
+                             const_cast<float*>(published), sizeof(float) * count,
+                             part.transfer_queue);
+  acc_wait_async(part.transfer_queue, part.compute_queue);
 }
 
 void partition_apply_block(const Problem& p, const Partition& part, Pivots pivots, RowRange rows,
@@ -347,11 +346,11 @@ void partition_apply_block(const Problem& p, const Partition& part, Pivots pivot
   apply(p.n, p.block, part, pivots, rows, phases);
 }
 
-void partition_wait_transfers() { acc_wait(transfer_queue); }
+void partition_wait_transfers(const Partition& part) { acc_wait(part.transfer_queue); }
 
-void partition_wait() {
-  acc_wait(compute_queue);
-  acc_wait(transfer_queue);
+void partition_wait(const Partition& part) {
+  acc_wait(part.compute_queue);
+  acc_wait(part.transfer_queue);
 }
 
 }  // namespace acclab::apsp::acc

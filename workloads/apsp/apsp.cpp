@@ -29,6 +29,7 @@ Problem problem_of(const Params& params) {
   p.devices = static_cast<int>(std::min<std::int64_t>(params.integer("devices"), 1 << 20));
   p.block = static_cast<int>(std::min<std::int64_t>(params.integer("block"), 1 << 20));
   p.paths = params.integer("paths") != 0;
+  p.share_gpus = params.integer("share_gpus") != 0;
   const std::string lookahead = params.text("lookahead");
   p.lookahead = lookahead == "on"    ? Problem::Lookahead::on
                 : lookahead == "off" ? Problem::Lookahead::off
@@ -75,6 +76,11 @@ Workload make_workload() {
                "the rest of the round (auto: with two or more partitions)",
        .presets = same("auto"),
        .choices = {"auto", "on", "off"}},
+      {.key = "share_gpus",
+       .help = "multidevice: 1 lets partitions share GPUs (partition q on GPU q mod GPUs), each "
+               "with its own async queues: the exchange checked on one GPU",
+       .presets = same("0"),
+       .minimum = 0},
       {.key = "paths",
        .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "
                "multidevice), "
@@ -99,6 +105,8 @@ Workload make_workload() {
     if (block > 1024) throw UsageError(fmt::format("--set block={}: at most 1024", block));
     const std::int64_t paths = params.integer("paths");
     if (paths > 1) throw UsageError(fmt::format("--set paths={}: expected 0 or 1", paths));
+    const std::int64_t share = params.integer("share_gpus");
+    if (share > 1) throw UsageError(fmt::format("--set share_gpus={}: expected 0 or 1", share));
   };
   // The matrix and its initial state, the cached reference, the edge list; with paths the
   // successors, the reference's and multidevice's partition copies.

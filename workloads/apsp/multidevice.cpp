@@ -42,9 +42,10 @@ class Multidevice : public ApspInstance {
   void setup() override {
     ApspInstance::setup();
     const int gpus = acc::nvidia_devices();
-    if (gpus > 0 && p_.devices > gpus) {
-      throw UsageError(fmt::format("--set devices={}: {} GPU{} present", p_.devices, gpus,
-                                   gpus == 1 ? "" : "s"));
+    if (gpus > 0 && p_.devices > gpus && !p_.share_gpus) {
+      throw UsageError(fmt::format("--set devices={}: {} GPU{} present (share_gpus=1 puts "
+                                   "partition q on GPU q mod {})",
+                                   p_.devices, gpus, gpus == 1 ? "" : "s", gpus));
     }
     // Partition boundaries at multiples of the block, so that a block of pivot rows has one
     // owner.
@@ -60,6 +61,9 @@ class Multidevice : public ApspInstance {
       auto& part = parts_[q];
       part.row_begin = std::min(p_.n, int(std::int64_t(blocks) * q / p_.devices) * p_.block);
       part.row_end = std::min(p_.n, int(std::int64_t(blocks) * (q + 1) / p_.devices) * p_.block);
+      part.device = gpus > 0 ? q % gpus : q;
+      part.compute_queue = 1 + 2 * q;
+      part.transfer_queue = 2 + 2 * q;
       rows_[q].resize(std::size_t(part.row_end - part.row_begin) * p_.n);
       snapshots_[q].resize(2 * std::size_t(p_.block) * p_.n);  // two slots
       histories_[q].resize(std::size_t(p_.block) * (part.row_end - part.row_begin));
@@ -91,14 +95,14 @@ class Multidevice : public ApspInstance {
       }
     }
 #endif
-    for_each_partition([&](int q) { acc::partition_enter(p_, parts_[q], q); });
+    for_each_partition([&](int q) { acc::partition_enter(p_, parts_[q]); });
     entered_ = true;
   }
   void reset() override {
     // next_ (the result's successors) holds the initial ones, which copy_initial slices.
     if (p_.paths) initial_successors(p_, initial_.data(), next_.data());
     for_each_partition([&](int q) {
-      acc::partition_select(q);
+      acc::partition_select(parts_[q]);
       copy_initial(q);
       acc::partition_upload(p_, parts_[q]);
     });
@@ -145,7 +149,7 @@ class Multidevice : public ApspInstance {
   // r + 1's owner fills during round r.
   void run_partition(int me) {
     const profile::Region region(fmt::format("partition {}", me));  // --profile's label
-    acc::partition_select(me);
+    acc::partition_select(parts_[me]);
     const auto& part = parts_[me];
     const bool has_rows = !rows_[me].empty();
     // Alone, a partition gains nothing from lookahead: its next pivot rows would wait for this
@@ -158,7 +162,7 @@ class Multidevice : public ApspInstance {
       // This round's pivot rows: here for the first round or without lookahead, else during
       // the round before (below).
       if (me == owner && (k_begin == 0 || !lookahead)) pivot_block(me, pivots);
-      if (has_rows) acc::partition_wait_transfers();  // a partition without rows queues nothing
+      if (has_rows) acc::partition_wait_transfers(part);  // a partition without rows queues none
 #pragma omp barrier
       if (!has_rows) continue;  // only the barriers: no rows to relax
       if (me != owner) {
@@ -182,7 +186,7 @@ class Multidevice : public ApspInstance {
         acc::partition_apply_block(p_, part, pivots, rest);
       }
     }
-    if (has_rows) acc::partition_wait();
+    if (has_rows) acc::partition_wait(part);
   }
   // The block of pivot rows from k_begin, and its slot: rounds alternate between two.
   acc::Pivots pivots_of(int k_begin) const {
@@ -214,7 +218,7 @@ class Multidevice : public ApspInstance {
   void release(bool copy_out) {
     if (!entered_) return;
     for_each_partition([&](int q) {
-      acc::partition_select(q);
+      acc::partition_select(parts_[q]);
       acc::partition_exit(p_, parts_[q], copy_out);
     });
     entered_ = false;
