@@ -77,8 +77,8 @@ Workload make_workload() {
        .presets = same("auto"),
        .choices = {"auto", "on", "off"}},
       {.key = "share_gpus",
-       .help = "multidevice: 1 lets partitions share GPUs (partition q on GPU q mod GPUs), each "
-               "with its own async queues: the exchange checked on one GPU",
+       .help = "multidevice, cuda_blocked_multi: 1 lets partitions share GPUs (partition q on GPU "
+               "q mod GPUs), each with its own queues: the exchange checked on one GPU",
        .presets = same("0"),
        .minimum = 0},
       {.key = "paths",

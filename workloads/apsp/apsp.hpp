@@ -49,7 +49,7 @@ struct Problem {
   // multidevice: the next owner computes the next pivot block before the rest of this round
   // (auto: when two or more partitions hold rows).
   enum class Lookahead { automatic, on, off } lookahead = Lookahead::automatic;
-  bool share_gpus = false;  // multidevice: more partitions than GPUs, q on GPU q mod GPUs
+  bool share_gpus = false;  // multidevice, cuda_blocked_multi: partition q on GPU q mod GPUs
   bool paths = false;  // keep the successor matrix (paths=1)
 
   std::int64_t elements() const { return std::int64_t(n) * n; }

@@ -58,7 +58,7 @@ class CudaBlockedMulti : public ApspInstance {
   ~CudaBlockedMulti() override {
     // Each GPU's memory and stream released with that GPU current.
     for (int q = 0; q < int(gpus_.size()); ++q) {
-      cudaSetDevice(q);
+      cudaSetDevice(device_of(q));
       gpus_[q].reset();
     }
   }
@@ -66,19 +66,21 @@ class CudaBlockedMulti : public ApspInstance {
     ApspInstance::setup();
     int count = 0;
     CUDA_CHECK(cudaGetDeviceCount(&count));
-    if (p_.devices > count) {
-      throw UsageError(fmt::format("--set devices={}: {} GPU{} present", p_.devices, count,
-                                   count == 1 ? "" : "s"));
+    if (p_.devices > count && !p_.share_gpus) {
+      throw UsageError(fmt::format("--set devices={}: {} GPU{} present (share_gpus=1 puts "
+                                   "slab q on GPU q mod {})",
+                                   p_.devices, count, count == 1 ? "" : "s", count));
     }
+    gpu_count_ = count;
     const int rounds = (p_.n + cuda::pivot - 1) / cuda::pivot;
     for (int q = 0; q < p_.devices; ++q) {
-      CUDA_CHECK(cudaSetDevice(q));
+      CUDA_CHECK(cudaSetDevice(device_of(q)));
       for (int other = 0; other < p_.devices; ++other) {
         int can = 0;
-        if (other == q) continue;
-        CUDA_CHECK(cudaDeviceCanAccessPeer(&can, q, other));
+        if (device_of(other) == device_of(q)) continue;
+        CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device_of(q), device_of(other)));
         if (can) {
-          const cudaError_t status = cudaDeviceEnablePeerAccess(other, 0);
+          const cudaError_t status = cudaDeviceEnablePeerAccess(device_of(other), 0);
           if (status == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
           else CUDA_CHECK(status);
         }
@@ -99,7 +101,7 @@ class CudaBlockedMulti : public ApspInstance {
   void reset() override {
     for (int q = 0; q < p_.devices; ++q) {
       Gpu& gpu = *gpus_[q];
-      CUDA_CHECK(cudaSetDevice(q));
+      CUDA_CHECK(cudaSetDevice(device_of(q)));
       CUDA_CHECK(cudaMemcpyAsync(gpu.d.get(), gpu.initial.get(), sizeof(float) * gpu.rows() * p_.n,
                                  cudaMemcpyDeviceToDevice, gpu.stream.get()));
       CUDA_CHECK(cudaStreamSynchronize(gpu.stream.get()));
@@ -112,7 +114,7 @@ class CudaBlockedMulti : public ApspInstance {
       int owner = 0;
       while (!(kb >= gpus_[owner]->row_begin && kb < gpus_[owner]->row_end)) ++owner;
       Gpu& held = *gpus_[owner];
-      CUDA_CHECK(cudaSetDevice(owner));
+      CUDA_CHECK(cudaSetDevice(device_of(owner)));
       // Its snapshot is about to be overwritten: the others' earlier pulls must be done.
       for (int q = 0; q < p_.devices; ++q) {
         if (q != owner && gpus_[q]->pulled_once) {
@@ -124,11 +126,11 @@ class CudaBlockedMulti : public ApspInstance {
       const std::size_t bytes = sizeof(float) * std::size_t(cuda::pivot) * p_.n;
       for (int q = 0; q < p_.devices; ++q) {
         Gpu& gpu = *gpus_[q];
-        CUDA_CHECK(cudaSetDevice(q));
+        CUDA_CHECK(cudaSetDevice(device_of(q)));
         if (q != owner) {
           CUDA_CHECK(cudaStreamWaitEvent(gpu.stream.get(), held.pivoted.get(), 0));
-          CUDA_CHECK(cudaMemcpyPeerAsync(gpu.snapshot.get(), q, held.snapshot.get(), owner, bytes,
-                                         gpu.stream.get()));
+          CUDA_CHECK(cudaMemcpyPeerAsync(gpu.snapshot.get(), device_of(q), held.snapshot.get(),
+                                         device_of(owner), bytes, gpu.stream.get()));
           CUDA_CHECK(cudaEventRecord(gpu.pulled.get(), gpu.stream.get()));
           gpu.pulled_once = true;
         }
@@ -136,20 +138,24 @@ class CudaBlockedMulti : public ApspInstance {
       }
     }
     for (int q = 0; q < p_.devices; ++q) {
-      CUDA_CHECK(cudaSetDevice(q));
+      CUDA_CHECK(cudaSetDevice(device_of(q)));
       CUDA_CHECK(cudaStreamSynchronize(gpus_[q]->stream.get()));
     }
   }
   void finish() override {
     for (int q = 0; q < p_.devices; ++q) {
       const Gpu& gpu = *gpus_[q];
-      CUDA_CHECK(cudaSetDevice(q));
+      CUDA_CHECK(cudaSetDevice(device_of(q)));
       CUDA_CHECK(cudaMemcpy(d_.data() + std::size_t(gpu.row_begin) * p_.n, gpu.d.get(),
                             sizeof(float) * gpu.rows() * p_.n, cudaMemcpyDeviceToHost));
     }
   }
 
  private:
+  // The GPU that holds slab q (share_gpus=1: slabs share GPUs, each with its own stream).
+  int device_of(int q) const { return q % std::max(gpu_count_, 1); }
+
+  int gpu_count_ = 1;
   struct Gpu {
     int row_begin = 0, row_end = 0;
     DeviceArray<float> initial, d, history, snapshot;
