@@ -53,7 +53,7 @@ void partition_upload(const Problem& p, const Partition& part);
 // Copies the rows out (when copy_out) and releases the arrays on the current device. Blocking.
 void partition_exit(const Problem& p, const Partition& part, bool copy_out);
 
-// The rest run on the current device's two async queues and return at once: the compute
+// The rest run on the partition's two async queues and return at once: the compute
 // queue runs the kernels in the order they were asked for, the transfer queue the snapshot's
 // copies to and from the host, each ordered after the compute queue's earlier work.
 //

@@ -6,7 +6,7 @@
 // Lookahead: the owner of the next block applies this block to those rows first, computes and
 // publishes the next snapshot, and only then applies this block to the rest of its rows, so that
 // the snapshot's copy to the host can run beside that kernel and be there by the next barrier.
-// Each device's kernels and copies go on async queues (the host thread waits only for the
+// Each partition's kernels and copies go on its async queues (the host thread waits only for the
 // copies at the barrier; GCC 12 still blocks it in each compute construct until the device
 // catches up, docs/apsp.md); two snapshot slots on each device and two host buffers alternate by
 // round. Without a GPU the partitions are host arrays and the same code runs on the host, one
