@@ -5,7 +5,8 @@
 // pages. Row k is read while row k is written: with d[k][k] = 0 the written values equal the
 // read ones (apsp.hpp), so every gang sees the same row k. With paths=1 `optimize` keeps the
 // successor matrix present beside d and updates it where the step strictly improves d (row i's
-// next[i][k] does not change during step k either).
+// next[i][k] does not change during step k either). Every variant stores an element only where
+// the step improves it, which is exactly where the serial loop's max/min takes the new value.
 #include "workloads/apsp/acc_kernels.hpp"
 
 namespace acclab::apsp::acc {
@@ -20,8 +21,9 @@ void relax_present_t(int n, float* d, int k) {
 #pragma acc loop vector
     for (int j = 0; j < n; ++j) {
       const float through = dik + d[k * n + j];
-      const float now = d[i * n + j];
-      d[i * n + j] = max_plus ? (now < through ? through : now) : (through < now ? through : now);
+      // Stored only where it improves: late steps change few elements, and the write is half
+      // of each step's traffic.
+      if (max_plus ? d[i * n + j] < through : through < d[i * n + j]) d[i * n + j] = through;
     }
   }
 }
@@ -53,8 +55,9 @@ void relax_deviceptr_t(int n, float* d, int k) {
 #pragma acc loop vector
     for (int j = 0; j < n; ++j) {
       const float through = dik + d[k * n + j];
-      const float now = d[i * n + j];
-      d[i * n + j] = max_plus ? (now < through ? through : now) : (through < now ? through : now);
+      // Stored only where it improves: late steps change few elements, and the write is half
+      // of each step's traffic.
+      if (max_plus ? d[i * n + j] < through : through < d[i * n + j]) d[i * n + j] = through;
     }
   }
 }
