@@ -56,7 +56,6 @@ class Multidevice : public ApspInstance {
     histories_.resize(p_.devices);
     next_rows_.resize(p_.devices);
     next_histories_.resize(p_.devices);
-    holders_ = 0;
     for (int q = 0; q < p_.devices; ++q) {
       auto& part = parts_[q];
       part.row_begin = std::min(p_.n, int(std::int64_t(blocks) * q / p_.devices) * p_.block);
@@ -77,7 +76,6 @@ class Multidevice : public ApspInstance {
         part.next_history = next_histories_[q].data();
       }
       copy_initial(q);
-      if (!rows_[q].empty()) ++holders_;
     }
     for (auto& buffer : published_) buffer.resize(std::size_t(p_.block) * p_.n);
 #ifdef ACCLAB_HAVE_CUDA
@@ -155,7 +153,7 @@ class Multidevice : public ApspInstance {
     // Alone, a partition gains nothing from lookahead: its next pivot rows would wait for this
     // round's kernels either way (lookahead=auto).
     const bool lookahead = p_.lookahead == Problem::Lookahead::on ||
-                           (p_.lookahead == Problem::Lookahead::automatic && holders_ > 1);
+                           (p_.lookahead == Problem::Lookahead::automatic && holders() > 1);
     for (int k_begin = 0; k_begin < p_.n; k_begin += p_.block) {
       const acc::Pivots pivots = pivots_of(k_begin);
       const int owner = owner_of(k_begin);
@@ -195,8 +193,12 @@ class Multidevice : public ApspInstance {
   // The owner's part of a block: its steps on the pivot rows, and the snapshot published in the
   // slot's host buffer when another partition has rows to apply it to.
   void pivot_block(int me, acc::Pivots pivots) {
-    float* publish = holders_ > 1 ? published_[pivots.slot].data() : nullptr;
+    float* publish = holders() > 1 ? published_[pivots.slot].data() : nullptr;
     acc::partition_pivot_block(p_, parts_[me], pivots, publish);
+  }
+  // The partitions that hold rows (more devices than blocks leaves some without).
+  int holders() const {
+    return int(std::count_if(rows_.begin(), rows_.end(), [](const auto& r) { return !r.empty(); }));
   }
   int owner_of(int row) const {
     for (int q = 0; q < p_.devices; ++q) {
@@ -239,7 +241,6 @@ class Multidevice : public ApspInstance {
   std::vector<std::vector<std::int32_t>> next_rows_, next_histories_;  // with paths
   std::array<std::vector<float>, 2> published_;
   std::vector<float*> pinned_;  // the published buffers registered with CUDA
-  int holders_ = 0;             // partitions with rows
   bool entered_ = false;
 };
 
