@@ -179,6 +179,19 @@ TEST(ApspProblemTest, SerialStepIsTheSeedsUpdate) {
   EXPECT_EQ(d[2 * 3 + 0], inf);
 }
 
+TEST(ApspProblemTest, ColumnsPerLaneLeaveFourChunksOrFollowTheParameter) {
+  EXPECT_EQ(apsp::columns_per_lane(problem({"n=16384"})), 16);
+  EXPECT_EQ(apsp::columns_per_lane(problem({"n=46340"})), 16);
+  EXPECT_EQ(apsp::columns_per_lane(problem({"n=16383"})), 8);
+  EXPECT_EQ(apsp::columns_per_lane(problem({"n=8192"})), 8);
+  EXPECT_EQ(apsp::columns_per_lane(problem({"n=4096"})), 4);
+  EXPECT_EQ(apsp::columns_per_lane(problem({"n=2048"})), 2);
+  EXPECT_EQ(apsp::columns_per_lane(problem({"n=2047"})), 1);
+  EXPECT_EQ(apsp::columns_per_lane(problem({"n=97"})), 1);
+  EXPECT_EQ(apsp::columns_per_lane(problem({"n=97", "unroll=8"})), 8);
+  EXPECT_EQ(apsp::columns_per_lane(problem({"n=16384", "unroll=1"})), 1);
+}
+
 TEST(ApspProblemTest, CycleVertexFindsPositiveAndNegativeCycles) {
   Problem p = problem({"n=3", "edges_per_vertex=1"});
   // 1 -> 2 -> 1 of total +1: longest paths through them are unbounded.
@@ -259,6 +272,9 @@ TEST_P(ApspVariantTest, BitwiseEqualToTheSerialLoopForBothSemirings) {
       {"lookahead=on", "block=16"},                         // one partition looking ahead
       {"devices=2", "block=16", "lookahead=off"},           // two without
       {"devices=3", "block=16", "share_gpus=1"},            // (partitions sharing a GPU)
+      // optimize, managed: lanes over two columns, whole chunks of 512 and a short tail
+      {"unroll=2", "n=600", "edges_per_vertex=5"},
+      {"unroll=2", "n=520", "edges_per_vertex=3", "semiring=min-plus"},
   };
   for (const auto& overrides : cases) {
     const Params params = apsp_params(overrides);
@@ -284,6 +300,7 @@ TEST_P(ApspVariantTest, PathsAreTheSerialLoopsOrRefusedNamingTheVariant) {
   for (const auto& overrides : std::vector<std::vector<std::string>>{
            {"paths=1"},
            {"paths=1", "semiring=min-plus", "n=70", "edges_per_vertex=1"},
+           {"paths=1", "unroll=2", "n=540", "edges_per_vertex=4"},  // chunks and tail
        }) {
     const Params params = apsp_params(overrides);
     SCOPED_TRACE(params.json().dump());
@@ -558,7 +575,7 @@ TEST_P(ApspCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 INSTANTIATE_TEST_SUITE_P(BadParameters, ApspCliBadInputTest,
                          ::testing::Values("n=0", "n=100000", "edges_per_vertex=200", "devices=99",
                                            "block=0", "semiring=max", "graph=grid", "paths=2",
-                                           "paths=-1", "share_gpus=2", "lookahead=maybe"));
+                                           "paths=-1", "share_gpus=2", "lookahead=maybe", "unroll=3"));
 
 // ---- acclab apsp FILE --------------------------------------------------------------------------
 

@@ -7,85 +7,165 @@
 // successor matrix present beside d and updates it where the step strictly improves d (row i's
 // next[i][k] does not change during step k either). Every variant stores an element only where
 // the step improves it, which is exactly where the serial loop's max/min takes the new value.
+//
+// A step reads the whole matrix, so it is bound by memory bandwidth, and a lane relaxes U
+// columns of its row an iteration (--set unroll): the row goes in chunks of U * lanes columns,
+// lane t of a chunk taking columns t, t + lanes, ..., t + (U - 1) * lanes, so that each of its
+// U loads is coalesced with the other lanes' and all sit at fixed offsets from one address. A
+// lane issues its U loads of row i (and U of the pivot row, mostly cache hits) before its
+// first store: with one load at a time a lane waited out each load's latency and the memory
+// system was a third busy (docs/apsp.md). The columns past the last whole chunk go one a lane.
+#include <type_traits>
+
 #include "workloads/apsp/acc_kernels.hpp"
 
 namespace acclab::apsp::acc {
 namespace {
 
+constexpr int lanes = 256;  // every kernel's vector_length
+
+// Whether `through` improves `now` under the semiring.
 template <bool max_plus>
+inline bool improves(float through, float now) {
+  return max_plus ? now < through : through < now;
+}
+
+template <bool max_plus, int U>
 void relax_present_t(int n, float* d, int k) {
   const std::int64_t nn = std::int64_t(n) * n;
+  constexpr int chunk = U * lanes;
+  const int chunked = n / chunk * lanes;  // the lanes' iterations over whole chunks
 #pragma acc parallel loop gang vector_length(256) present(d[0:nn])
   for (int i = 0; i < n; ++i) {
-    const float dik = d[i * n + k];
+    float* row = d + std::int64_t(i) * n;
+    const float* pivot = d + std::int64_t(k) * n;
+    const float dik = row[k];
 #pragma acc loop vector
-    for (int j = 0; j < n; ++j) {
-      const float through = dik + d[k * n + j];
-      // Stored only where it improves: late steps change few elements, and the write is half
-      // of each step's traffic.
-      if (max_plus ? d[i * n + j] < through : through < d[i * n + j]) d[i * n + j] = through;
+    for (int t = 0; t < chunked; ++t) {
+      const int j = t / lanes * chunk + t % lanes;
+      float now[U], through[U];
+#pragma GCC unroll 16
+      for (int u = 0; u < U; ++u) {
+        now[u] = row[j + u * lanes];
+        through[u] = dik + pivot[j + u * lanes];
+      }
+#pragma GCC unroll 16
+      for (int u = 0; u < U; ++u) {
+        // Stored only where it improves: late steps change few elements.
+        if (improves<max_plus>(through[u], now[u])) row[j + u * lanes] = through[u];
+      }
+    }
+#pragma acc loop vector
+    for (int j = n / chunk * chunk; j < n; ++j) {
+      const float through = dik + pivot[j];
+      if (improves<max_plus>(through, row[j])) row[j] = through;
     }
   }
 }
 
-template <bool max_plus>
+template <bool max_plus, int U>
 void relax_present_paths_t(int n, float* d, std::int32_t* next, int k) {
   const std::int64_t nn = std::int64_t(n) * n;
+  constexpr int chunk = U * lanes;
+  const int chunked = n / chunk * lanes;
 #pragma acc parallel loop gang vector_length(256) present(d [0:nn], next [0:nn])
   for (int i = 0; i < n; ++i) {
-    const float dik = d[i * n + k];
-    const std::int32_t nik = next[i * n + k];
+    float* row = d + std::int64_t(i) * n;
+    std::int32_t* row_next = next + std::int64_t(i) * n;
+    const float* pivot = d + std::int64_t(k) * n;
+    const float dik = row[k];
+    const std::int32_t nik = row_next[k];
 #pragma acc loop vector
-    for (int j = 0; j < n; ++j) {
-      const float through = dik + d[k * n + j];
-      const float now = d[i * n + j];
-      if (max_plus ? now < through : through < now) {
-        d[i * n + j] = through;
-        next[i * n + j] = nik;
+    for (int t = 0; t < chunked; ++t) {
+      const int j = t / lanes * chunk + t % lanes;
+      float now[U], through[U];
+#pragma GCC unroll 16
+      for (int u = 0; u < U; ++u) {
+        now[u] = row[j + u * lanes];
+        through[u] = dik + pivot[j + u * lanes];
+      }
+#pragma GCC unroll 16
+      for (int u = 0; u < U; ++u) {
+        if (improves<max_plus>(through[u], now[u])) {
+          row[j + u * lanes] = through[u];
+          row_next[j + u * lanes] = nik;
+        }
+      }
+    }
+#pragma acc loop vector
+    for (int j = n / chunk * chunk; j < n; ++j) {
+      const float through = dik + pivot[j];
+      if (improves<max_plus>(through, row[j])) {
+        row[j] = through;
+        row_next[j] = nik;
       }
     }
   }
 }
 
-template <bool max_plus>
+template <bool max_plus, int U>
 void relax_deviceptr_t(int n, float* d, int k) {
+  constexpr int chunk = U * lanes;
+  const int chunked = n / chunk * lanes;
 #pragma acc parallel loop gang vector_length(256) deviceptr(d)
   for (int i = 0; i < n; ++i) {
-    const float dik = d[i * n + k];
+    float* row = d + std::int64_t(i) * n;
+    const float* pivot = d + std::int64_t(k) * n;
+    const float dik = row[k];
 #pragma acc loop vector
-    for (int j = 0; j < n; ++j) {
-      const float through = dik + d[k * n + j];
-      // Stored only where it improves: late steps change few elements, and the write is half
-      // of each step's traffic.
-      if (max_plus ? d[i * n + j] < through : through < d[i * n + j]) d[i * n + j] = through;
+    for (int t = 0; t < chunked; ++t) {
+      const int j = t / lanes * chunk + t % lanes;
+      float now[U], through[U];
+#pragma GCC unroll 16
+      for (int u = 0; u < U; ++u) {
+        now[u] = row[j + u * lanes];
+        through[u] = dik + pivot[j + u * lanes];
+      }
+#pragma GCC unroll 16
+      for (int u = 0; u < U; ++u) {
+        if (improves<max_plus>(through[u], now[u])) row[j + u * lanes] = through[u];
+      }
     }
+#pragma acc loop vector
+    for (int j = n / chunk * chunk; j < n; ++j) {
+      const float through = dik + pivot[j];
+      if (improves<max_plus>(through, row[j])) row[j] = through;
+    }
+  }
+}
+
+// Calls kernel(max_plus, U) with both as compile-time constants (std::bool_constant,
+// std::integral_constant), from the problem's semiring and columns_per_lane.
+template <class Kernel>
+void dispatch(const Problem& p, Kernel&& kernel) {
+  auto with_semiring = [&](auto u) {
+    if (p.semiring == Semiring::max_plus) {
+      kernel(std::true_type{}, u);
+    } else {
+      kernel(std::false_type{}, u);
+    }
+  };
+  switch (columns_per_lane(p)) {
+    case 16: with_semiring(std::integral_constant<int, 16>{}); break;
+    case 8: with_semiring(std::integral_constant<int, 8>{}); break;
+    case 4: with_semiring(std::integral_constant<int, 4>{}); break;
+    case 2: with_semiring(std::integral_constant<int, 2>{}); break;
+    default: with_semiring(std::integral_constant<int, 1>{}); break;
   }
 }
 
 }  // namespace
 
 void relax_present(const Problem& p, float* d, int k) {
-  if (p.semiring == Semiring::max_plus) {
-    relax_present_t<true>(p.n, d, k);
-  } else {
-    relax_present_t<false>(p.n, d, k);
-  }
+  dispatch(p, [&](auto max_plus, auto u) { relax_present_t<max_plus, u>(p.n, d, k); });
 }
 
 void relax_present_paths(const Problem& p, float* d, std::int32_t* next, int k) {
-  if (p.semiring == Semiring::max_plus) {
-    relax_present_paths_t<true>(p.n, d, next, k);
-  } else {
-    relax_present_paths_t<false>(p.n, d, next, k);
-  }
+  dispatch(p, [&](auto max_plus, auto u) { relax_present_paths_t<max_plus, u>(p.n, d, next, k); });
 }
 
 void relax_deviceptr(const Problem& p, float* d, int k) {
-  if (p.semiring == Semiring::max_plus) {
-    relax_deviceptr_t<true>(p.n, d, k);
-  } else {
-    relax_deviceptr_t<false>(p.n, d, k);
-  }
+  dispatch(p, [&](auto max_plus, auto u) { relax_deviceptr_t<max_plus, u>(p.n, d, k); });
 }
 
 namespace {

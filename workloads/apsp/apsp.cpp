@@ -34,7 +34,16 @@ Problem problem_of(const Params& params) {
   p.lookahead = lookahead == "on"    ? Problem::Lookahead::on
                 : lookahead == "off" ? Problem::Lookahead::off
                                      : Problem::Lookahead::automatic;
+  const std::string unroll = params.text("unroll");
+  p.unroll = unroll == "auto" ? 0 : std::stoi(unroll);
   return p;
+}
+
+int columns_per_lane(const Problem& p) {
+  if (p.unroll > 0) return p.unroll;
+  int u = 16;
+  while (u > 1 && 4 * 256 * u > p.n) u /= 2;
+  return u;
 }
 
 Workload make_workload() {
@@ -81,6 +90,12 @@ Workload make_workload() {
                "q mod GPUs), each with its own queues: the exchange checked on one GPU",
        .presets = same("0"),
        .minimum = 0},
+      {.key = "unroll",
+       .type = ParamType::text,
+       .help = "optimize, managed: columns a vector lane relaxes an iteration, its loads issued "
+               "together (auto: 16 at n = 16384, fewer on smaller rows)",
+       .presets = same("auto"),
+       .choices = {"auto", "1", "2", "4", "8", "16"}},
       {.key = "paths",
        .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "
                "multidevice), "

@@ -51,6 +51,7 @@ struct Problem {
   enum class Lookahead { automatic, on, off } lookahead = Lookahead::automatic;
   bool share_gpus = false;  // multidevice, cuda_blocked_multi: partition q on GPU q mod GPUs
   bool paths = false;  // keep the successor matrix (paths=1)
+  int unroll = 0;      // optimize, managed: columns a lane relaxes an iteration (0: auto)
 
   std::int64_t elements() const { return std::int64_t(n) * n; }
   // The value of a missing edge: -inf for max-plus, +inf for min-plus.
@@ -60,6 +61,12 @@ struct Problem {
   }
 };
 Problem problem_of(const Params& params);
+
+// optimize's and managed's columns a vector lane relaxes an iteration (acc_optimize.cpp): the
+// unroll parameter, or with auto the largest of 16, 8, 4, 2 and 1 that leaves at least four
+// chunks of 256 U columns in a row, so that the columns past the last chunk, which go one a
+// lane, stay under a quarter of it.
+int columns_per_lane(const Problem& p);
 
 Workload make_workload();
 
