@@ -183,7 +183,7 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
   // H and S come through L1: the tile's 64 x 128 slice of S is 32 KB. Rows and columns past
   // the end read the last one and are not stored; nor are the columns K (C's) and the
   // skipped rows.
-  constexpr int tile_rows = 16, tile_cols = 128, lanes = 128, steps = 2;
+  constexpr int tile_rows = 16, tile_cols = 128, lanes = 128, steps = 4;
   const int row_tiles = (last - first + tile_rows - 1) / tile_rows;
   const int column_tiles = (n + tile_cols - 1) / tile_cols;
 #pragma acc parallel loop gang collapse(2) vector_length(lanes) \
@@ -215,20 +215,32 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
         }
         // The loads of `steps` pivot steps at once, then their relaxations in order: a lane
         // has 8 x steps loads in flight where it waited out each step's 8 (one H200, n =
-        // 16384: 2.21 -> 1.74 s with 2; 4 was 1 % slower there, 7 % faster at 8192). Past the
-        // last step the last is loaded again, and relaxing with it twice changes nothing (max
-        // and min are idempotent; improves is strict).
+        // 16384: 2.21 -> 1.74 s with 2 steps; -> 1.48 s with 4 and the addresses below). Past
+        // the last step the last is loaded again, and relaxing with it twice changes nothing
+        // (max and min are idempotent; improves is strict).
+        // The lane's rows of H and columns of S at step 0; step s is s * count (s * n) on, one
+        // offset for all four (GCC recomputed each load's address from s).
+        const float* h_of[4];
+        const float* v_of[4];
+        const std::int32_t* nh_of[4];
+#pragma GCC unroll 4
+        for (int a = 0; a < 4; ++a) {
+          h_of[a] = hist + i[a];
+          v_of[a] = snap + j[a];
+          if constexpr (paths) nh_of[a] = next_hist + i[a];
+        }
         for (int s0 = 0; s0 < m; s0 += steps) {
           float h[steps][4], v[steps][4];
           std::int32_t nh[steps][4];
 #pragma GCC unroll 8
           for (int t = 0; t < steps; ++t) {
             const int s = std::min(s0 + t, m - 1);
+            const std::int64_t h_step = std::int64_t(s) * count, v_step = std::int64_t(s) * n;
 #pragma GCC unroll 4
             for (int a = 0; a < 4; ++a) {
-              h[t][a] = hist[std::int64_t(s) * count + i[a]];
-              v[t][a] = snap[std::int64_t(s) * n + j[a]];
-              if constexpr (paths) nh[t][a] = next_hist[std::int64_t(s) * count + i[a]];
+              h[t][a] = h_of[a][h_step];
+              v[t][a] = v_of[a][v_step];
+              if constexpr (paths) nh[t][a] = nh_of[a][h_step];
             }
           }
 #pragma GCC unroll 8
