@@ -272,9 +272,10 @@ TEST_P(ApspVariantTest, BitwiseEqualToTheSerialLoopForBothSemirings) {
       {"lookahead=on", "block=16"},                         // one partition looking ahead
       {"devices=2", "block=16", "lookahead=off"},           // two without
       {"devices=3", "block=16", "share_gpus=1"},            // (partitions sharing a GPU)
-      // optimize, managed: lanes over two columns, whole chunks of 512 and a short tail
-      {"unroll=2", "n=600", "edges_per_vertex=5"},
-      {"unroll=2", "n=520", "edges_per_vertex=3", "semiring=min-plus"},
+      // optimize, managed: lanes over U columns in chunks of 256 U, then a tail one a lane
+      {"unroll=2", "n=1030", "edges_per_vertex=5"},  // two chunks of 512, 6 past them
+      {"unroll=2", "n=520", "edges_per_vertex=3", "semiring=min-plus"},  // one chunk
+      {"unroll=1", "n=600", "edges_per_vertex=4"},                       // two chunks of 256
   };
   for (const auto& overrides : cases) {
     const Params params = apsp_params(overrides);
@@ -300,7 +301,7 @@ TEST_P(ApspVariantTest, PathsAreTheSerialLoopsOrRefusedNamingTheVariant) {
   for (const auto& overrides : std::vector<std::vector<std::string>>{
            {"paths=1"},
            {"paths=1", "semiring=min-plus", "n=70", "edges_per_vertex=1"},
-           {"paths=1", "unroll=2", "n=540", "edges_per_vertex=4"},  // chunks and tail
+           {"paths=1", "unroll=2", "n=1100", "edges_per_vertex=4"},  // two chunks and a tail
        }) {
     const Params params = apsp_params(overrides);
     SCOPED_TRACE(params.json().dump());
@@ -575,7 +576,8 @@ TEST_P(ApspCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 INSTANTIATE_TEST_SUITE_P(BadParameters, ApspCliBadInputTest,
                          ::testing::Values("n=0", "n=100000", "edges_per_vertex=200", "devices=99",
                                            "block=0", "semiring=max", "graph=grid", "paths=2",
-                                           "paths=-1", "share_gpus=2", "lookahead=maybe", "unroll=3"));
+                                           "paths=-1", "share_gpus=2", "lookahead=maybe",
+                                           "unroll=3"));
 
 // ---- acclab apsp FILE --------------------------------------------------------------------------
 

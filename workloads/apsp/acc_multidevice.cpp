@@ -19,8 +19,6 @@
 // snapshot's copies overlap the kernels; multidevice.cpp orders them.
 #include <openacc.h>
 
-#include <algorithm>
-
 #include "workloads/apsp/acc_kernels.hpp"
 
 namespace acclab::apsp::acc {
@@ -197,10 +195,10 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
 #pragma GCC unroll 4
         for (int a = 0; a < 4; ++a) {
           const int r = first + tr * tile_rows + lane / 32 + 4 * a;
-          i[a] = std::min(r, last - 1);
+          i[a] = r < last ? r : last - 1;  // (no std::min in kernels: a -O0 build calls it)
           store_row[a] = r < last && (r < skip_b || r >= skip_e);
           const int c = tc * tile_cols + lane % 32 + 32 * a;
-          j[a] = std::min(c, n - 1);
+          j[a] = c < n ? c : n - 1;
           store_column[a] = c < n && (c < kb || c >= ke);
         }
         float acc[4][4];
@@ -214,10 +212,10 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
           }
         }
         // The loads of `steps` pivot steps at once, then their relaxations in order: a lane
-        // has 8 x steps loads in flight where it waited out each step's 8 (one H200, n =
-        // 16384: 2.21 -> 1.74 s with 2 steps; -> 1.48 s with 4 and the addresses below). Past
-        // the last step the last is loaded again, and relaxing with it twice changes nothing
-        // (max and min are idempotent; improves is strict).
+        // has 8 loads a step (12 with paths) times `steps` in flight where it waited out each
+        // step's (one H200, n = 16384: 2.21 -> 1.74 s with 2 steps; -> 1.48 s with 4 and the
+        // addresses below). Past the last step the last is loaded again, and relaxing with it
+        // twice changes nothing (max and min are idempotent; improves is strict).
         // The lane's rows of H and columns of S at step 0; step s is s * count (s * n) on, one
         // offset for all four (GCC recomputed each load's address from s).
         const float* h_of[4];
@@ -232,9 +230,9 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
         for (int s0 = 0; s0 < m; s0 += steps) {
           float h[steps][4], v[steps][4];
           std::int32_t nh[steps][4];
-#pragma GCC unroll 8
+#pragma GCC unroll 4
           for (int t = 0; t < steps; ++t) {
-            const int s = std::min(s0 + t, m - 1);
+            const int s = s0 + t < m ? s0 + t : m - 1;
             const std::int64_t h_step = std::int64_t(s) * count, v_step = std::int64_t(s) * n;
 #pragma GCC unroll 4
             for (int a = 0; a < 4; ++a) {
@@ -243,7 +241,7 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
               if constexpr (paths) nh[t][a] = nh_of[a][h_step];
             }
           }
-#pragma GCC unroll 8
+#pragma GCC unroll 4
           for (int t = 0; t < steps; ++t) {
 #pragma GCC unroll 4
             for (int a = 0; a < 4; ++a) {

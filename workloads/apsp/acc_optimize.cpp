@@ -8,13 +8,10 @@
 // next[i][k] does not change during step k either). Every variant stores an element only where
 // the step improves it, which is exactly where the serial loop's max/min takes the new value.
 //
-// A step reads the whole matrix, so it is bound by memory bandwidth, and a lane relaxes U
-// columns of its row an iteration (--set unroll): the row goes in chunks of U * lanes columns,
-// lane t of a chunk taking columns t, t + lanes, ..., t + (U - 1) * lanes, so that each of its
-// U loads is coalesced with the other lanes' and all sit at fixed offsets from one address. A
-// lane issues its U loads of row i (and U of the pivot row, mostly cache hits) before its
-// first store: with one load at a time a lane waited out each load's latency and the memory
-// system was a third busy (docs/apsp.md). The columns past the last whole chunk go one a lane.
+// A step reads the whole matrix, so it is bound by memory bandwidth: a lane relaxes U columns of
+// its row an iteration (--set unroll), lane l of a chunk of U * lanes columns taking l, l + lanes,
+// ..., each load coalesced across the lanes, all U loads issued before the first store
+// (docs/apsp.md); the columns past the last whole chunk go one a lane.
 #include <type_traits>
 
 #include "workloads/apsp/acc_kernels.hpp"
@@ -22,11 +19,12 @@
 namespace acclab::apsp::acc {
 namespace {
 
-constexpr int lanes = 256;  // every kernel's vector_length
+constexpr int lanes = optimize_lanes;  // every kernel's vector_length
 
 // Whether `through` improves `now` under the semiring.
+#pragma acc routine seq
 template <bool max_plus>
-inline bool improves(float through, float now) {
+inline bool improves(float now, float through) {
   return max_plus ? now < through : through < now;
 }
 
@@ -35,7 +33,8 @@ void relax_present_t(int n, float* d, int k) {
   const std::int64_t nn = std::int64_t(n) * n;
   constexpr int chunk = U * lanes;
   const int chunked = n / chunk * lanes;  // the lanes' iterations over whole chunks
-#pragma acc parallel loop gang vector_length(256) present(d[0:nn])
+  const int tail_begin = n / chunk * chunk;  // the columns past them, one a lane
+#pragma acc parallel loop gang vector_length(lanes) present(d[0:nn])
   for (int i = 0; i < n; ++i) {
     float* row = d + std::int64_t(i) * n;
     const float* pivot = d + std::int64_t(k) * n;
@@ -52,13 +51,13 @@ void relax_present_t(int n, float* d, int k) {
 #pragma GCC unroll 16
       for (int u = 0; u < U; ++u) {
         // Stored only where it improves: late steps change few elements.
-        if (improves<max_plus>(through[u], now[u])) row[j + u * lanes] = through[u];
+        if (improves<max_plus>(now[u], through[u])) row[j + u * lanes] = through[u];
       }
     }
 #pragma acc loop vector
-    for (int j = n / chunk * chunk; j < n; ++j) {
+    for (int j = tail_begin; j < n; ++j) {
       const float through = dik + pivot[j];
-      if (improves<max_plus>(through, row[j])) row[j] = through;
+      if (improves<max_plus>(row[j], through)) row[j] = through;
     }
   }
 }
@@ -67,8 +66,8 @@ template <bool max_plus, int U>
 void relax_present_paths_t(int n, float* d, std::int32_t* next, int k) {
   const std::int64_t nn = std::int64_t(n) * n;
   constexpr int chunk = U * lanes;
-  const int chunked = n / chunk * lanes;
-#pragma acc parallel loop gang vector_length(256) present(d [0:nn], next [0:nn])
+  const int chunked = n / chunk * lanes, tail_begin = n / chunk * chunk;
+#pragma acc parallel loop gang vector_length(lanes) present(d [0:nn], next [0:nn])
   for (int i = 0; i < n; ++i) {
     float* row = d + std::int64_t(i) * n;
     std::int32_t* row_next = next + std::int64_t(i) * n;
@@ -86,16 +85,16 @@ void relax_present_paths_t(int n, float* d, std::int32_t* next, int k) {
       }
 #pragma GCC unroll 16
       for (int u = 0; u < U; ++u) {
-        if (improves<max_plus>(through[u], now[u])) {
+        if (improves<max_plus>(now[u], through[u])) {
           row[j + u * lanes] = through[u];
           row_next[j + u * lanes] = nik;
         }
       }
     }
 #pragma acc loop vector
-    for (int j = n / chunk * chunk; j < n; ++j) {
+    for (int j = tail_begin; j < n; ++j) {
       const float through = dik + pivot[j];
-      if (improves<max_plus>(through, row[j])) {
+      if (improves<max_plus>(row[j], through)) {
         row[j] = through;
         row_next[j] = nik;
       }
@@ -106,8 +105,8 @@ void relax_present_paths_t(int n, float* d, std::int32_t* next, int k) {
 template <bool max_plus, int U>
 void relax_deviceptr_t(int n, float* d, int k) {
   constexpr int chunk = U * lanes;
-  const int chunked = n / chunk * lanes;
-#pragma acc parallel loop gang vector_length(256) deviceptr(d)
+  const int chunked = n / chunk * lanes, tail_begin = n / chunk * chunk;
+#pragma acc parallel loop gang vector_length(lanes) deviceptr(d)
   for (int i = 0; i < n; ++i) {
     float* row = d + std::int64_t(i) * n;
     const float* pivot = d + std::int64_t(k) * n;
@@ -123,13 +122,13 @@ void relax_deviceptr_t(int n, float* d, int k) {
       }
 #pragma GCC unroll 16
       for (int u = 0; u < U; ++u) {
-        if (improves<max_plus>(through[u], now[u])) row[j + u * lanes] = through[u];
+        if (improves<max_plus>(now[u], through[u])) row[j + u * lanes] = through[u];
       }
     }
 #pragma acc loop vector
-    for (int j = n / chunk * chunk; j < n; ++j) {
+    for (int j = tail_begin; j < n; ++j) {
       const float through = dik + pivot[j];
-      if (improves<max_plus>(through, row[j])) row[j] = through;
+      if (improves<max_plus>(row[j], through)) row[j] = through;
     }
   }
 }

@@ -42,7 +42,7 @@ Problem problem_of(const Params& params) {
 int columns_per_lane(const Problem& p) {
   if (p.unroll > 0) return p.unroll;
   int u = 16;
-  while (u > 1 && 4 * 256 * u > p.n) u /= 2;
+  while (u > 1 && 4 * optimize_lanes * u > p.n) u /= 2;
   return u;
 }
 
@@ -93,7 +93,7 @@ Workload make_workload() {
       {.key = "unroll",
        .type = ParamType::text,
        .help = "optimize, managed: columns a vector lane relaxes an iteration, its loads issued "
-               "together (auto: 16 at n = 16384, fewer on smaller rows)",
+               "together (auto: 16 from n = 16384 up, fewer on smaller rows)",
        .presets = same("auto"),
        .choices = {"auto", "1", "2", "4", "8", "16"}},
       {.key = "paths",

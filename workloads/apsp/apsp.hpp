@@ -62,9 +62,11 @@ struct Problem {
 };
 Problem problem_of(const Params& params);
 
-// optimize's and managed's columns a vector lane relaxes an iteration (acc_optimize.cpp): the
-// unroll parameter, or with auto the largest of 16, 8, 4, 2 and 1 that leaves at least four
-// chunks of 256 U columns in a row, so that the columns past the last chunk, which go one a
+// optimize's and managed's vector lanes a row (their kernels' vector_length).
+inline constexpr int optimize_lanes = 256;
+// The columns a lane relaxes an iteration there (acc_optimize.cpp): the unroll parameter, or
+// with auto the largest of 16, 8, 4 and 2 that leaves at least four chunks of optimize_lanes * U
+// columns in a row (1 when none does), so that the columns past the last chunk, which go one a
 // lane, stay under a quarter of it.
 int columns_per_lane(const Problem& p);
 
