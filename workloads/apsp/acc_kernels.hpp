@@ -45,8 +45,8 @@ struct RowRange {
 int nvidia_devices();
 // Makes the partition's GPU the calling thread's current device (nothing without a GPU).
 void partition_select(const Partition& part);
-// Selects the partition's GPU, copies the rows in and creates the snapshot and history there.
-// Blocking.
+// Selects the partition's GPU, copies the rows in and creates the snapshot and history there;
+// nothing for a partition without rows (its sections would be empty). Blocking.
 void partition_enter(const Problem& p, const Partition& part);
 // Copies the host rows to the (current) device. Blocking.
 void partition_upload(const Problem& p, const Partition& part);

@@ -19,6 +19,7 @@
 // snapshot's copies overlap the kernels; multidevice.cpp orders them.
 #include <openacc.h>
 
+#include "core/acc_data.hpp"
 #include "workloads/apsp/acc_kernels.hpp"
 
 namespace acclab::apsp::acc {
@@ -67,7 +68,7 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
   const std::int64_t nh = std::int64_t(block) * count;
   // A: workers over the tile's rows; the end of a worker loop is a barrier between steps.
 #pragma acc parallel num_gangs(1) num_workers(16) vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(queue)
+    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(queue)
   {
     for (int s = 0; s < m; ++s) {
       const int k = kb + s;
@@ -104,7 +105,7 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
   // on an H200, against 317 us in 128-lane gangs and 509 us as a gang per 32 columns with
   // workers over the rows and a barrier per step.
 #pragma acc parallel loop gang vector vector_length(32) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(queue)
+    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(queue)
   for (int j = 0; j < n; ++j) {
     if (j >= kb && j < ke) continue;
     for (int s = 0; s < m; ++s) {
@@ -147,7 +148,7 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
     // C: a worker per row, its lanes over the columns K; each step reads the row's value in
     // column kb + s after the lanes' previous step (a warp barrier ends each vector loop).
 #pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
-      present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(queue)
+    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(queue)
     for (int r = first; r < last; ++r) {
       if (r >= skip_b && r < skip_e) continue;
       float* row = &rows[std::int64_t(r) * n + kb];
@@ -185,7 +186,7 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
   const int row_tiles = (last - first + tile_rows - 1) / tile_rows;
   const int column_tiles = (n + tile_cols - 1) / tile_cols;
 #pragma acc parallel loop gang collapse(2) vector_length(lanes) \
-    present(rows[0:nl], snap[0:ns], hist[0:nh]) deviceptr(next, next_hist) async(queue)
+    present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(queue)
   for (int tr = 0; tr < row_tiles; ++tr) {
     for (int tc = 0; tc < column_tiles; ++tc) {
 #pragma acc loop vector
@@ -281,17 +282,17 @@ int nvidia_devices() { return acc_get_num_devices(acc_device_nvidia); }
 
 void partition_enter(const Problem& p, const Partition& part) {
   partition_select(part);
-  float* rows = part.rows;
-  float* snap = part.snapshot;
-  float* hist = part.history;
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
-  const std::int64_t ns = 2 * std::int64_t(p.block) * p.n;  // both slots
+  // A partition without rows (more devices than blocks) keeps nothing on its device: it runs
+  // no kernel, and its empty sections could not be entered anyway (core/acc_data.hpp).
+  const std::int64_t ns = nl > 0 ? 2 * std::int64_t(p.block) * p.n : 0;  // both slots
   const std::int64_t nh = std::int64_t(p.block) * (part.row_end - part.row_begin);
-#pragma acc enter data copyin(rows[0:nl]) create(snap[0:ns], hist[0:nh])
+  acc_enter_copyin(part.rows, nl);
+  acc_enter_create(part.snapshot, ns);
+  acc_enter_create(part.history, nh);
   if (p.paths) {
-    std::int32_t* next = part.next;
-    std::int32_t* next_hist = part.next_history;
-#pragma acc enter data copyin(next[0:nl]) create(next_hist[0:nh])
+    acc_enter_copyin(part.next, nl);
+    acc_enter_create(part.next_history, nh);
   }
 }
 
@@ -302,34 +303,26 @@ void partition_select(const Partition& part) {
 }
 
 void partition_upload(const Problem& p, const Partition& part) {
-  float* rows = part.rows;
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
-#pragma acc update device(rows[0:nl])
-  if (p.paths) {
-    std::int32_t* next = part.next;
-#pragma acc update device(next[0:nl])
-  }
+  acc_update_to_device(part.rows, nl);
+  if (p.paths) acc_update_to_device(part.next, nl);
 }
 
 void partition_exit(const Problem& p, const Partition& part, bool copy_out) {
-  float* rows = part.rows;
-  float* snap = part.snapshot;
-  float* hist = part.history;
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
-  const std::int64_t ns = 2 * std::int64_t(p.block) * p.n;  // both slots
+  const std::int64_t ns = nl > 0 ? 2 * std::int64_t(p.block) * p.n : 0;  // as partition_enter
   const std::int64_t nh = std::int64_t(p.block) * (part.row_end - part.row_begin);
-  partition_wait(part);
-  if (copy_out) {
-#pragma acc update self(rows[0:nl])
-  }
-#pragma acc exit data delete(rows[0:nl], snap[0:ns], hist[0:nh])
+  // A partition without rows queued nothing, and its thread may have no device to wait on
+  // (libgomp: "no device active").
+  if (nl > 0) partition_wait(part);
+  if (copy_out) acc_update_host(part.rows, nl);
+  acc_exit_delete(part.rows, nl);
+  acc_exit_delete(part.snapshot, ns);
+  acc_exit_delete(part.history, nh);
   if (p.paths) {
-    std::int32_t* next = part.next;
-    std::int32_t* next_hist = part.next_history;
-    if (copy_out) {
-#pragma acc update self(next[0:nl])
-    }
-#pragma acc exit data delete(next[0:nl], next_hist[0:nh])
+    if (copy_out) acc_update_host(part.next, nl);
+    acc_exit_delete(part.next, nl);
+    acc_exit_delete(part.next_history, nh);
   }
 }
 

@@ -43,9 +43,10 @@ class Multidevice : public ApspInstance {
     ApspInstance::setup();
     const int gpus = acc::nvidia_devices();
     if (gpus > 0 && p_.devices > gpus && !p_.share_gpus) {
-      throw UsageError(fmt::format("--set devices={}: {} GPU{} present (share_gpus=1 puts "
-                                   "partition q on GPU q mod {})",
-                                   p_.devices, gpus, gpus == 1 ? "" : "s", gpus));
+      throw UsageError(
+          fmt::format("--set devices={}: {} GPU{} present (share_gpus=1 puts "
+                      "partition q on GPU q mod {})",
+                      p_.devices, gpus, gpus == 1 ? "" : "s", gpus));
     }
     // Partition boundaries at multiples of the block, so that a block of pivot rows has one
     // owner.
@@ -128,15 +129,14 @@ class Multidevice : public ApspInstance {
   void finish() override { release(true); }
 
  private:
-  // work(q) for every partition q that has rows, each on its own OpenMP thread, which carries
-  // the caller's --profile region. A partition without rows (more devices than blocks) keeps
-  // nothing on its device: GCC's runtime aborts on the zero-length sections it would map.
+  // work(q) for every partition q, each on its own OpenMP thread, which carries the caller's
+  // --profile region. A partition without rows (more devices than blocks) maps nothing: the
+  // acc:: partition functions skip its empty sections.
   template <class Work>
   void for_each_partition(Work&& work) {
     const std::string path = profile::current_path();
 #pragma omp parallel for num_threads(p_.devices) schedule(static, 1)
     for (int q = 0; q < p_.devices; ++q) {
-      if (rows_[q].empty()) continue;
       const profile::ThreadPath inherit(path);
       work(q);
     }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 
+#include "core/acc_data.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
@@ -35,26 +36,18 @@ class StreamOpenACC : public StreamInstance {
   void setup() override {
     StreamInstance::setup();
     const std::int64_t n = size_.n();
-    float* a = a_.data();
-    float* b = b_.data();
-    float* c = c_.data();
-    double* partial = partial_.data();
-    double* partial2 = partial2_.data();
-    // a only for the triad, partials only for the dot product.
-    const std::int64_t a_n = kernel_ == Kernel::triad ? n : 0;
-    const std::int64_t partial_n = kernel_ == Kernel::dot ? partial_lanes : 0;
-    const std::int64_t partial2_n = kernel_ == Kernel::dot ? second_lanes : 0;
-#pragma acc enter data copyin(b[0:n], c[0:n]) \
-    create(a[0:a_n], partial[0:partial_n], partial2[0:partial2_n])
+    // a only for the triad, partials only for the dot product: the others stay on the host
+    // (and no kernel names them).
+    acc_enter_copyin(b_.data(), n);
+    acc_enter_copyin(c_.data(), n);
+    acc_enter_create(a_.data(), kernel_ == Kernel::triad ? n : 0);
+    acc_enter_create(partial_.data(), kernel_ == Kernel::dot ? partial_lanes : 0);
+    acc_enter_create(partial2_.data(), kernel_ == Kernel::dot ? second_lanes : 0);
     resident_ = true;
   }
 
   void finish() override {
-    const std::int64_t n = size_.n();
-    float* a = a_.data();
-    if (kernel_ == Kernel::triad) {
-#pragma acc update self(a[0:n])
-    }
+    if (kernel_ == Kernel::triad) acc_update_host(a_.data(), size_.n());
     release();
   }
 
@@ -66,16 +59,11 @@ class StreamOpenACC : public StreamInstance {
   void release() {
     if (!resident_) return;
     const std::int64_t n = size_.n();
-    float* a = a_.data();
-    float* b = b_.data();
-    float* c = c_.data();
-    double* partial = partial_.data();
-    double* partial2 = partial2_.data();
-    const std::int64_t a_n = kernel_ == Kernel::triad ? n : 0;
-    const std::int64_t partial_n = kernel_ == Kernel::dot ? partial_lanes : 0;
-    const std::int64_t partial2_n = kernel_ == Kernel::dot ? second_lanes : 0;
-#pragma acc exit data delete(a[0:a_n], b[0:n], c[0:n], partial[0:partial_n], \
-                             partial2[0:partial2_n])
+    acc_exit_delete(a_.data(), kernel_ == Kernel::triad ? n : 0);
+    acc_exit_delete(b_.data(), n);
+    acc_exit_delete(c_.data(), n);
+    acc_exit_delete(partial_.data(), kernel_ == Kernel::dot ? partial_lanes : 0);
+    acc_exit_delete(partial2_.data(), kernel_ == Kernel::dot ? second_lanes : 0);
     resident_ = false;
   }
   bool resident_ = false;
@@ -95,7 +83,7 @@ class TriadAcc : public StreamOpenACC {
     // busy with independent loads, as the CUDA triad does.
     for (std::int64_t pass = 0; pass < size_.nt; ++pass) {
 #pragma acc parallel loop gang vector num_gangs(partial_gangs) vector_length(partial_vector) \
-    present(a[0:n], b[0:n], c[0:n])
+    present(a [0:n], b [0:n], c [0:n])
       for (std::int64_t t = 0; t < partial_lanes; ++t) {
 #pragma acc loop seq
         for (std::int64_t i = t; i < n; i += partial_lanes) a[i] = b[i] + triad_scalar * c[i];
@@ -113,7 +101,7 @@ class DotAccReduction : public StreamOpenACC {
     const float* c = c_.data();
     for (std::int64_t pass = 0; pass < size_.nt; ++pass) {
       double sum = 0.0;
-#pragma acc parallel loop reduction(+:sum) present(b[0:n], c[0:n])
+#pragma acc parallel loop reduction(+ : sum) present(b [0:n], c [0:n])
       for (std::int64_t i = 0; i < n; ++i) sum += double(b[i]) * double(c[i]);
       dot_ = sum;
     }
@@ -132,7 +120,7 @@ class DotAccPartials : public StreamOpenACC {
     for (std::int64_t pass = 0; pass < size_.nt; ++pass) {
       // Lane t sums b[t], b[t + lanes], ...: neighbouring lanes read neighbouring elements.
 #pragma acc parallel loop gang vector num_gangs(partial_gangs) vector_length(partial_vector) \
-    present(b[0:n], c[0:n], partial[0:partial_lanes])
+    present(b [0:n], c [0:n], partial [0:partial_lanes])
       for (std::int64_t t = 0; t < partial_lanes; ++t) {
         double sum = 0.0;
 #pragma acc loop seq
@@ -141,14 +129,14 @@ class DotAccPartials : public StreamOpenACC {
       }
       // The same again over the partials, with one gang of second_lanes lanes.
 #pragma acc parallel loop gang vector num_gangs(1) vector_length(second_lanes) \
-    present(partial[0:partial_lanes], partial2[0:second_lanes])
+    present(partial [0:partial_lanes], partial2 [0:second_lanes])
       for (std::int64_t t = 0; t < second_lanes; ++t) {
         double sum = 0.0;
 #pragma acc loop seq
         for (std::int64_t i = t; i < partial_lanes; i += second_lanes) sum += partial[i];
         partial2[t] = sum;
       }
-#pragma acc update self(partial2[0:second_lanes])
+#pragma acc update self(partial2 [0:second_lanes])
       double total = 0.0;
       for (std::int64_t t = 0; t < second_lanes; ++t) total += partial2[t];
       dot_ = total;
