@@ -16,12 +16,14 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "apsp_command.hpp"
 #include "iccg_command.hpp"
 #include "progress.hpp"
+#include "core/atomic_file.hpp"
 #include "core/build_config.hpp"
 #include "core/error.hpp"
 #include "core/glob.hpp"
@@ -34,46 +36,38 @@
 namespace acclab {
 namespace {
 
-// Output that appears whole or not at all: written to a temporary file beside the target and
-// renamed on commit(). Without a path, it goes to stdout.
+// The argv of this process, as every JSON report records it.
+std::vector<std::string>& command_line() {
+  static std::vector<std::string> words;
+  return words;
+}
+
+// Output that appears whole or not at all (core/atomic_file.hpp); without a path, stdout. The
+// report is kept in memory until commit().
 class OutputFile {
  public:
-  explicit OutputFile(const std::string& path) : path_(path) {
-    if (path_.empty()) return;
-    temp_ = path_ + fmt::format(".tmp{}", getpid());
-    file_.open(temp_, std::ios::out | std::ios::trunc);
-    if (!file_) throw UsageError(fmt::format("--out {}: cannot write there", path_));
+  explicit OutputFile(const std::string& path) {
+    if (!path.empty()) file_.emplace(path, "--out");
   }
-  ~OutputFile() {
-    if (!temp_.empty() && !committed_) {
-      file_.close();
-      std::error_code ignored;
-      std::filesystem::remove(temp_, ignored);
-    }
-  }
-  std::ostream& stream() { return path_.empty() ? std::cout : file_; }
+  std::ostream& stream() { return file_ ? buffer_ : std::cout; }
   void commit() {
-    if (path_.empty()) {
+    if (!file_) {
       std::cout.flush();
       return;
     }
-    file_.close();
-    if (!file_ || std::rename(temp_.c_str(), path_.c_str()) != 0) {
-      throw UsageError(fmt::format("--out {}: cannot write there", path_));
-    }
-    committed_ = true;
+    file_->write(buffer_.str());
+    file_->commit();
   }
 
  private:
-  std::string path_, temp_;
-  std::ofstream file_;
-  bool committed_ = false;
+  std::optional<AtomicFile> file_;
+  std::ostringstream buffer_;
 };
 
 struct RunArgs {
   std::string workload;
   std::string variant = "*";
-  std::string preset;
+  std::optional<std::string> preset;  // unset: the workload's default
   std::vector<std::string> sets;
   int reps = 5;
   std::string format = "table";
@@ -116,12 +110,12 @@ std::vector<Params> parameter_sets(const std::string& command, const RunArgs& ar
     }
     overrides.clear();
     for (const auto& count : split_patterns(args.devices)) {
-      const bool digits = !count.empty() && count.size() < 4 &&
-                          std::all_of(count.begin(), count.end(), ::isdigit) && count != "0" &&
+      const bool digits = !count.empty() && count.size() < 3 &&
+                          std::all_of(count.begin(), count.end(), ::isdigit) &&
                           count.front() != '0';
-      if (!digits) {
-        throw UsageError(fmt::format("--devices {}: '{}' is not a GPU count (1 to 999)",
-                                     args.devices, count));
+      if (!digits || std::stoi(count) > max_gpu_count) {
+        throw UsageError(fmt::format("--devices {}: GPU count must be 1 to {}", args.devices,
+                                     max_gpu_count));
       }
       overrides.push_back(args.sets);
       overrides.back().push_back("devices=" + count);
@@ -145,7 +139,12 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   }
   Machine machine;
   const Workload& workload = registry.workload(args.workload);
-  const std::string preset = args.preset.empty() ? workload.default_preset : args.preset;
+  if (args.preset && args.preset->empty()) {
+    throw UsageError("--preset '': expected a preset name (seed, small or large)");
+  }
+  const std::string preset = args.preset ? *args.preset : workload.default_preset;
+  // Before any work: a long run must not end on a path it cannot write.
+  if (!args.out.empty()) check_output_path("--out", args.out);
   const std::vector<Params> parameter_list = parameter_sets(command, args, workload, preset);
   if (args.reps < 1) throw UsageError(fmt::format("--reps {}: must be at least 1", args.reps));
   auto variants = registry.select(args.workload, args.variant);
@@ -200,6 +199,9 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   context.host = machine.host_json();
   context.devices = machine.devices_json();
   context.compiler = machine.compiler_json();
+  context.build = machine.build_json();
+  context.command_line = command_line();
+  context.openacc_runs_on = machine.openacc_place();
   context.limits = machine.limits_json();
 
   reporter->report_context(context);
@@ -207,10 +209,19 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   reporter->finalize();
   output.commit();
 
+  // Status 1 always comes with one line on stderr naming what failed, whatever the format.
+  std::vector<std::string> failed;
   for (const auto& r : results) {
-    if (r.status == Status::failed) return 1;
+    if (r.status == Status::failed) failed.push_back(r.variant->id());
   }
-  return 0;
+  if (failed.empty()) return 0;
+  const Result& first = *std::find_if(results.begin(), results.end(),
+                                      [](const Result& r) { return r.status == Status::failed; });
+  std::string why = first.error;
+  std::replace(why.begin(), why.end(), '\n', ' ');
+  fmt::print(stderr, "acclab: {} of {} results failed: {} (first: {})\n", failed.size(),
+             results.size(), fmt::join(failed, ", "), why);
+  return 1;
 }
 
 int list_command(const std::string& format, Registry& registry) {
@@ -250,13 +261,14 @@ int info_command(bool probe, const std::string& format) {
   }
   Machine machine;
   if (probe) {
-    machine.host_copy_gbytes_per_s();
+    machine.host_copy_gbytes_per_s(/*remeasure=*/true);
     machine.device_copy_gbytes_per_s();
   }
   nlohmann::json doc = {
       {"schema", "acclab.info/1"},           {"host", machine.host_json()},
       {"devices", machine.devices_json()},   {"openacc_on_gpu", machine.openacc_runs_on_gpu()},
-      {"compiler", machine.compiler_json()}, {"limits", machine.limits_json()}};
+      {"compiler", machine.compiler_json()}, {"limits", machine.limits_json()},
+      {"build", machine.build_json()},       {"command_line", command_line()}};
   if (format == "json") {
     std::cout << doc.dump(2) << '\n';
     return 0;
@@ -272,6 +284,11 @@ int info_command(bool probe, const std::string& format) {
       fmt::print("          {}: {}\n", key,
                  value.is_string() ? value.get<std::string>() : value.dump());
   }
+  const auto& build = doc["build"];
+  fmt::print("build     commit {}{}\n", build["commit"].get<std::string>(),
+             build["dirty"].get<bool>()
+                 ? fmt::format(" with {} changed paths", build["changed"].size())
+                 : "");
   if (machine.gpus().empty()) {
     fmt::print("GPUs      none (OpenACC runs on the host; CUDA variants are unavailable)\n");
   }
@@ -316,6 +333,14 @@ int explain_command(const std::string& target, Registry& registry) {
     return 0;
   }
   const bool cuda = variant->backend == Backend::cuda;
+  // acclab's own CUDA kernels live in .cu files; a CUDA variant whose source is plain C++ only
+  // calls a vendor library (cuBLAS, cuSPARSE), whose kernels NVIDIA compiled.
+  if (cuda && !variant->source.ends_with(".cu")) {
+    fmt::print(
+        "A vendor library variant: its GPU kernels are the library's, built by NVIDIA, so acclab "
+        "keeps no compiler notes for them.\n");
+    return 0;
+  }
   const std::string stem = variant->source.substr(0, variant->source.rfind('.'));
   const std::string file = fmt::format("{}/{}{}", workload, stem, cuda ? ".ptxas.txt" : ".txt");
   std::filesystem::path notes;
@@ -415,6 +440,7 @@ int explain_command(const std::string& target, Registry& registry) {
 }  // namespace
 
 int cli_main(int argc, char** argv) {
+  command_line().assign(argv, argv + argc);
   CLI::App app{"acclab: optimisation ladders for directive-based GPU acceleration"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(ACCLAB_VERSION));

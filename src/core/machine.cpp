@@ -2,11 +2,20 @@
 
 #include <unistd.h>
 
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "core/atomic_file.hpp"
 #include "core/build_config.hpp"
+#include "core/provenance.hpp"
 
 namespace acclab {
 
@@ -82,8 +91,68 @@ const std::vector<DeviceInfo>& Machine::gpus() {
   return *gpus_;
 }
 
-double Machine::host_copy_gbytes_per_s() {
-  if (!host_copy_) host_copy_ = host_copy_gbps();
+std::filesystem::path host_probe_cache_file() {
+  if (const char* dir = std::getenv("ACCLAB_CACHE_DIR"); dir && *dir) {
+    return std::filesystem::path(dir) / "host-copy.json";
+  }
+  if (const char* dir = std::getenv("XDG_CACHE_HOME"); dir && *dir) {
+    return std::filesystem::path(dir) / "acclab" / "host-copy.json";
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    return std::filesystem::path(home) / ".cache" / "acclab" / "host-copy.json";
+  }
+  return {};
+}
+
+namespace {
+
+// What the host bandwidth depends on: the same name, CPU, core count and memory size mean the
+// same machine (a VM resized in place gets a new key).
+std::string host_probe_key(const HostInfo& host) {
+  return fmt::format("{}|{}|{} cores|{:.0f} bytes", host.hostname, host.cpu, host.cores,
+                     host.memory_bytes);
+}
+
+nlohmann::json read_probe_cache(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return nlohmann::json::object();
+  auto cache = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return cache.is_object() ? cache : nlohmann::json::object();
+}
+
+}  // namespace
+
+double Machine::host_copy_gbytes_per_s(bool remeasure) {
+  if (host_copy_ && !remeasure) return *host_copy_;
+  // The probe takes seconds (10 copies of 256 MiB over every core): measured once per machine
+  // and kept in the user's cache, so that every run of a workload does not pay for it again.
+  const std::filesystem::path file = host_probe_cache_file();
+  const std::string key = host_probe_key(host());
+  nlohmann::json cache = file.empty() ? nlohmann::json::object() : read_probe_cache(file);
+  if (!remeasure && cache.contains(key) && cache[key].contains("gbytes_per_s") &&
+      cache[key]["gbytes_per_s"].is_number() && cache[key]["gbytes_per_s"].get<double>() > 0) {
+    host_copy_ = cache[key]["gbytes_per_s"].get<double>();
+    host_copy_origin_ = fmt::format("cached in {} ({})", file.string(),
+                                    cache[key].value("measured", std::string("?")));
+    return *host_copy_;
+  }
+  host_copy_ = host_copy_gbps();
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  const std::string measured = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", utc);
+  host_copy_origin_ = fmt::format("measured now ({})", measured);
+  if (!file.empty()) {
+    // A cache that cannot be written (read-only home) only costs the next run the probe again.
+    try {
+      std::filesystem::create_directories(file.parent_path());
+      cache[key] = {{"gbytes_per_s", *host_copy_}, {"measured", measured}};
+      AtomicFile out(file, "host probe cache");
+      out.write(cache.dump(2) + "\n");
+      out.commit();
+    } catch (const std::exception&) {
+    }
+  }
   return *host_copy_;
 }
 
@@ -129,12 +198,14 @@ nlohmann::json Machine::compiler_json() const {
       {"acclab_version", ACCLAB_VERSION},
   };
 #ifdef ACCLAB_HAVE_OPENACC
-  compiler["openacc_flags"] = ACCLAB_OPENACC_FLAGS_STRING;
-#ifdef ACCLAB_OPENACC_OFFLOAD
-  compiler["openacc_offload"] = "nvptx-none";
-#else
-  compiler["openacc_offload"] = "host only";
-#endif
+  // Read from the flags the OpenACC sources were compiled with, so that it cannot disagree with
+  // them. Whether this run's OpenACC went to a GPU is a fact of the machine: openacc_runs_on.
+  const std::string flags = ACCLAB_OPENACC_FLAGS_STRING;
+  compiler["openacc_flags"] = flags;
+  compiler["openacc_offload"] = flags.find("-foffload=nvptx") != std::string::npos ? "nvptx-none"
+                                : flags.find("-foffload=disable") != std::string::npos
+                                    ? "none (host only)"
+                                    : "as the flags say";
 #else
   compiler["openacc_flags"] = nullptr;
 #endif
@@ -147,9 +218,29 @@ nlohmann::json Machine::compiler_json() const {
   return compiler;
 }
 
+nlohmann::json Machine::build_json() const {
+  const Provenance& source = provenance();
+  nlohmann::json build = {{"commit", source.commit},
+                          {"dirty", source.dirty},
+                          {"changed", source.changed}};
+  build.update(compiler_json());
+  return build;
+}
+
+std::string Machine::openacc_place() {
+#ifdef ACCLAB_HAVE_OPENACC
+  return openacc_runs_on_gpu() ? "gpu" : "host";
+#else
+  return "not built";
+#endif
+}
+
 nlohmann::json Machine::limits_json() const {
   nlohmann::json limits = nlohmann::json::object();
-  if (host_copy_) limits["host_copy_gbytes_per_s"] = *host_copy_;
+  if (host_copy_) {
+    limits["host_copy_gbytes_per_s"] = *host_copy_;
+    limits["host_copy_origin"] = host_copy_origin_;
+  }
   if (device_copy_ && *device_copy_) limits["device_copy_gbytes_per_s"] = **device_copy_;
   return limits;
 }

@@ -1,12 +1,16 @@
 // What this machine is and what its memories can do, measured in this process.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace acclab {
+
+// The most GPUs one command spreads a problem over (--devices, --set devices=).
+inline constexpr int max_gpu_count = 64;
 
 struct HostInfo {
   std::string hostname;
@@ -36,6 +40,10 @@ double cuda_device_copy_gbps();        // cudaMemcpy device-to-device, bytes rea
 int cuda_multiprocessors(int device);  // 0 without CUDA, a driver or that device
 double host_copy_gbps();               // OpenMP copy over all cores, bytes read+written
 
+// Where the host bandwidth probe's figure is kept: $ACCLAB_CACHE_DIR/host-copy.json, else
+// $XDG_CACHE_HOME/acclab/ or ~/.cache/acclab/; empty when none of them is set.
+std::filesystem::path host_probe_cache_file();
+
 // Facts about the machine, gathered once and cached. Probes run only when first asked for.
 class Machine {
  public:
@@ -45,13 +53,20 @@ class Machine {
   bool openacc_runs_on_gpu();
   bool cuda_available();
 
-  double host_copy_gbytes_per_s();
+  // Measured once per machine and kept in the user's cache (host_probe_cache_file());
+  // `remeasure` measures again and replaces the cached figure (acclab info --probe).
+  double host_copy_gbytes_per_s(bool remeasure = false);
   // nullopt when no GPU is present.
   std::optional<double> device_copy_gbytes_per_s();
 
   nlohmann::json host_json();
   nlohmann::json devices_json();
   nlohmann::json compiler_json() const;
+  // The commit the sources came from, whether they differed from it (and where), and the
+  // compilers and flags: compiler_json() with the commit added.
+  nlohmann::json build_json() const;
+  // Where this process's OpenACC compute constructs run: "gpu", "host" or "not built".
+  std::string openacc_place();
   // Only the limits measured so far.
   nlohmann::json limits_json() const;
 
@@ -61,6 +76,7 @@ class Machine {
   std::optional<int> openacc_gpus_;
   std::optional<int> cuda_gpus_;
   std::optional<double> host_copy_;
+  std::string host_copy_origin_;  // "measured now (...)" or "cached in FILE (...)"
   std::optional<std::optional<double>> device_copy_;
 };
 

@@ -134,6 +134,9 @@ class JsonReporter : public Reporter {
     document_["host"] = context.host;
     document_["devices"] = context.devices;
     document_["compiler"] = context.compiler;
+    document_["build"] = context.build;
+    document_["command_line"] = context.command_line;
+    document_["openacc_runs_on"] = context.openacc_runs_on;
     document_["limits"] = context.limits;
     document_["results"] = nlohmann::json::array();
   }

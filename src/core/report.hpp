@@ -18,6 +18,9 @@ struct ReportContext {
   nlohmann::json host = nlohmann::json::object();
   nlohmann::json devices = nlohmann::json::array();
   nlohmann::json compiler = nlohmann::json::object();
+  nlohmann::json build = nlohmann::json::object();  // Machine::build_json(): commit, dirty, flags
+  std::vector<std::string> command_line;            // argv as the process received it
+  std::string openacc_runs_on;                      // Machine::openacc_place()
   nlohmann::json limits = nlohmann::json::object();
 };
 
