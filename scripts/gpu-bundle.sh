@@ -36,3 +36,16 @@ plugin=$( (/sbin/ldconfig -p || true) | awk '/libgomp-plugin-nvptx.so.1 / {print
 [[ -n $plugin ]] || plugin=/usr/lib/x86_64-linux-gnu/libgomp-plugin-nvptx.so.1
 cp -L "$plugin" "$out/"
 echo "gpu-bundle: $(ls "$out" | tr '\n' ' ')"
+
+# The git trees of the gated folders at this commit, for scripts/gpu-check.sh: the GPU machine
+# has no history to read them from. A tree with uncommitted changes there is not a commit that
+# the gate can name.
+commit=$(git -C "$root" rev-parse HEAD)
+changes=$(git -C "$root" status --porcelain -- workloads src apps)
+trees=""
+for folder in workloads src apps; do
+  trees+="${trees:+, }\"$folder\": \"$(git -C "$root" rev-parse "HEAD:$folder")\""
+done
+printf '{"commit": "%s", "gated_folders_clean": %s, "trees": {%s}}\n' "$commit" \
+  "$([[ -z $changes ]] && echo true || echo false)" "$trees" > "$out/PROVENANCE.json"
+[[ -z $changes ]] || echo "gpu-bundle: uncommitted changes under workloads/, src/ or apps/: the gate will refuse this bundle" >&2

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""The GPU gate: every registered variant of every workload, each in its own process, then
+compute-sanitizer over the GPU variants; writes LATEST.json naming the commit it checked.
+
+Run by scripts/gpu-check.sh (which says how, and where); `--help` lists the options. Exit status
+0 when every variant verified (or is unavailable) and the sanitizers found nothing, 1 otherwise,
+2 for bad usage.
+"""
+import argparse
+import concurrent.futures
+import datetime
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+GPU_BACKENDS = ("openacc", "cuda")
+
+
+def fail_usage(message):
+    print(f"gpu-check: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--acclab", default=os.environ.get("ACCLAB", "./bundle/acclab"),
+                   help="the acclab binary (default $ACCLAB or ./bundle/acclab)")
+    p.add_argument("--out", default="bench/results/gpu-check",
+                   help="folder for LATEST.json and runs.tgz (default bench/results/gpu-check)")
+    p.add_argument("--jobs", type=int, default=4,
+                   help="processes at a time (one GPU serves several small runs; default 4)")
+    p.add_argument("--workloads", default="",
+                   help="comma-separated workloads (default: all; a partial check is marked so)")
+    p.add_argument("--seed-limit", type=float, default=30,
+                   help="seconds a variant may take on the seed preset (GPU variants only); one "
+                        "that takes longer is recorded as slow, not as failed (default 30)")
+    p.add_argument("--no-seed", action="store_true", help="skip the seed-preset runs")
+    p.add_argument("--no-sanitizers", action="store_true",
+                   help="skip compute-sanitizer (for a dry run on a machine without one; the "
+                        "report then says it is not a gate result)")
+    p.add_argument("--timeout", type=float, default=900,
+                   help="seconds before any one process is killed as hung (default 900)")
+    p.add_argument("--extra", action="append", default=[],
+                   help="an extra argument for every acclab run (testing: --extra=--corrupt-result)")
+    args = p.parse_args()
+    if args.jobs < 1:
+        fail_usage(f"--jobs {args.jobs}: must be at least 1")
+    if not (os.path.isfile(args.acclab) and os.access(args.acclab, os.X_OK)):
+        fail_usage(f"--acclab {args.acclab}: no executable there (build, then scripts/gpu-bundle.sh)")
+    return args
+
+
+def sanitizer_binary():
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    for candidate in ("/usr/local/cuda/bin/compute-sanitizer",
+                      "/usr/local/cuda/compute-sanitizer/compute-sanitizer"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def run_process(command, timeout, log_path):
+    """Runs `command`, its stdout and stderr into log_path; returns (exit status, seconds, text).
+    The exit status is negative for a signal, None for a timeout."""
+    start = time.monotonic()
+    with open(log_path, "w") as log:
+        try:
+            completed = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, timeout=timeout)
+            status = completed.returncode
+        except subprocess.TimeoutExpired:
+            status = None
+    with open(log_path, errors="replace") as log:
+        text = log.read()
+    return status, time.monotonic() - start, text
+
+
+def last_line(text):
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:500] if lines else ""
+
+
+class Check:
+    def __init__(self, args, work):
+        self.args = args
+        self.work = work  # folder of the per-run JSON reports and logs
+
+    def acclab_run(self, workload, variant, preset, tag, timeout, prefix=()):
+        """One `acclab run` of one variant in its own process; the record of what happened."""
+        name = f"{workload}.{variant}.{tag}"
+        report = os.path.join(self.work, name + ".json")
+        command = list(prefix) + [self.args.acclab, "run", workload, "--variant", variant,
+                                  "--preset", preset, "--reps", "1", "--format", "json",
+                                  "--out", report] + self.args.extra
+        status, seconds, text = run_process(command, timeout, os.path.join(self.work, name + ".log"))
+        record = {"command": " ".join(command[len(prefix):]), "exit": status,
+                  "seconds": round(seconds, 2)}
+        if status is None:
+            record["outcome"] = "timeout"
+        elif status < 0 or status > 128:
+            record["outcome"] = "aborted"
+            record["signal"] = -status if status < 0 else status - 128
+            record["error"] = last_line(text)
+        else:
+            record["outcome"] = "exited"
+        try:
+            with open(report) as f:
+                results = json.load(f)["results"]
+            record["status"] = results[0]["status"] if results else "missing"
+            if results and results[0].get("error"):
+                record["error"] = results[0]["error"]
+            if results:
+                outputs = results[0].get("outputs", {})
+                for key in ("difference", "tolerance"):
+                    if key in outputs:
+                        record[key] = outputs[key]
+                if results[0].get("note"):
+                    record["note"] = results[0]["note"]
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
+            record["status"] = "no report"
+            if status not in (0, None) and "error" not in record:
+                record["error"] = last_line(text)
+        return record, text
+
+    def sanitize(self, tool, workload, variant):
+        sanitizer = sanitizer_binary()
+        prefix = [sanitizer, "--tool", tool, "--print-limit", "20"]
+        if tool == "memcheck":
+            # libgomp probes an optional symbol with cuModuleGetGlobal; the failed lookup is
+            # reported as two API errors that are not faults.
+            prefix += ["--report-api-errors", "no"]
+        record, text = self.acclab_run(workload, variant, "small", tool, self.args.timeout, prefix)
+        if tool == "racecheck":
+            found = re.findall(r"RACECHECK SUMMARY: (\d+) hazards? displayed", text)
+        else:
+            found = re.findall(r"ERROR SUMMARY: (\d+) errors?", text)
+        record["errors"] = int(found[-1]) if found else None
+        return record
+
+
+def main():
+    args = parse_args()
+    if not args.no_sanitizers and not sanitizer_binary():
+        fail_usage("compute-sanitizer not found (on the PATH or in /usr/local/cuda/bin); "
+                   "--no-sanitizers for a dry run")
+    os.makedirs(args.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="gpu-check-")
+    # One host bandwidth probe for the whole check, not one per process.
+    os.environ.setdefault("ACCLAB_CACHE_DIR", os.path.join(work, "cache"))
+    started = datetime.datetime.now(datetime.timezone.utc)
+
+    info = json.loads(subprocess.run([args.acclab, "info", "--format", "json"], check=True,
+                                     capture_output=True, text=True).stdout)
+    listing = json.loads(subprocess.run([args.acclab, "list", "--format", "json"], check=True,
+                                        capture_output=True, text=True).stdout)
+    variants = listing["variants"]
+    if args.workloads:
+        wanted = args.workloads.split(",")
+        known = {v["workload"] for v in variants}
+        for w in wanted:
+            if w not in known:
+                fail_usage(f"--workloads {args.workloads}: no workload '{w}'")
+        variants = [v for v in variants if v["workload"] in wanted]
+
+    check = Check(args, work)
+    jobs = []  # (variant index, field, callable)
+    for i, v in enumerate(variants):
+        w, name, gpu = v["workload"], v["variant"], v["backend"] in GPU_BACKENDS
+        jobs.append((i, "small", lambda w=w, n=name: check.acclab_run(w, n, "small", "small",
+                                                                       args.timeout)[0]))
+        if gpu and not args.no_seed:
+            jobs.append((i, "seed", lambda w=w, n=name: check.acclab_run(
+                w, n, "seed", "seed", args.seed_limit)[0]))
+        if gpu and not args.no_sanitizers:
+            jobs.append((i, "memcheck", lambda w=w, n=name: check.sanitize("memcheck", w, n)))
+            if v["backend"] == "cuda":
+                for tool in ("racecheck", "synccheck"):
+                    jobs.append((i, tool, lambda w=w, n=name, t=tool: check.sanitize(t, w, n)))
+
+    records = [{"workload": v["workload"], "variant": v["variant"], "backend": v["backend"]}
+               for v in variants]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(job): (i, field) for i, field, job in jobs}
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            i, field = futures[future]
+            records[i][field] = future.result()
+            r = records[i][field]
+            print(f"[{done}/{len(jobs)}] {records[i]['workload']}/{records[i]['variant']} "
+                  f"{field}: {r.get('status')} {r.get('outcome')}"
+                  + (f" errors={r['errors']}" if "errors" in r else ""), flush=True)
+
+    problems = []
+    for r in records:
+        label = f"{r['workload']}/{r['variant']}"
+        small = r["small"]
+        if small["outcome"] != "exited" or small["status"] not in ("verified", "unavailable"):
+            problems.append(f"{label} small: {small['outcome']} {small['status']} "
+                            f"{small.get('error', '')}".strip())
+        seed = r.get("seed")
+        if seed:
+            if seed["outcome"] == "timeout":
+                seed["status"] = f"slow (over {args.seed_limit:g} s, not run to the end)"
+            elif seed["outcome"] != "exited" or seed["status"] not in ("verified", "unavailable"):
+                problems.append(f"{label} seed: {seed['outcome']} {seed['status']} "
+                                f"{seed.get('error', '')}".strip())
+        for tool in ("memcheck", "racecheck", "synccheck"):
+            s = r.get(tool)
+            if not s:
+                continue
+            if s.get("status") == "unavailable":
+                continue
+            if s["errors"] is None or s["errors"] > 0 or s["outcome"] != "exited":
+                problems.append(f"{label} {tool}: {s['errors']} errors, {s['outcome']}, "
+                                f"{s.get('status')}")
+
+    build = info.get("build", {})
+    if build.get("dirty"):
+        problems.append("the binary was built from uncommitted changes: "
+                        + ", ".join(build.get("changed") or []))
+    trees = provenance_trees(args.acclab, build.get("commit"))
+    if trees is None and not args.workloads:
+        problems.append("no PROVENANCE.json naming the binary's commit beside it "
+                        "(scripts/gpu-bundle.sh writes it)")
+    counts = {}
+    for r in records:
+        counts[r["small"]["status"]] = counts.get(r["small"]["status"], 0) + 1
+    sanitizer_errors = {tool: sum((r.get(tool) or {}).get("errors") or 0 for r in records)
+                        for tool in ("memcheck", "racecheck", "synccheck")}
+    gpus = []
+    try:
+        gpus = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
+                               "--format=csv,noheader"], capture_output=True, text=True,
+                              timeout=30).stdout.strip().splitlines()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    complete = not args.workloads and not args.no_sanitizers and not args.no_seed and not args.extra
+    document = {
+        "schema": "acclab.gpu-check/1",
+        "commit": build.get("commit"),
+        "dirty": build.get("dirty"),
+        "changed": build.get("changed"),
+        "trees": trees,
+        "complete": complete,
+        "ok": not problems,
+        "problems": problems,
+        "machine": {"hostname": socket.gethostname(), "gpus": gpus, "devices": info.get("devices"),
+                    "openacc_on_gpu": info.get("openacc_on_gpu")},
+        "build": build,
+        "command": " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:]),
+        "started": started.isoformat(timespec="seconds"),
+        "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "summary": {"variants": len(records), "small": counts, "sanitizer_errors": sanitizer_errors},
+        "variants": records,
+    }
+    with open(os.path.join(args.out, "LATEST.json"), "w") as f:
+        json.dump(document, f, indent=1)
+        f.write("\n")
+    with tarfile.open(os.path.join(args.out, "runs.tgz"), "w:gz") as archive:
+        archive.add(work, arcname="runs")
+    shutil.rmtree(work, ignore_errors=True)
+
+    print(f"gpu-check: commit {build.get('commit')}{' (dirty)' if build.get('dirty') else ''}, "
+          f"{len(records)} variants: {counts}; sanitizer errors {sanitizer_errors}")
+    for problem in problems:
+        print(f"gpu-check: PROBLEM {problem}")
+    return 0 if not problems else 1
+
+
+def provenance_trees(acclab, commit):
+    """The git trees of workloads/, src/ and apps/ at the checked commit, from the PROVENANCE.json
+    that scripts/gpu-bundle.sh writes beside the binary (the GPU machine has no git history)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(acclab)), "PROVENANCE.json")
+    try:
+        with open(path) as f:
+            provenance = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if provenance.get("commit") != commit:
+        print(f"gpu-check: {path} names commit {provenance.get('commit')}, the binary "
+              f"{commit}: rebuild and re-bundle", file=sys.stderr)
+        return None
+    return provenance.get("trees")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The GPU gate as CI sees it: bench/results/gpu-check/LATEST.json must come from a complete
+# scripts/gpu-check.sh run that passed, on a build whose workloads/, src/ and apps/ are exactly
+# this checkout's (compared as git trees, which a shallow clone also has).
+# usage: gpu_gate_test.sh SOURCE_DIR
+set -u
+root=$1
+latest=$root/bench/results/gpu-check/LATEST.json
+if ! git -C "$root" rev-parse HEAD > /dev/null 2>&1; then
+  echo "not a git checkout: the gate compares git trees"
+  exit 77  # ctest SKIP_RETURN_CODE
+fi
+[[ -f $latest ]] || { echo "FAILED: no $latest (run scripts/gpu-check.sh on the H200)"; exit 1; }
+python3 - "$root" "$latest" <<'PY'
+import json, subprocess, sys
+root, latest = sys.argv[1], sys.argv[2]
+doc = json.load(open(latest))
+failures = []
+if doc.get("schema") != "acclab.gpu-check/1":
+    failures.append(f"schema {doc.get('schema')!r}")
+if not doc.get("complete"):
+    failures.append("a partial check (some workloads, seed or sanitizers left out)")
+if not doc.get("ok") or doc.get("problems"):
+    failures.append(f"the check found problems: {doc.get('problems')}")
+if doc.get("dirty"):
+    failures.append("the checked binary was built from uncommitted changes")
+for r in doc.get("variants", []):
+    status = r.get("small", {}).get("status")
+    if status not in ("verified", "unavailable"):
+        failures.append(f"{r.get('workload')}/{r.get('variant')} small: {status}")
+trees = doc.get("trees") or {}
+for folder in ("workloads", "src", "apps"):
+    here = subprocess.run(["git", "-C", root, "rev-parse", f"HEAD:{folder}"],
+                          capture_output=True, text=True).stdout.strip()
+    if trees.get(folder) != here:
+        failures.append(f"{folder}/ differs from the checked commit {doc.get('commit')} "
+                        f"(tree {trees.get(folder)} there, {here} here): run scripts/gpu-check.sh")
+for f in failures:
+    print("FAILED:", f)
+if not failures:
+    print(f"ok: LATEST.json checked commit {doc['commit']} with these workloads/, src/, apps/; "
+          f"{doc['summary']}")
+sys.exit(1 if failures else 0)
+PY
