@@ -66,6 +66,11 @@ Graph read_dimacs(const std::filesystem::path& path) {
         reader.fail(
             fmt::format("bad problem line '{}'; NODES and ARCS must be integers >= 0", line));
       }
+      // The shortest arc line is "a 1 1 1" and a newline: refuse a count the file cannot hold.
+      if (const auto left = reader.bytes_left(); left && std::uint64_t(*arcs) > (*left + 1) / 8) {
+        reader.fail(fmt::format(
+            "{} arcs declared, more than the {} bytes left in the file can hold", *arcs, *left));
+      }
       graph.n = *nodes;
       declared_arcs = *arcs;
       problem_line = reader.line_number();

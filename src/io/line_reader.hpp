@@ -27,24 +27,50 @@ namespace acclab::io {
   throw UsageError(fmt::format("{}: {}", path.string(), message));
 }
 
+// No line of the formats read here needs more than a few dozen bytes; 1 MiB leaves room for long
+// comments and stops a binary or endless file (/dev/zero) before it fills the memory.
+inline constexpr std::size_t kMaxLineBytes = std::size_t(1) << 20;
+
 // A text file read one line at a time, with the number of the line last read (1-based).
 class LineReader {
  public:
-  // Throws "FILE: cannot open (reason)" for a missing or unreadable file or a directory.
-  explicit LineReader(const std::filesystem::path& path) : path_(path) {
+  // Throws "FILE: cannot open (reason)" for a missing or unreadable file or a directory. A line
+  // longer than `max_line_bytes` is an error "FILE:LINE: line longer than ... bytes".
+  explicit LineReader(const std::filesystem::path& path, std::size_t max_line_bytes = kMaxLineBytes)
+      : path_(path), max_line_bytes_(max_line_bytes) {
     std::error_code ec;
     if (std::filesystem::is_directory(path_, ec)) fail_file(path_, "is a directory, not a file");
     stream_.open(path_, std::ios::binary);
     if (!stream_) fail_file(path_, fmt::format("cannot open ({})", std::strerror(errno)));
+    if (std::filesystem::is_regular_file(path_, ec)) {
+      const auto size = std::filesystem::file_size(path_, ec);
+      if (!ec) file_size_ = size;
+    }
   }
 
   // The next line without its end of line (LF or CRLF); false at the end of the file. Throws
   // "FILE: read error" when the end was not reached cleanly.
   bool next(std::string& line) {
-    if (!std::getline(stream_, line)) {
-      if (stream_.bad() || !stream_.eof()) fail_file(path_, "read error");
-      return false;
+    line.clear();
+    std::streambuf& in = *stream_.rdbuf();
+    bool any = false;
+    try {
+      for (;;) {
+        const int c = in.sbumpc();
+        if (c == std::char_traits<char>::eof()) break;
+        any = true;
+        ++bytes_read_;
+        if (c == '\n') break;
+        if (line.size() == max_line_bytes_) {
+          fail_at(line_number_ + 1,
+                  fmt::format("line longer than {} bytes (not a text file?)", max_line_bytes_));
+        }
+        line.push_back(static_cast<char>(c));
+      }
+    } catch (const std::ios_base::failure&) {
+      fail_file(path_, "read error");
     }
+    if (!any) return false;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     ++line_number_;
     return true;
@@ -52,6 +78,13 @@ class LineReader {
 
   std::int64_t line_number() const { return line_number_; }
   const std::filesystem::path& path() const { return path_; }
+
+  // The bytes not read yet, where the file is a regular file (not a pipe or a device), so that a
+  // reader can refuse a declared count the rest of the file cannot hold before reserving for it.
+  std::optional<std::uintmax_t> bytes_left() const {
+    if (!file_size_) return std::nullopt;
+    return *file_size_ > bytes_read_ ? *file_size_ - bytes_read_ : 0;
+  }
 
   // "FILE:LINE: message" for the line last read.
   [[noreturn]] void fail(std::string_view message) const { fail_at(line_number_, message); }
@@ -61,8 +94,11 @@ class LineReader {
 
  private:
   std::filesystem::path path_;
+  std::size_t max_line_bytes_;
   std::ifstream stream_;
   std::int64_t line_number_ = 0;
+  std::uintmax_t bytes_read_ = 0;
+  std::optional<std::uintmax_t> file_size_;
 };
 
 // "1 value", "3 values".

@@ -118,6 +118,14 @@ std::int64_t parse_size_line(LineReader& reader, MatrixMarket& matrix) {
     reader.fail(fmt::format("{} entries declared, more than a {} x {} matrix has", count,
                             matrix.rows, matrix.cols));
   }
+  // The shortest entry line is "1 1" (pattern) or "1 1 1", each but the last ended by a newline:
+  // a count the rest of the file cannot hold is refused before anything is reserved for it.
+  const std::uint64_t shortest_entry = matrix.field == MatrixField::pattern ? 4 : 6;
+  if (const auto left = reader.bytes_left();
+      left && std::uint64_t(count) > (*left + 1) / shortest_entry) {
+    reader.fail(fmt::format("{} entries declared, more than the {} bytes left in the file can hold",
+                            count, *left));
+  }
   return count;
 }
 
