@@ -62,23 +62,48 @@ Csr permuted(const Csr& a, const Ordering& o);
 struct Solution {
   std::vector<double> x;  // in the permuted numbering
   int iterations = 0;
-  double relative_residual = 0;  // ||r|| / ||b|| of the recurrence
+  double relative_residual = 0;  // ||r|| / ||b|| of the recurrence (NaN after a NaN dot)
   bool converged = false;
   // The first row whose IC(0) pivot was not positive (the matrix is not positive definite, or
   // IC(0) breaks down on it): no iteration was run. -1 when none.
   std::int64_t breakdown_row = -1;
+  // A dot product came out NaN or infinite: the solve stopped at that iteration.
+  bool not_finite = false;
+  // p . A p <= 0 for a search direction p != 0: A is not positive definite; stopped there.
+  bool indefinite = false;
 };
 
 // The preconditioned CG, colour by colour; `threads` > 1 splits each colour's rows over OpenMP
 // threads (the same arithmetic: the result is the same bit for bit). `shift` > 0 factors
 // (1 + shift) times the diagonal instead of the diagonal (shifted IC(0), for matrices on which
-// IC(0) breaks down); the system solved is A's all the same.
+// IC(0) breaks down); the system solved is A's all the same. b = 0 gives x = 0 after no
+// iteration, converged.
 Solution solve_iccg(const Csr& a, const std::vector<double>& b, const Ordering& o, double eps,
                     int max_iterations, int threads, double shift = 0);
 
-// ||b - A x|| / ||b||, computed afresh.
+// How many of `available` threads solve_iccg should use for `rows` rows in `colors` colours:
+// fewer where a colour's rows are too few to pay for waking a thread and joining it at the
+// colour's barrier (solver.cpp says how the threshold was chosen).
+int useful_threads(std::int64_t rows, int colors, int available);
+
+// ||b - A x|| / ||b||, computed afresh in double; for b = 0, 0 if A x = 0 and +inf if not. NaN
+// if x holds a NaN.
 double true_relative_residual(const Csr& a, const std::vector<double>& b,
                               const std::vector<double>& x);
+
+// The independent reference: A x = b solved directly by a band Cholesky factorisation in long
+// double (no ordering, no IC(0), no CG). Cost rows x bandwidth^2 / 2: meant for small systems.
+// Empty when A is not positive definite.
+std::vector<double> reference_solve(const Csr& a, const std::vector<double>& b);
+
+// max |i - j| over the stored couplings (the band the reference solve factors).
+std::int64_t bandwidth(const Csr& a);
+
+// The smallest eigenvalue of the course's mesh matrix: its x and y couplings have the constant
+// mode (eigenvalue 0), and along z a zero-flux bottom and the half-cell Dirichlet top make the
+// modes cos(theta (k + 1/2)) with theta nz = pi / 2 + m pi, so 4 sin^2(pi / (4 nz)). The
+// 2-norm of the inverse, that turns a residual bound into an error bound.
+double mesh_smallest_eigenvalue(int nz);
 
 struct Problem {
   int nx = 0, ny = 0, nz = 0;
@@ -95,14 +120,24 @@ class IccgInstance : public Instance {
   explicit IccgInstance(const Params& params);
   // The mesh, the ordering and the permuted system (the setup the course times as "assemble").
   void setup() override;
-  // Converged, the recomputed residual within 10 eps of the recurrence's, the iterations those
-  // of the serial solve with the same ordering and the solution within its convergence bound.
+  // x finite, converged, ||b - A x|| / ||b|| recomputed from the unpermuted system within eps
+  // (plus the rounding drift of the recurrence), the iterations those of the serial solve with
+  // the same ordering give or take 2, x equal to the serial x (bitwise for the same
+  // arithmetic, else within what the residual bound allows) and, for the reference variant on
+  // small meshes, within that bound of the direct solve.
   Verification verify() override;
   void corrupt_result() override;
 
  protected:
+  // Whether the variant's arithmetic is the serial solve's, operation for operation (its x must
+  // then equal the serial x bit for bit).
+  virtual bool same_arithmetic_as_serial() const { return false; }
+  // Whether to check x against reference_solve (the reference variant, where the size allows).
+  virtual bool checked_against_direct_solve() const { return false; }
+
   Problem p_;
-  Csr a_;  // permuted
+  Poisson mesh_;  // the course's system in its own numbering, for the residual check
+  Csr a_;         // permuted
   std::vector<double> b_;
   Ordering ordering_;
   Solution solution_;
