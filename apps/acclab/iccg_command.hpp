@@ -12,14 +12,17 @@ struct IccgArgs {
   int colors = -20;
   double tol = 1e-8;
   int maxiter = 10000;
+  double shift = 0;  // > 0: factor (1 + shift) times the diagonal
   std::string out;
 };
 
 void add_iccg_options(CLI::App* cmd, IccgArgs& args);
 
 // Reads and checks the matrix (square, symmetric, positive diagonal), orders, factors and
-// solves; prints the report and writes x. Returns 0 converged, 1 not converged, and throws
-// UsageError (status 2) on bad input or a matrix IC(0) cannot factor.
+// solves; prints the report and writes x. Returns 0 when the recomputed ||b - A x|| / ||b|| is
+// below --tol (x written), 1 when it is not (not converged, stagnated or not finite: one line
+// on stderr, --out untouched), and throws UsageError (status 2) on bad input or a matrix that
+// is not positive definite (IC(0) breakdown without --shift, or p . A p <= 0).
 int iccg_command(const IccgArgs& args);
 
 }  // namespace acclab
