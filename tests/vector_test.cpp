@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/acc_data.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/registry.hpp"
@@ -29,14 +31,6 @@ const Workload& vector_workload() { return all().workload("vector"); }
 const Variant& vector_variant(const std::string& name) { return test::variant_of("vector", name); }
 
 std::vector<std::string> vector_variant_names() { return test::variant_names("vector"); }
-
-// The dot product of the documented initial values b[i] = 0.25*(i%16), c[i] = i%5, summed in
-// integers of quarters: exact whatever order the variant adds in.
-double exact_dot(std::int64_t n) {
-  std::int64_t quarters = 0;
-  for (std::int64_t i = 0; i < n; ++i) quarters += (i % 16) * (i % 5);
-  return static_cast<double>(quarters) / 4.0;
-}
 
 Params vector_params(const std::string& preset, const std::vector<std::string>& overrides) {
   return test::params_of("vector", overrides, preset);
@@ -80,10 +74,10 @@ class VectorVariantTest : public test::VariantTest {
     const auto size = vector::size_of(params);
     if (variant().family == "course") {
       ASSERT_TRUE(r.outputs.contains("mean")) << r.outputs.dump();
-      EXPECT_EQ(r.outputs["mean"].get<double>(), 3.0 * static_cast<double>(size.nt));
+      EXPECT_EQ(r.outputs["mean"].get<double>(), vector::course_mean(size.n(), size.nt));
     } else if (variant().family == "dot") {
       ASSERT_TRUE(r.outputs.contains("dot")) << r.outputs.dump();
-      EXPECT_EQ(r.outputs["dot"].get<double>(), exact_dot(size.n()));
+      EXPECT_EQ(r.outputs["dot"].get<double>(), vector::exact_dot(size.n()));
     }
 
     // Rates are the performance model over the median time.
@@ -136,17 +130,23 @@ TEST_P(VectorVariantTest, VerifiesOnSmallPresetAndOddSizes) {
   }
 }
 
-TEST_P(VectorVariantTest, CorruptResultFailsVerification) {
-  const Params params = vector_params("small", {"nx=37", "ny=5", "nt=3"});
-  const Result r = run(params, 1, /*corrupt=*/true);
-  if (!expect_available()) {
-    expect_unavailable(r);
-    GTEST_SKIP() << variant().id() << " is unavailable here: " << r.note;
-  }
-  EXPECT_EQ(r.status, Status::failed);
-  EXPECT_FALSE(r.error.empty()) << "a failed result says what was wrong";
-  // Still timed: the failure is in the answer, not in the run.
-  EXPECT_EQ(r.times_s.size(), 1u);
+// Each course step run for nt - 1 steps fails the check for nt (and passes its own): the
+// check is tight enough to see one step missing.
+TEST_P(VectorVariantTest, CourseOneStepShortFails) {
+  if (variant().family != "course") GTEST_SKIP() << "not a course step";
+  if (!expect_available()) GTEST_SKIP() << variant().id() << " is unavailable here";
+  const Params params = vector_params("small", {"nx=37", "ny=5", "nt=2"});
+  const auto instance = variant().factory(params);
+  auto* course = dynamic_cast<vector::CourseInstance*>(instance.get());
+  ASSERT_NE(course, nullptr);
+  course->setup();
+  course->reset();
+  course->run();
+  course->finish();
+  EXPECT_TRUE(course->verify_after(2).ok) << course->verify_after(2).detail;
+  const Verification short_of_one = course->verify_after(3);
+  EXPECT_FALSE(short_of_one.ok);
+  EXPECT_GT(short_of_one.outputs["difference"].get<double>(), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVectorVariants, VectorVariantTest,
@@ -187,21 +187,27 @@ TEST(VectorWorkloadTest, ValidateAcceptsThePresets) {
 }
 
 TEST(VectorWorkloadTest, ValidateRejectsSizesItCannotVerifyOrIndex) {
-  // 3*nt must stay an exact float integer.
-  EXPECT_NE(validate_error({"nt=10000000"}).find("nt=10000000"), std::string::npos);
-  EXPECT_EQ(validate_error({"nt=5592405"}), "");  // 3*nt = 2^24 - 1 is still exact
+  // 9*nt (the largest c) must stay an exact float integer: 9 * 1864135 = 2^24 - 8.
+  EXPECT_NE(validate_error({"nt=1864136"}).find("nt=1864136"), std::string::npos);
+  EXPECT_EQ(validate_error({"nt=1864135"}), "");
+  // The sum of c must stay an exact double integer: 2^34 elements of at most 9*nt.
+  EXPECT_EQ(validate_error({"nx=131072", "ny=131072", "nt=58254"}), "");
+  const std::string sum_message = validate_error({"nx=131072", "ny=131072", "nt=58255"});
+  EXPECT_NE(sum_message.find("nt=58255"), std::string::npos) << sum_message;
+  EXPECT_NE(sum_message.find("2^53"), std::string::npos) << sum_message;
   // More elements than the workload indexes: named by both sizes.
   const std::string message = validate_error({"nx=2000000", "ny=2000000"});
   EXPECT_NE(message.find("nx=2000000"), std::string::npos) << message;
   EXPECT_NE(message.find("ny=2000000"), std::string::npos) << message;
 }
 
-// nx*ny and 3*nt must be checked without forming a product that overflows std::int64_t:
+// nx*ny and 9*nt must be checked without forming a product that overflows std::int64_t:
 // a wrapped size would pass validation, then crash, fail or never finish.
 TEST(VectorWorkloadTest, ValidateRejectsSizesWhoseProductOverflows) {
   EXPECT_NE(validate_error({"nx=4294967296", "ny=4294967296"}), "");  // wraps to 0
   EXPECT_NE(validate_error({"nx=8589934592", "ny=1073741825"}), "");  // wraps negative
   EXPECT_NE(validate_error({"nt=6148914691236517206"}), "");          // 3*nt wraps to 2
+  EXPECT_NE(validate_error({"nt=2049638230412172402"}), "");          // 9*nt wraps to 2
 }
 
 TEST(VectorWorkloadTest, MemoryModelCountsThreeFloatArrays) {
@@ -229,6 +235,120 @@ TEST(VectorWorkloadTest, TooLargeForHostMemoryIsAUsageErrorBeforeAllocating) {
   }
   // run() refuses too, rather than reporting a failed result after trying to allocate.
   EXPECT_THROW(runner.run(original, vector_workload(), params, RunOptions{}), UsageError);
+}
+
+// ---- the checks themselves --------------------------------------------------------------------
+
+// c after nt course steps of a kernel that reads a and b at `a_at(i)` and `b_at(i)`.
+template <class AAt, class BAt>
+std::vector<float> course_c(std::int64_t n, std::int64_t nt, AAt a_at, BAt b_at) {
+  std::vector<float> c(n, 0.0f);
+  for (std::int64_t step = 0; step < nt; ++step) {
+    for (std::int64_t i = 0; i < n; ++i)
+      c[i] += vector::course_a(a_at(i)) + vector::course_b(b_at(i));
+  }
+  return c;
+}
+
+double mean_of(const std::vector<float>& c) {
+  double sum = 0;
+  for (float x : c) sum += x;
+  return sum / double(c.size());
+}
+
+TEST(VectorCourseCheckTest, PassesTheRightResultBitwise) {
+  const std::int64_t nx = 37, ny = 5, n = nx * ny, nt = 4;
+  const auto same = [](std::int64_t i) { return i; };
+  const auto c = course_c(n, nt, same, same);
+  const Verification v = vector::verify_course(n, nt, c, true, mean_of(c));
+  EXPECT_TRUE(v.ok) << v.detail;
+  EXPECT_EQ(v.outputs["tolerance"].get<double>(), 0);
+  EXPECT_EQ(v.outputs["difference"].get<double>(), 0);
+  // The closed-form mean is the mean of the elements, exactly.
+  EXPECT_EQ(vector::course_mean(n, nt), mean_of(c));
+}
+
+TEST(VectorCourseCheckTest, KernelsReadingTheWrongElementFail) {
+  const std::int64_t nx = 37, ny = 5, n = nx * ny, nt = 3;
+  const auto same = [](std::int64_t i) { return i; };
+  const auto next = [](std::int64_t i) { return i + 1; };
+  const auto next_row = [](std::int64_t i) { return i + 37; };
+  // A row stride of ny instead of nx: element (i, j) read at i + j*ny.
+  const auto transposed = [](std::int64_t ix) { return ix % 37 + ix / 37 * 5; };
+  for (const auto& c : {course_c(n, nt, next, same), course_c(n, nt, same, next),
+                        course_c(n, nt, next_row, same), course_c(n, nt, same, transposed)}) {
+    const Verification v = vector::verify_course(n, nt, c, true, mean_of(c));
+    EXPECT_FALSE(v.ok) << v.detail;
+    EXPECT_GT(v.outputs["difference"].get<double>(), 0);
+  }
+}
+
+TEST(VectorCourseCheckTest, OneWrongElementOrMeanFails) {
+  const std::int64_t n = 37 * 5, nt = 3;
+  const auto same = [](std::int64_t i) { return i; };
+  auto c = course_c(n, nt, same, same);
+  const double mean = mean_of(c);
+  c[100] += 1.0f;
+  Verification v = vector::verify_course(n, nt, c, true, mean);
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.outputs["difference"].get<double>(), 1.0);
+  EXPECT_NE(v.detail.find("c[100]"), std::string::npos) << v.detail;
+  // With c left on the device only the mean is checked: one step short fails.
+  v = vector::verify_course(n, nt, {}, false, vector::course_mean(n, nt - 1));
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.detail.find("mean"), std::string::npos) << v.detail;
+  // NaN anywhere fails, with a NaN difference.
+  c[100] -= 1.0f;
+  c[7] = std::numeric_limits<float>::quiet_NaN();
+  v = vector::verify_course(n, nt, c, true, mean);
+  EXPECT_FALSE(v.ok);
+  EXPECT_TRUE(std::isnan(v.outputs["difference"].get<double>()));
+}
+
+TEST(VectorCourseCheckTest, InputsDifferFromNeighboursAndNextRows) {
+  // What the checks rely on: a kernel that reads a or b at a neighbour's, or at the next row's
+  // of a power-of-two width (no multiple of 3 or 5), sees a different value in every element.
+  for (std::int64_t i = 0; i < 64; ++i) {
+    for (std::int64_t step : {1, 2, 1024, 2048, 4096, 16384}) {
+      EXPECT_NE(vector::course_a(i), vector::course_a(i + step)) << i << " + " << step;
+      EXPECT_NE(vector::course_b(i), vector::course_b(i + step)) << i << " + " << step;
+    }
+  }
+}
+
+// ---- core/acc_data.hpp -----------------------------------------------------------------------
+
+TEST(AccDataTest, EmptyArraysAreNeverMapped) {
+  // Why the helpers exist: the runtime refuses a zero-length section, on the host as well
+  // (and on a GPU the directive's form aborts with an assertion).
+  static float x[4];
+  EXPECT_DEATH(acc_copyin(x, 0), "bad range");
+  // The helpers do nothing for count 0, null pointer or not.
+  EXPECT_EXIT(
+      {
+        acc_enter_copyin(x, 0);
+        acc_enter_create(static_cast<double*>(nullptr), 0);
+        acc_update_to_device(x, 0);
+        acc_update_host(x, 0);
+        acc_exit_delete(x, 0);
+        acc_exit_delete(static_cast<double*>(nullptr), 0);
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(AccDataTest, EnteredArraysArePresentAndRoundTrip) {
+  std::vector<float> v = {1, 2, 3};
+  acc_enter_copyin(v.data(), 3);
+  EXPECT_TRUE(acc_is_present(v.data(), sizeof(float) * 3));
+  acc_update_to_device(v.data(), 3);
+  acc_update_host(v.data(), 3);
+  EXPECT_EQ(v, (std::vector<float>{1, 2, 3}));
+  acc_exit_delete(v.data(), 3);
+  std::vector<double> w(5);
+  acc_enter_create(w.data(), 5);
+  EXPECT_TRUE(acc_is_present(w.data(), sizeof(double) * 5));
+  acc_exit_delete(w.data(), 5);
 }
 
 // ---- ladder speedups ----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ class AccKernels : public CourseInstance {
     const std::int64_t n = size_.n();
     float* b = b_.data();
     float* c = c_.data();
-    for (std::int64_t i = 0; i < n; ++i) b[i] = b_init;
+    for (std::int64_t i = 0; i < n; ++i) b[i] = course_b(i);
     for (std::int64_t i = 0; i < n; ++i) c[i] = 0.0f;
     for (std::int64_t step = 0; step < size_.nt; ++step) calc(size_.nx, size_.ny, a_.data(), b, c);
     mean_on_host();

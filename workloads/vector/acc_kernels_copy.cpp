@@ -11,7 +11,7 @@ namespace {
 void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, float* c) {
   profile::Region region("calc");  // --profile's label
   const std::int64_t n = nx * ny;
-#pragma acc kernels copy(a[0:n], b[0:n], c[0:n])
+#pragma acc kernels copy(a [0:n], b [0:n], c [0:n])
   for (std::int64_t j = 0; j < ny; ++j) {
     for (std::int64_t i = 0; i < nx; ++i) {
       const std::int64_t ix = i + j * nx;
@@ -27,9 +27,9 @@ class AccKernelsCopy : public CourseInstance {
     const std::int64_t n = size_.n();
     float* b = b_.data();
     float* c = c_.data();
-#pragma acc kernels copyout(b[0:n], c[0:n])
+#pragma acc kernels copyout(b [0:n], c [0:n])
     {
-      for (std::int64_t i = 0; i < n; ++i) b[i] = b_init;
+      for (std::int64_t i = 0; i < n; ++i) b[i] = course_b(i);
       for (std::int64_t i = 0; i < n; ++i) c[i] = 0.0f;
     }
     for (std::int64_t step = 0; step < size_.nt; ++step) calc(size_.nx, size_.ny, a_.data(), b, c);
@@ -41,13 +41,11 @@ class AccKernelsCopy : public CourseInstance {
     float* a = a_.data();
     float* b = b_.data();
     float* c = c_.data();
-#pragma acc data copyout(b[0:n], c[0:n])
-    {
-    }
+#pragma acc data copyout(b [0:n], c [0:n])
+    {}
     for (std::int64_t step = 0; step < size_.nt; ++step) {
-#pragma acc data copy(a[0:n], b[0:n], c[0:n])
-      {
-      }
+#pragma acc data copy(a [0:n], b [0:n], c [0:n])
+      {}
     }
     return true;
   }

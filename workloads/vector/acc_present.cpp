@@ -11,7 +11,7 @@ void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, floa
   profile::Region region("calc");  // --profile's label
   const std::int64_t n = nx * ny;
   // GCC needs array sections here: a bare pointer would name the pointer itself.
-#pragma acc kernels present(a[0:n], b[0:n], c[0:n])
+#pragma acc kernels present(a [0:n], b [0:n], c [0:n])
 #pragma acc loop independent
   for (std::int64_t j = 0; j < ny; ++j) {
 #pragma acc loop independent
@@ -30,12 +30,12 @@ class AccPresent : public CourseInstance {
     const float* a = a_.data();
     float* b = b_.data();
     float* c = c_.data();
-#pragma acc data copyin(a[0:n]) create(b[0:n]) copyout(c[0:n])
+#pragma acc data copyin(a [0:n]) create(b [0:n]) copyout(c [0:n])
     {
-#pragma acc kernels present(b[0:n], c[0:n])
+#pragma acc kernels present(b [0:n], c [0:n])
       {
 #pragma acc loop independent
-        for (std::int64_t i = 0; i < n; ++i) b[i] = b_init;
+        for (std::int64_t i = 0; i < n; ++i) b[i] = course_b(i);
 #pragma acc loop independent
         for (std::int64_t i = 0; i < n; ++i) c[i] = 0.0f;
       }
@@ -48,9 +48,8 @@ class AccPresent : public CourseInstance {
     const float* a = a_.data();
     float* b = b_.data();
     float* c = c_.data();
-#pragma acc data copyin(a[0:n]) create(b[0:n]) copyout(c[0:n])
-    {
-    }
+#pragma acc data copyin(a [0:n]) create(b [0:n]) copyout(c [0:n])
+    {}
     return true;
   }
 };

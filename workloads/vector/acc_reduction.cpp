@@ -10,7 +10,7 @@ namespace {
 void calc(std::int64_t nx, std::int64_t ny, const float* a, const float* b, float* c) {
   profile::Region region("calc");  // --profile's label
   const std::int64_t n = nx * ny;
-#pragma acc kernels present(a[0:n], b[0:n], c[0:n])
+#pragma acc kernels present(a [0:n], b [0:n], c [0:n])
 #pragma acc loop independent
   for (std::int64_t j = 0; j < ny; ++j) {
 #pragma acc loop independent
@@ -30,22 +30,22 @@ class AccReduction : public CourseInstance {
     float* b = b_.data();
     float* c = c_.data();
     double sum = 0.0;
-#pragma acc data copyin(a[0:n]) create(b[0:n], c[0:n])
+#pragma acc data copyin(a [0:n]) create(b [0:n], c [0:n])
     {
-#pragma acc kernels present(b[0:n], c[0:n])
+#pragma acc kernels present(b [0:n], c [0:n])
       {
 #pragma acc loop independent
-        for (std::int64_t i = 0; i < n; ++i) b[i] = b_init;
+        for (std::int64_t i = 0; i < n; ++i) b[i] = course_b(i);
 #pragma acc loop independent
         for (std::int64_t i = 0; i < n; ++i) c[i] = 0.0f;
       }
       for (std::int64_t step = 0; step < size_.nt; ++step) calc(size_.nx, size_.ny, a, b, c);
-      // The course writes `loop reduction(+:sum)` and its compiler finds the loop parallel by
-      // itself; GCC hands a loop not marked independent to parloops, which left it on one gang
-      // of 32 lanes (step 07 then ran 2.5x slower than step 06 on an H200). `independent`
-      // states what the course's compiler inferred.
-#pragma acc kernels present(c[0:n])
-#pragma acc loop independent reduction(+:sum)
+        // The course writes `loop reduction(+:sum)` and its compiler finds the loop parallel by
+        // itself; GCC hands a loop not marked independent to parloops, which left it on one gang
+        // of 32 lanes (step 07 then ran 2.5x slower than step 06 on an H200). `independent`
+        // states what the course's compiler inferred.
+#pragma acc kernels present(c [0:n])
+#pragma acc loop independent reduction(+ : sum)
       for (std::int64_t i = 0; i < n; ++i) sum += c[i];
     }
     mean_ = sum / static_cast<double>(n);
@@ -55,9 +55,8 @@ class AccReduction : public CourseInstance {
     const float* a = a_.data();
     float* b = b_.data();
     float* c = c_.data();
-#pragma acc data copyin(a[0:n]) create(b[0:n], c[0:n])
-    {
-    }
+#pragma acc data copyin(a [0:n]) create(b [0:n], c [0:n])
+    {}
     return true;
   }
 };

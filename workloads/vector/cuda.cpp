@@ -26,7 +26,7 @@ class CourseCuda : public CourseInstance {
   }
   void run() override {
     const std::int64_t n = size_.n();
-    cuda::fill(b_dev_.get(), n, b_init);
+    cuda::fill_course_b(b_dev_.get(), n);
     cuda::fill(c_dev_.get(), n, 0.0f);
     for (std::int64_t step = 0; step < size_.nt; ++step) {
       cuda::accumulate(c_dev_.get(), a_dev_.get(), b_dev_.get(), n);

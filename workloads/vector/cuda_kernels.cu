@@ -1,6 +1,7 @@
 // The vector workload in CUDA: grid-stride loops with 16-byte (float4) loads where the data
 // allows, and two-pass reductions (block partials, then one block) with warp shuffles.
 #include "core/cuda_check.hpp"
+#include "workloads/vector/course_values.hpp"
 #include "workloads/vector/cuda_kernels.hpp"
 
 namespace acclab::vector::cuda {
@@ -18,6 +19,13 @@ __global__ void fill_kernel(float* x, std::int64_t n, float value) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     x[i] = value;
+  }
+}
+
+__global__ void fill_course_b_kernel(float* b, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    b[i] = course_b(i);
   }
 }
 
@@ -114,6 +122,11 @@ double reduce(const float* b, const float* c, std::int64_t n, double* partial) {
 
 void fill(float* x, std::int64_t n, float value) {
   fill_kernel<<<blocks_for(n), threads>>>(x, n, value);
+  CUDA_CHECK_LAUNCH();
+}
+
+void fill_course_b(float* b, std::int64_t n) {
+  fill_course_b_kernel<<<blocks_for(n), threads>>>(b, n);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -11,6 +11,8 @@ namespace acclab::vector::cuda {
 inline constexpr int reduction_blocks = 1024;
 
 void fill(float* x, std::int64_t n, float value);
+// b[i] = course_b(i) (course_values.hpp).
+void fill_course_b(float* b, std::int64_t n);
 // c += a + b, element-wise.
 void accumulate(float* c, const float* a, const float* b, std::int64_t n);
 // a = b + s*c, element-wise.

@@ -39,11 +39,19 @@ Workload make_workload() {
                       "workload indexes",
                       nx, ny));
     }
-    // c reaches 3*nt, which must stay an exact float integer for exact verification.
+    // c reaches course_max_sum*nt, which must stay an exact float integer, and the sum of c
+    // (for the mean) an exact double integer, for exact verification.
     const std::int64_t nt = params.integer("nt");
-    if (nt > (1 << 24) / 3) {
-      throw UsageError(fmt::format("--set nt={}: above {}, 3*nt is no longer exact in float", nt,
-                                   (1 << 24) / 3));
+    constexpr std::int64_t max_nt = ((std::int64_t(1) << 24) - 1) / course_max_sum;
+    if (nt > max_nt) {
+      throw UsageError(fmt::format("--set nt={}: above {}, {}*nt is no longer exact in float", nt,
+                                   max_nt, course_max_sum));
+    }
+    if (nt * course_max_sum > (std::int64_t(1) << 53) / (nx * ny)) {
+      throw UsageError(fmt::format(
+          "--set nx={} ny={} nt={}: the sum of c for the mean passes 2^53, no longer exact in "
+          "double",
+          nx, ny, nt));
     }
   };
   // Three float arrays of n elements on the host, and the same on the device.
@@ -52,37 +60,75 @@ Workload make_workload() {
   return w;
 }
 
+namespace {
+
+// The sum of i % m over i in [0, n).
+std::int64_t sum_of_remainders(std::int64_t n, std::int64_t m) {
+  const std::int64_t r = n % m;
+  return n / m * (m * (m - 1) / 2) + r * (r - 1) / 2;
+}
+
+// |value - expected|, NaN when value is.
+double difference(double value, double expected) { return std::fabs(value - expected); }
+
+// The larger of two differences, NaN once either is.
+double worse(double worst, double d) { return std::isnan(worst) || d <= worst ? worst : d; }
+
+}  // namespace
+
+double course_mean(std::int64_t n, std::int64_t nt) {
+  // course_a + course_b = 3 + i%3 + i%5.
+  const std::int64_t sum = 3 * n + sum_of_remainders(n, 3) + sum_of_remainders(n, 5);
+  return static_cast<double>(nt * sum) / static_cast<double>(n);
+}
+
+Verification verify_course(std::int64_t n, std::int64_t nt, const std::vector<float>& c,
+                           bool c_on_host, double mean) {
+  Verification v;
+  v.outputs["mean"] = mean;
+  v.outputs["tolerance"] = 0.0;
+  double worst = 0;
+  std::string first_wrong;
+  if (c_on_host) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double expected = double(nt) * (course_a(i) + course_b(i));
+      const double d = difference(c[i], expected);
+      if (!(d == 0) && first_wrong.empty()) {
+        first_wrong = fmt::format("c[{}] = {} but nt*(a+b) = {}", i, c[i], expected);
+      }
+      worst = worse(worst, d);
+    }
+  }
+  const double expected_mean = course_mean(n, nt);
+  const double d = difference(mean, expected_mean);
+  if (!(d == 0) && first_wrong.empty()) {
+    first_wrong = fmt::format("mean = {} but {} steps give {}", mean, nt, expected_mean);
+  }
+  worst = worse(worst, d);
+  v.outputs["difference"] = worst;
+  v.ok = worst == 0;
+  v.detail =
+      v.ok ? fmt::format(fmt::runtime(c_on_host ? "all {} elements of c equal nt*(a+b) and the "
+                                                  "mean {}"
+                                                : "the mean of the {} elements left on the "
+                                                  "device equals {}"),
+                         n, expected_mean)
+           : first_wrong;
+  return v;
+}
+
 CourseInstance::CourseInstance(const Params& params) : size_(size_of(params)) {}
 
 void CourseInstance::setup() {
   const auto n = static_cast<std::size_t>(size_.n());
-  a_.assign(n, a_init);
+  a_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) a_[i] = course_a(std::int64_t(i));
   b_.assign(n, std::numeric_limits<float>::quiet_NaN());
   c_.assign(n, std::numeric_limits<float>::quiet_NaN());
 }
 
-Verification CourseInstance::verify() {
-  const double expected = static_cast<double>(size_.nt) * (a_init + b_init);
-  Verification v;
-  v.outputs["mean"] = mean_;
-  if (c_on_host_) {
-    for (std::size_t i = 0; i < c_.size(); ++i) {
-      if (c_[i] != static_cast<float>(expected)) {
-        v.detail = fmt::format("c[{}] = {} but nt*(a+b) = {}", i, c_[i], expected);
-        return v;
-      }
-    }
-  }
-  if (mean_ != expected) {
-    v.detail = fmt::format("mean = {} but nt*(a+b) = {}", mean_, expected);
-    return v;
-  }
-  v.ok = true;
-  v.detail = fmt::format(
-      fmt::runtime(c_on_host_ ? "all {} elements of c and the mean equal {}"
-                              : "the mean of the {} elements left on the device equals {}"),
-      c_.size(), expected);
-  return v;
+Verification CourseInstance::verify_after(std::int64_t steps) const {
+  return verify_course(size_.n(), steps, c_, c_on_host_, mean_);
 }
 
 void CourseInstance::mean_on_host() {
@@ -99,40 +145,50 @@ void CourseInstance::corrupt_result() {
 StreamInstance::StreamInstance(const Params& params, Kernel kernel)
     : size_(size_of(params)), kernel_(kernel) {}
 
+double exact_dot(std::int64_t n) {
+  std::int64_t quarters = 0;
+  for (std::int64_t i = 0; i < n; ++i) quarters += (i % 16) * (i % 5);
+  return static_cast<double>(quarters) / 4.0;
+}
+
 void StreamInstance::setup() {
   const auto n = static_cast<std::size_t>(size_.n());
   a_.assign(n, std::numeric_limits<float>::quiet_NaN());
   b_.resize(n);
   c_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    b_[i] = 0.25f * static_cast<float>(i % 16);
-    c_[i] = static_cast<float>(i % 5);
+    b_[i] = stream_b(std::int64_t(i));
+    c_[i] = stream_c(std::int64_t(i));
   }
 }
 
 Verification StreamInstance::verify() {
   Verification v;
+  v.outputs["tolerance"] = 0.0;
   if (kernel_ == Kernel::triad) {
+    double worst = 0;
+    std::string first_wrong;
     for (std::size_t i = 0; i < a_.size(); ++i) {
-      const float expected = b_[i] + triad_scalar * c_[i];
-      if (a_[i] != expected) {
-        v.detail = fmt::format("a[{}] = {} but b + {}*c = {}", i, a_[i], triad_scalar, expected);
-        return v;
+      const auto at = std::int64_t(i);
+      const float expected = stream_b(at) + triad_scalar * stream_c(at);  // exact in float
+      const double d = difference(a_[i], expected);
+      if (!(d == 0) && first_wrong.empty()) {
+        first_wrong = fmt::format("a[{}] = {} but b + {}*c = {}", i, a_[i], triad_scalar, expected);
       }
+      worst = worse(worst, d);
     }
-    v.ok = true;
-    v.detail = fmt::format("all {} elements of a equal b + {}*c", a_.size(), triad_scalar);
+    v.outputs["difference"] = worst;
+    v.ok = worst == 0;
+    v.detail = v.ok ? fmt::format("all {} elements of a equal b + {}*c", a_.size(), triad_scalar)
+                    : first_wrong;
     return v;
   }
-  double expected = 0;
-  for (std::size_t i = 0; i < b_.size(); ++i) expected += double(b_[i]) * double(c_[i]);
+  const double expected = exact_dot(size_.n());
   v.outputs["dot"] = dot_;
-  if (dot_ != expected) {
-    v.detail = fmt::format("dot = {} but the serial sum is {}", dot_, expected);
-    return v;
-  }
-  v.ok = true;
-  v.detail = fmt::format("dot equals the serial sum {} exactly", expected);
+  v.outputs["difference"] = difference(dot_, expected);
+  v.ok = dot_ == expected;
+  v.detail = v.ok ? fmt::format("dot equals the exact sum {}", expected)
+                  : fmt::format("dot = {} but the exact sum is {}", dot_, expected);
   return v;
 }
 

@@ -7,12 +7,10 @@
 #include <vector>
 
 #include "core/registry.hpp"
+#include "workloads/vector/course_values.hpp"
 
 namespace acclab::vector {
 
-// The course's initial values: a = 1, b = 2, c = 0, so after nt steps every c is 3*nt.
-inline constexpr float a_init = 1.0f;
-inline constexpr float b_init = 2.0f;
 // The triad's scalar: a = b + triad_scalar * c.
 inline constexpr float triad_scalar = 3.0f;
 
@@ -26,17 +24,28 @@ Workload make_workload();
 
 // ---- the course ladder ---------------------------------------------------------------------
 
+// The mean of c after nt course steps over n elements, from the closed form of the sum of
+// course_a + course_b (exact: an integer below 2^53, which validate() ensures).
+double course_mean(std::int64_t n, std::int64_t nt);
+
+// The course's check, bitwise: every element of c (when c_on_host; c may be empty otherwise)
+// equals nt*(course_a(i) + course_b(i)), and the mean equals course_mean(n, nt). Every value
+// is an integer below 2^24 (c) or a sum of them below 2^53 (the mean's), exact in any order.
+// outputs: mean, tolerance 0, difference (the largest absolute difference, NaN if any is).
+Verification verify_course(std::int64_t n, std::int64_t nt, const std::vector<float>& c,
+                           bool c_on_host, double mean);
+
 // Host arrays and verification shared by every step of the course ladder. setup() fills a
-// with a_init and poisons b and c with NaN: each step's run() initialises b and c itself,
-// as the course's main() does, then runs nt steps and computes the mean.
+// with course_a and poisons b and c with NaN: each step's run() initialises b (course_b) and
+// c (0) itself, as the course's main() does, then runs nt steps and computes the mean.
 class CourseInstance : public Instance {
  public:
   explicit CourseInstance(const Params& params);
   void setup() override;
-  // Every element of c equals nt*(a+b) exactly (when the step brings c back to the host), and
-  // the mean equals it too. Integers below 2^24 are exact in float, and the mean is summed in
-  // double.
-  Verification verify() override;
+  Verification verify() override { return verify_after(size_.nt); }
+  // verify()'s check of the result against what `steps` steps give (tests check that a run
+  // of nt - 1 steps fails against nt).
+  Verification verify_after(std::int64_t steps) const;
   void corrupt_result() override;
 
  protected:
@@ -60,9 +69,12 @@ std::unique_ptr<Instance> make_course_cuda(const Params& params);
 
 // ---- bandwidth kernels -----------------------------------------------------------------------
 
-// Host arrays for the triad (a = b + s*c) and the dot product (sum of b*c). b and c hold small
-// multiples of 1/4 so that every product and every partial sum is exact: results are compared
-// bit for bit with values computed here, whatever the summation order.
+// The dot product of stream_b and stream_c over n elements, summed in integers of quarters.
+double exact_dot(std::int64_t n);
+
+// Host arrays for the triad (a = b + s*c) and the dot product (sum of b*c), b and c from
+// stream_b and stream_c. Results are compared bit for bit with values computed from those
+// functions (not from the arrays), whatever the summation order.
 class StreamInstance : public Instance {
  public:
   enum class Kernel { triad, dot };
