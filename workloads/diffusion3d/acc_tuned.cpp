@@ -204,16 +204,17 @@ class AccTuned : public DiffusionInstance {
                 cb = p_.cb;
     float *f = f_.data(), *fn = fn_.data();
     unsigned long long* arrived = arrived_;
-    unsigned long long state[2] = {0, 0};  // arrivals expected, and gangs running
+    unsigned long long state[3] = {0, 0, 0};  // arrivals expected, gangs running, steps done
     const unsigned long long none = 0;
     acc_memcpy_to_device(arrived, const_cast<unsigned long long*>(&none), sizeof none);
 #pragma acc parallel num_gangs(gangs) num_workers(resident_workers) vector_length(warp) \
-    present(f[0:n], fn[0:n]) deviceptr(arrived) copyout(state[0:2])
+    present(f[0:n], fn[0:n]) deviceptr(arrived) copyout(state[0:3])
     {
       // The gangs actually running: `gangs` on the device, one on the host fallback.
       const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);
       unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
       bool together = true;             // false once a gang gave up waiting at a barrier
+      unsigned long long done = 0;      // steps this gang has finished
       for (std::int64_t s = 0; s < steps && together; ++s) {
         const float* from = s % 2 ? fn : f;
         float* to = s % 2 ? f : fn;
@@ -254,13 +255,16 @@ class AccTuned : public DiffusionInstance {
           }
         }
         together = grid_barrier(arrived, expected += running);
+        ++done;
       }
       if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
         state[0] = expected;
         state[1] = running;
+        state[2] = done;
       }
     }
-    result_ = steps % 2 ? fn_.data() : f_.data();
+    steps_ = std::int64_t(state[2]);
+    result_ = steps_ % 2 ? fn_.data() : f_.data();
     unsigned long long counted = 0;
     acc_memcpy_from_device(&counted, arrived, sizeof counted);
     if (counted & grid_barrier_stalled) {

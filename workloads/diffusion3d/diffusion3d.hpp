@@ -55,12 +55,48 @@ double analytic(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k
 // Root-mean-square difference between `f` and the continuous solution at time t.
 double rms_error(const Problem& p, const float* f, double t);
 
+// The exact solution of the discrete scheme after `steps` steps, in double. The scheme is
+// linear and separable. With cell-centred mirror walls, c_i = cos(2 pi x_i), x_i = (i + 1/2) h,
+// is an exact eigenvector of the 1D discrete Laplacian: the missing neighbour of cell 0 is cell
+// 0 itself, and cos(2 pi (-h/2)) = cos(2 pi (h/2)); likewise at the far wall. The eigenvalue is
+// -(2 - 2 cos(2 pi h)) / h^2; a constant has eigenvalue 0. Expanding
+// f0 = 0.125 prod_d (1 - c_d) over the subsets S of {x, y, z}, after s steps
+//   f_s = 0.125 sum_S (-1)^|S| mu_S^s prod_{d in S} c_d,
+//   mu_S = 1 - dt kappa sum_{d in S} (2 - 2 cos(2 pi h_d)) / h_d^2.
+// The analytic solution is the same sum with mu_S^s replaced by exp(-|S| kappa t (2 pi)^2).
+std::vector<double> discrete_solution(const Problem& p, std::int64_t steps);
+
+// Bound on rms(discrete_solution - analytic) after `steps` steps: the scheme's truncation
+// error, O(dt) + O(h^2), bounded mode by mode (diffusion3d.cpp gives the derivation).
+double truncation_bound(const Problem& p, std::int64_t steps);
+
+// Bound on max |original - discrete_solution| after `steps` steps: the float rounding of the
+// scheme against exact arithmetic, linear in the steps because the float coefficients shift
+// every mode's factor mu_S the same way at every step (diffusion3d.cpp gives the derivation).
+double rounding_bound(std::int64_t steps);
+
+// Bound on max |f - original| for a variant's field after `steps` steps (diffusion3d.cpp gives
+// the derivation): 6 standard deviations of the two evaluations' rounding differences adding
+// up as a random walk, 7.75 eps sqrt(steps) max|f| with max|f| <= 1.
+double original_tolerance(std::int64_t steps);
+
+// The verification of `result` as the field after p.steps steps, from a run whose own loop
+// counted `steps_done` steps: compared with the original's field after p.steps steps (the
+// primary check: outputs tolerance and difference), and with the exact discrete solution when
+// `against_exact` (the reference variant's own check). Each variant's verify() is this; the
+// tests call it directly with a field of fewer steps to show that the bound catches it.
+Verification verify_result(const Problem& p, const float* result, std::int64_t steps_done,
+                           bool against_exact);
+
 // One step of the reference, for planes [k_begin, k_end).
 void step_planes(const Problem& p, const float* f, float* fn, std::int64_t k_begin,
                  std::int64_t k_end);
 // The serial reference after `steps` steps (planes split over OpenMP threads: every point's
 // arithmetic is the serial code's, so the result is bit for bit the serial one). Cached.
 const std::vector<float>& reference_after(const Problem& p, std::int64_t steps);
+// max |reference after steps - reference after steps - 1|: what a field one step short differs
+// by, to compare original_tolerance with. 0 for no steps. Cached with reference_after.
+double reference_last_step_change(const Problem& p, std::int64_t steps);
 
 // Host fields, the result and its verification, shared by every variant.
 class DiffusionInstance : public Instance {
@@ -68,19 +104,20 @@ class DiffusionInstance : public Instance {
   explicit DiffusionInstance(const Params& params);
   void setup() override;
   void reset() override;
-  // max |f - original| <= 8 eps max|f| steps: the stencil is a convex combination (cc >= 0),
-  // so rounding differences (and GPU FMA contraction, up to ~7 eps a step) do not grow faster.
+  // verify_result(p_, result_, steps_, against_exact_), with the variant's own outputs.
   Verification verify() override;
   void corrupt_result() override;
 
  protected:
   // Runs the steps, `step(f, fn)` doing one, swapping fields in between; leaves result_ on
-  // the field holding the last step.
+  // the field holding the last step and steps_ on the steps done.
   template <typename Step>
   void iterate(float* f, float* fn, Step&& step) {
+    steps_ = 0;
     for (std::int64_t s = 0; s < p_.steps; ++s) {
       step(f, fn);
       std::swap(f, fn);
+      ++steps_;
     }
     result_ = f;
   }
@@ -89,6 +126,8 @@ class DiffusionInstance : public Instance {
   std::vector<float> initial_, f_, fn_;
   nlohmann::json extra_outputs_ = nlohmann::json::object();  // a variant's own, for verify()
   const float* result_ = nullptr;
+  std::int64_t steps_ = 0;      // steps the last run did, counted where they ran
+  bool against_exact_ = false;  // the reference variant: also checked against the exact solution
 };
 
 std::unique_ptr<Instance> make_original(const Params& params);
