@@ -17,7 +17,7 @@ namespace acclab::jacobi2d {
 struct Problem {
   std::int64_t rows = 0, cols = 0;  // grid points, boundaries included (seed: 8192 x 1024)
   double height = 0, width = 0;
-  std::int64_t iters = 0;  // sweeps; in tol mode the most sweeps allowed
+  std::int64_t iters = 0;  // sweeps; in tol mode the most sweeps allowed (tol_mode_sweep_cap)
   bool tol_mode = false;
   double tol = 0;                // stop when max |u_new - u_old| < tol (tol mode)
   std::int64_t check_every = 1;  // sweeps between two convergence checks (tol mode)
@@ -44,6 +44,14 @@ std::vector<float> initial_grid(const Problem& p);
 // (wy^2 cos(pi/(rows-1)) + hx^2 cos(pi/(cols-1))) / (hx^2 + wy^2).
 double jacobi_spectral_radius(const Problem& p);
 
+// The default of `iters` in tol mode: twice the sweeps after which the max-norm change must be
+// below tol in exact arithmetic. With e_k = u_k - exact, |e_0| <= |u|max at each of the N
+// interior points, so ||e_k||_2 <= rho^k sqrt(N) |u|max, and the change
+// u_{k+1} - u_k = (J - I) e_k has max norm <= 2 rho^k sqrt(N) |u|max: below tol once
+// k >= ln(2 sqrt(N) |u|max / tol) / ln(1/rho). Twice that leaves room for float rounding near
+// the fixed point; rounded up to a multiple of check_every.
+std::int64_t tol_mode_sweep_cap(const Problem& p);
+
 // Bound on max |u - (x^2 + y^2)| once the max-norm change of the last sweep is `residual`.
 // The Jacobi matrix J is symmetric with ||J||_2 = rho, so e_{k+1} = J e_k and
 // u_{k+1} - u_k = (J - I) e_k give ||e_{k+1}||_2 <= rho/(1-rho) ||u_{k+1} - u_k||_2; with
@@ -62,6 +70,24 @@ void sweep_rows(const Problem& p, const float* in, float* out, std::int64_t row_
 // Cached: every variant of one run compares against the same grid.
 const std::vector<float>& reference_after(const Problem& p, std::int64_t sweeps);
 
+// max |reference after sweeps - reference after sweeps - 1|: what a grid one sweep short differs
+// by, to compare serial_tolerance with. 0 for no sweeps. Cached with reference_after.
+double reference_last_sweep_change(const Problem& p, std::int64_t sweeps);
+
+// Bound on max |u - serial| for a variant's grid after `sweeps` sweeps in iters mode
+// (jacobi2d.cpp gives the derivation): 6 standard deviations of the two evaluations' rounding
+// differences adding up as a random walk, 6 eps |u|max sqrt(sweeps).
+double serial_tolerance(const Problem& p, std::int64_t sweeps);
+
+// The verification of `result`, from a run whose own loop counted `sweeps_done` sweeps and, in
+// tol mode, last measured the max-norm change `residual`. iters mode: the grid compared with
+// the serial one after p.iters sweeps (the primary check: outputs tolerance and difference).
+// tol mode: converged, max |u - exact| <= converged_error_bound (primary), and the grid
+// compared with the serial one after the same sweeps. Each variant's verify() is this; the
+// tests call it directly with a grid of fewer sweeps to show that the bound catches it.
+Verification verify_result(const Problem& p, const float* result, std::int64_t sweeps_done,
+                           double residual);
+
 // Host grids, the result and its verification, shared by every variant.
 class JacobiInstance : public Instance {
  public:
@@ -69,9 +95,7 @@ class JacobiInstance : public Instance {
   void setup() override;
   // Restores both host grids to the initial state.
   void reset() override;
-  // iters mode: max |u - serial| <= 4 eps |u|max sweeps (rounding, FMA contraction on GPUs).
-  // tol mode: converged within iters sweeps, max |u - exact| <= converged_error_bound (valid
-  // but loose), and the iters-mode comparison with the serial grid after the same sweeps.
+  // verify_result(p_, result_, sweeps_, residual_).
   Verification verify() override;
   void corrupt_result() override;
 
