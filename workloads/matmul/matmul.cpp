@@ -210,17 +210,21 @@ Verification MatmulInstance::verify() {
     }
     v.ok = max_diff <= bound;
     v.outputs["max_abs_error"] = max_diff;
+    v.outputs["tolerance"] = bound;
+    v.outputs["difference"] = max_diff;
     v.detail = exact ? fmt::format("max |C - exact| = {:.3g} at ({}, {}) {} 0 (integer products)",
                                    max_diff, wi, wj, v.ok ? "==" : ">")
-                     : fmt::format("max |C - exact| = {:.3g} at ({}, {}) {} gamma_k k(m+k)(k+n) = "
-                                   "{:.3g}",
-                                   max_diff, wi, wj, v.ok ? "<=" : ">", bound);
+                     : fmt::format(
+                           "max |C - exact| = {:.3g} at ({}, {}) {} gamma_k k(m+k)(k+n) = "
+                           "{:.3g}",
+                           max_diff, wi, wj, v.ok ? "<=" : ">", bound);
   } else {
     const auto& r = reference_product(p_);
     auto frobenius = [](const std::vector<double>& x, int rows, int cols, int ld) {
       double sum = 0;
       for (int i = 0; i < rows; ++i) {
-        for (int j = 0; j < cols; ++j) sum += x[std::int64_t(i) * ld + j] * x[std::int64_t(i) * ld + j];
+        for (int j = 0; j < cols; ++j)
+          sum += x[std::int64_t(i) * ld + j] * x[std::int64_t(i) * ld + j];
       }
       return std::sqrt(sum);
     };
@@ -239,8 +243,20 @@ Verification MatmulInstance::verify() {
     v.ok = diff <= bound;  // false for a NaN
     const double relative = norm_ab > 0 ? diff / norm_ab : diff;
     v.outputs["relative_error"] = relative;
+    v.outputs["tolerance"] = bound;
+    v.outputs["difference"] = std::isnan(diff) ? std::numeric_limits<double>::infinity() : diff;
     v.detail = fmt::format("||C - R||_F / (||A||_F ||B||_F) = {:.3g} {} 2 gamma_k = {:.3g}",
                            relative, v.ok ? "<=" : ">", 2 * gamma_k);
+  }
+  if (double(p_.m) * p_.n * p_.k <= plain_check_limit) {
+    const ReferenceCheck reference =
+        check_reference(p_, p_.init == Init::seed ? seed_matrix(p_) : reference_product(p_));
+    v.outputs["reference_difference"] = reference.difference;
+    v.outputs["reference_tolerance"] = reference.tolerance;
+    if (!reference.ok) {
+      v.ok = false;
+      v.detail += "; " + reference.detail;
+    }
   }
   if (padding_written > 0) {
     v.ok = false;
@@ -249,8 +265,6 @@ Verification MatmulInstance::verify() {
   return v;
 }
 
-void MatmulInstance::corrupt_result() {
-  c_[std::int64_t(p_.m / 2) * p_.ldc + p_.n / 2] += 1.0;
-}
+void MatmulInstance::corrupt_result() { c_[std::int64_t(p_.m / 2) * p_.ldc + p_.n / 2] += 1.0; }
 
 }  // namespace acclab::matmul

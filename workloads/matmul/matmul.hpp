@@ -21,8 +21,7 @@ enum class AccBlock { b8x4, b8x8, b4x8, b16x4 };
 inline const std::vector<std::string> acc_block_names = {"8x4", "8x8", "4x8", "16x4"};
 
 // cuda_tiled's FP64 MMA instruction shapes, in the order of cuda::Mma.
-inline const std::vector<std::string> cuda_mma_names = {"m8n8k4", "m16n8k4", "m16n8k8",
-                                                        "m16n8k16"};
+inline const std::vector<std::string> cuda_mma_names = {"m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"};
 
 struct Problem {
   // int: every index of the three matrices is below 2^31 (validate checks it), which keeps the
@@ -62,6 +61,26 @@ bool seed_products_exact(const Problem& p);
 // for init=random. Cached for the last problem asked.
 const std::vector<double>& reference_product(const Problem& p);
 
+// The references themselves checked: the plain i-j-q triple loop in long double from the
+// problem's inputs (value), with sum |a||b| (magnitude) for the rounding bound. verify() runs it
+// where m n k <= plain_check_limit, so that a wrong closed form or a wrong blocked reference
+// cannot pass every variant.
+struct PlainProduct {
+  std::vector<long double> value, magnitude;  // m x n, row-major, rows of n
+};
+PlainProduct plain_product(const Problem& p);
+inline constexpr double plain_check_limit = 1 << 24;  // multiply-adds: tens of ms
+struct ReferenceCheck {
+  bool ok = false;
+  double difference = 0;  // the largest |reference - plain| (+inf for a NaN)
+  double tolerance = 0;   // 0 where the seed's products are exact, else gamma_k max sum|a||b|
+  std::string detail;
+};
+// `reference` (m x n, rows of n: seed_matrix or reference_product) against plain_product.
+ReferenceCheck check_reference(const Problem& p, const std::vector<double>& reference);
+// seed_product of every element, m x n in rows of n.
+std::vector<double> seed_matrix(const Problem& p);
+
 // What the padding columns of C (j >= n) hold; no variant may write them.
 inline constexpr double c_padding_value = -7.25;
 
@@ -75,7 +94,9 @@ class MatmulInstance : public Instance {
   void reset() override;
   // init=seed: every element equal to the exact product (or within k eps sum|a||b| where the
   // sums exceed 2^53); init=random: ||C - R||_F <= 2 gamma_k ||A||_F ||B||_F against the
-  // reference R. Both: the padding of C untouched.
+  // reference R. Both: the padding of C untouched, and (where m n k <= plain_check_limit) the
+  // reference itself against plain_product. outputs: tolerance and difference of the primary
+  // check (max |C - exact| for seed, ||C - R||_F for random).
   Verification verify() override;
   void corrupt_result() override;
 
