@@ -67,23 +67,9 @@ std::string param_name(const ::testing::TestParamInfo<std::string>& info) { retu
 
 // ---- every registered variant of one workload --------------------------------------------------
 
-bool VariantTest::expect_available() {
-  const Variant& v = variant();
-  if (v.backend == Backend::cuda) return machine_.cuda_available();
-  if (!v.gpu_unavailable_reason.empty()) return !machine_.openacc_runs_on_gpu();
-  return true;
-}
+bool VariantTest::expect_available() { return available_here(variant()); }
 
-Place VariantTest::expected_place() {
-  switch (variant().backend) {
-    case Backend::cuda:
-      return Place::gpu;
-    case Backend::openacc:
-      return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
-    default:
-      return Place::host;
-  }
-}
+Place VariantTest::expected_place() { return place_here(variant()); }
 
 Result VariantTest::run(const Params& params, int reps, bool corrupt) {
   RunOptions options;
@@ -121,6 +107,23 @@ bool openacc_gpu_here() {
     return machine.openacc_runs_on_gpu();
   }();
   return available;
+}
+
+bool available_here(const Variant& variant) {
+  if (variant.backend == Backend::cuda) return cuda_gpu_here();
+  if (!variant.gpu_unavailable_reason.empty()) return !openacc_gpu_here();
+  return true;
+}
+
+Place place_here(const Variant& variant) {
+  switch (variant.backend) {
+    case Backend::cuda:
+      return Place::gpu;
+    case Backend::openacc:
+      return openacc_gpu_here() ? Place::gpu : Place::host;
+    default:
+      return Place::host;
+  }
 }
 
 // ---- files -------------------------------------------------------------------------------------

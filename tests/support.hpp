@@ -81,6 +81,14 @@ class VariantTest : public ::testing::TestWithParam<std::string> {
 bool cuda_gpu_here();
 bool openacc_gpu_here();
 
+// Whether `variant` can run here, from the machine's facts rather than from the runner's own
+// answer: CUDA needs a CUDA GPU; a step marked unsafe on GPUs is unavailable only where OpenACC
+// offloads to one. Everything else is available in every build that registers it.
+bool available_here(const Variant& variant);
+
+// Where `variant`'s result is computed on this machine.
+Place place_here(const Variant& variant);
+
 // ---- files -------------------------------------------------------------------------------------
 
 std::string read_file(const std::filesystem::path& path);
