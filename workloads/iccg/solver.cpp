@@ -39,11 +39,12 @@ double dot(const std::vector<double>& x, const std::vector<double>& y, int threa
 
 // Each colour is a parallel loop ended by a barrier (about 4 colours + 5 of them an iteration),
 // so a thread pays only when its share of a colour's rows outlasts waking it and joining it:
-// about 10 ns a row against microseconds on an idle machine, and a whole scheduler time slice on
-// a busy one, where the barrier waits for a thread that is not running (494_bus, 26 rows a
-// colour: 3-8 ms on one thread, up to 8 s on two; bench/results/cpu/iccg/NOTES.md). 2048 rows
-// a thread and colour (about 20 us of work) keeps every thread on the course's meshes (100 000
-// rows a colour at 128^3) and one on small systems.
+// microseconds on an idle machine, a whole scheduler time slice on a busy one, where the
+// barrier waits for a thread that is not running (494_bus, 26 rows a colour, took up to seconds
+// on two threads of a loaded machine against milliseconds on one). On two idle cores the second
+// thread breaks even near 1000 rows a colour; at 2048 a thread it is clearly ahead
+// (bench/results/cpu/iccg/NOTES.md), and the course's meshes (100 000 rows a colour at 128^3)
+// keep every thread.
 constexpr std::int64_t rows_per_thread_and_color = 2048;
 
 int useful_threads(std::int64_t rows, int colors, int available) {
