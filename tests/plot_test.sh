@@ -19,8 +19,9 @@ check "exit 0 on a ladder report" test $? -eq 0
 check "an SVG picture" grep -q "<svg" "$dir/vector.svg"
 check "the steps named in it" grep -q "original" "$dir/vector.svg"
 check "nothing on stderr" test ! -s "$dir/err"
-"$plot" "$dir/vector.json" "$dir/vector.png" --title "vector" && check "a PNG picture" \
-  grep -q PNG "$dir/vector.png"
+"$plot" "$dir/vector.json" "$dir/vector.png" --title "vector" 2> "$dir/err"
+check "exit 0 writing a PNG" test $? -eq 0
+check "a PNG picture" grep -q PNG "$dir/vector.png"
 
 bad() {  # bad DESCRIPTION WORD ARGS...: exit 2, one stderr line naming WORD, no output left
   local what=$1 word=$2
