@@ -23,6 +23,7 @@
 #include "core/error.hpp"
 #include "io/dense_matrix.hpp"
 #include "io/graph.hpp"
+#include "io/line_reader.hpp"
 #include "io/matrix_market.hpp"
 #include "support.hpp"
 
@@ -289,6 +290,11 @@ TEST(MatrixMarketTest, BrokenFilesNameTheFileAndLine) {
       {"cut mid-line", real_general + "3 3 3\n1 1 1\n2 2 2\n3 3", 5, "expected 3 values"},
       {"more entries", real_general + "3 3 1\n1 1 1\n2 2 2\n", 4,
        "more entries than the 1 declared on line 2"},
+      // Counts no file of this size can hold: refused at the size line, before any allocation.
+      {"entries beyond the bytes", real_general + "3000000 3000000 2000000000\n1 1 1\n", 2,
+       "2000000000 entries declared, more than the 6 bytes left in the file can hold"},
+      {"pattern entries beyond the bytes", pattern_general + "3000000 3000000 1048577\n1 1\n", 2,
+       "more than the 4 bytes left"},
   };
   TempDir dir;
   int index = 0;
@@ -442,6 +448,8 @@ TEST(GraphTest, BrokenFilesNameTheFileAndLine) {
        "file ends after 1 of the 2 entries"},
       {"ag.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 9 1\n", 3,
        "column index 9 is out of range 1..3"},
+      {"ah.gr", "c\np sp 3 2000000\na 1 2 1\n", 2,
+       "2000000 arcs declared, more than the 8 bytes left in the file can hold"},
   };
   TempDir dir;
   for (const BrokenFile& c : cases) {
@@ -451,6 +459,47 @@ TEST(GraphTest, BrokenFilesNameTheFileAndLine) {
   }
   const fs::path missing = dir.path() / "missing.gr";
   EXPECT_TRUE(names_place(usage_error_of([&] { read_graph(missing); }), missing, 0, "cannot open"));
+}
+
+// ---- lines without end -------------------------------------------------------------------------
+
+TEST(LineLimitTest, ALineLongerThanTheLimitStopsThereInEveryFormat) {
+  TempDir dir;
+  const std::string longest(kMaxLineBytes, 'x');
+  // At the limit: read (a comment line); one byte more: an error naming the file and line.
+  const fs::path fits = write_text(dir, "fits.gr", "c " + longest.substr(2) + "\np sp 2 0\n");
+  EXPECT_EQ(read_graph(fits).n, 2);
+  const std::vector<BrokenFile> cases = {
+      {"a.mtx", "%%MatrixMarket matrix coordinate real general\n% " + longest + "\n1 1 0\n", 2,
+       "line longer than 1048576 bytes"},
+      {"b.mtx", longest + "x", 1, "line longer than"},
+      {"c.gr", "p sp 3 1\na 1 2 " + longest + "\n", 2, "line longer than"},
+      {"d.txt", "0 1 1\n1 2 1\n\n0 " + longest, 4, "line longer than"},
+  };
+  for (const BrokenFile& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path path = write_text(dir, c.name, c.content);
+    const auto read = [&] {
+      if (c.name.ends_with(".mtx")) {
+        read_matrix_market(path);
+      } else {
+        read_graph(path);
+      }
+    };
+    EXPECT_TRUE(names_place(usage_error_of(read), path, c.line, c.fragment));
+  }
+}
+
+TEST(LineLimitTest, DevZeroStopsAtLineOne) {
+  const fs::path zero = "/dev/zero";
+  if (!fs::exists(zero)) GTEST_SKIP() << "no /dev/zero";
+  EXPECT_TRUE(
+      names_place(usage_error_of([&] { read_matrix_market(zero); }), zero, 1, "line longer than"));
+  EXPECT_TRUE(names_place(usage_error_of([&] { read_graph(zero); }), zero, 1, "line longer than"));
+  // The command line: one line, status 2, in bounded memory.
+  const test::Outcome o = test::run_acclab({"apsp", "/dev/zero"});
+  EXPECT_TRUE(test::is_usage_error(o, {"/dev/zero:1:", "line longer than"}));
+  EXPECT_LT(o.max_rss_kib, 200 * 1024);
 }
 
 // ---- dense matrices ----------------------------------------------------------------------------

@@ -14,6 +14,9 @@
 namespace acclab::io {
 namespace {
 
+// Arcs reserved before they are read: the declared count is only a promise.
+constexpr std::int64_t kReservedUpFront = std::int64_t(1) << 20;
+
 constexpr std::string_view kProblemForm = "'p sp NODES ARCS'";
 
 Graph read_matrix_market_graph(const std::filesystem::path& path) {
@@ -66,15 +69,17 @@ Graph read_dimacs(const std::filesystem::path& path) {
         reader.fail(
             fmt::format("bad problem line '{}'; NODES and ARCS must be integers >= 0", line));
       }
-      // The shortest arc line is "a 1 1 1" and a newline: refuse a count the file cannot hold.
-      if (const auto left = reader.bytes_left(); left && std::uint64_t(*arcs) > (*left + 1) / 8) {
+      // The shortest arc line is "a 1 1 1" and a newline: a count beyond what is reserved up
+      // front that the file cannot hold is refused here (a smaller one at the end, as truncated).
+      if (const auto left = reader.bytes_left();
+          left && *arcs > kReservedUpFront && std::uint64_t(*arcs) > (*left + 1) / 8) {
         reader.fail(fmt::format(
             "{} arcs declared, more than the {} bytes left in the file can hold", *arcs, *left));
       }
       graph.n = *nodes;
       declared_arcs = *arcs;
       problem_line = reader.line_number();
-      graph.edges.reserve(static_cast<std::size_t>(std::min<std::int64_t>(declared_arcs, 1 << 20)));
+      graph.edges.reserve(static_cast<std::size_t>(std::min(declared_arcs, kReservedUpFront)));
     } else if (words[0] == "a") {
       if (problem_line == 0) {
         reader.fail(fmt::format("arc before the problem line {}", kProblemForm));

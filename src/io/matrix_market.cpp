@@ -12,6 +12,9 @@
 namespace acclab::io {
 namespace {
 
+// Entries reserved before they are read: the declared count is only a promise.
+constexpr std::int64_t kReservedUpFront = std::int64_t(1) << 20;
+
 constexpr std::string_view kBannerWord = "%%MatrixMarket";
 constexpr std::string_view kBannerForm = "'%%MatrixMarket matrix coordinate FIELD SYMMETRY'";
 
@@ -118,11 +121,13 @@ std::int64_t parse_size_line(LineReader& reader, MatrixMarket& matrix) {
     reader.fail(fmt::format("{} entries declared, more than a {} x {} matrix has", count,
                             matrix.rows, matrix.cols));
   }
-  // The shortest entry line is "1 1" (pattern) or "1 1 1", each but the last ended by a newline:
-  // a count the rest of the file cannot hold is refused before anything is reserved for it.
+  // The shortest entry line is "1 1" (pattern) or "1 1 1", each but the last ended by a newline.
+  // A count beyond what is reserved up front that the rest of the file cannot hold is refused
+  // here, before a caller sizes anything by it; a smaller shortfall is reported at the end of
+  // the file, with the number of entries found (a truncated file).
   const std::uint64_t shortest_entry = matrix.field == MatrixField::pattern ? 4 : 6;
   if (const auto left = reader.bytes_left();
-      left && std::uint64_t(count) > (*left + 1) / shortest_entry) {
+      left && count > kReservedUpFront && std::uint64_t(count) > (*left + 1) / shortest_entry) {
     reader.fail(fmt::format("{} entries declared, more than the {} bytes left in the file can hold",
                             count, *left));
   }
@@ -179,8 +184,7 @@ MatrixMarket read_matrix_market(const std::filesystem::path& path) {
   MatrixMarket matrix;
   parse_banner(reader, matrix);
   const std::int64_t declared = parse_size_line(reader, matrix);
-  // The declared count is only a promise: reserve no more than a modest amount up front.
-  matrix.entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(declared, 1 << 20)));
+  matrix.entries.reserve(static_cast<std::size_t>(std::min(declared, kReservedUpFront)));
 
   const std::size_t values_per_line = matrix.field == MatrixField::pattern ? 2 : 3;
   const std::string_view line_form =
