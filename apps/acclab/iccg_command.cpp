@@ -1,4 +1,5 @@
-// acclab iccg MATRIX.mtx [--rhs FILE] [--colors C] [--tol EPS] [--maxiter N] [--out x.mtx]
+// acclab iccg MATRIX.mtx [--rhs FILE] [--colors C] [--tol EPS] [--maxiter N] [--shift S]
+//                        [--out x.mtx]
 #include "iccg_command.hpp"
 
 #include <fmt/format.h>
