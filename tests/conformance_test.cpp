@@ -36,9 +36,12 @@
 // subtracted from it. Allocations on every thread count (OpenMP workers included).
 //
 // What it does not see: memory taken with malloc, aligned_alloc or mmap directly (libgomp's
-// thread pool and its host fallback, OpenBLAS's buffers, the C library), pinned or managed
+// thread pool, OpenBLAS's buffers, the C library), pinned or managed
 // memory from the CUDA runtime, and device memory. It counts requested bytes, not what the
 // allocator rounds them up to. The workloads keep their arrays in std::vector, which it sees.
+// Memory a workload keeps for the whole process (a memo of its reference result) is counted by
+// the first run that makes it: under ctest every test is a process of its own, so it counts
+// there; in one process running the whole suite a later test may find it made already.
 namespace allocation_count {
 
 std::atomic<bool> counting{false};
