@@ -87,10 +87,6 @@ iccg::Csr csr_of(const std::string& path, const io::MatrixMarket& m) {
   return a;
 }
 
-// Matrices small enough for a full Cholesky factorisation when IC(0) breaks down (rows x
-// bandwidth^2 / 2 multiply-adds, about 0.1 s at this bound).
-constexpr double direct_check_work = 1e8;
-
 // A right-hand side may be written as one line of n numbers: its lines may be longer than the
 // other formats' (a million numbers), yet a file without line ends still stops at a limit.
 constexpr std::size_t max_rhs_line_bytes = std::size_t(64) << 20;
@@ -279,9 +275,8 @@ int iccg_command(const IccgArgs& args) {
     // IC(0) also breaks down on some positive definite matrices: where the size allows, the
     // direct solve (a full Cholesky factorisation) tells which.
     const std::int64_t row = ordering.old_of_new[s.last.breakdown_row] + 1;
-    const double band = double(iccg::bandwidth(original));
-    if (double(original.n) * band * band / 2 <= direct_check_work &&
-        !iccg::reference_solve(original, b).empty()) {
+    const bool checkable = iccg::reference_solve_fits(original.n, iccg::bandwidth(original));
+    if (checkable && !iccg::reference_solve(original, b).empty()) {
       throw UsageError(fmt::format(
           "{}: IC(0) breaks down at row {} although the matrix is positive definite (its "
           "Cholesky factor exists): {}",
@@ -293,9 +288,8 @@ int iccg_command(const IccgArgs& args) {
         fmt::format("{}: IC(0) breaks down at row {} (pivot not positive): the matrix "
                     "is not positive definite{}",
                     args.matrix, row,
-                    band * band * double(original.n) / 2 <= direct_check_work
-                        ? " (nor is its Cholesky factor defined)"
-                        : " (or IC(0) cannot factor it: try --shift S)"));
+                    checkable ? " (nor is its Cholesky factor defined)"
+                              : " (or IC(0) cannot factor it: try --shift S)"));
   }
   if (s.last.indefinite) {
     throw UsageError(

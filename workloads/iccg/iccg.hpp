@@ -99,6 +99,11 @@ std::vector<double> reference_solve(const Csr& a, const std::vector<double>& b);
 // max |i - j| over the stored couplings (the band the reference solve factors).
 std::int64_t bandwidth(const Csr& a);
 
+// Whether reference_solve is cheap enough to run as a check (rows x band^2 / 2 multiply-adds in
+// long double, about 0.1 s at the bound), and the bytes it then allocates.
+bool reference_solve_fits(std::int64_t rows, std::int64_t band);
+double reference_solve_bytes(std::int64_t rows, std::int64_t band);
+
 // The smallest eigenvalue of the course's mesh matrix: its x and y couplings have the constant
 // mode (eigenvalue 0), and along z a zero-flux bottom and the half-cell Dirichlet top make the
 // modes cos(theta (k + 1/2)) with theta nz = pi / 2 + m pi, so 4 sin^2(pi / (4 nz)). The

@@ -231,10 +231,6 @@ double max_row_sum(const Csr& a) {
   return largest;
 }
 
-// Meshes small enough for the direct solve at verification (rows x bandwidth^2 / 2 multiply-adds
-// in long double, about 0.1 s at this bound).
-constexpr double direct_solve_work = 1e8;
-
 }  // namespace
 
 Verification IccgInstance::verify() {
@@ -280,8 +276,7 @@ Verification IccgInstance::verify() {
                                     : std::abs(solution_.iterations - serial.iterations) <= 2;
   bool reference_ok = true;
   std::string reference_detail;
-  const double band = double(bandwidth(mesh_.a));
-  if (checked_against_direct_solve() && double(mesh_.a.n) * band * band / 2 <= direct_solve_work) {
+  if (checked_against_direct_solve() && reference_solve_fits(mesh_.a.n, bandwidth(mesh_.a))) {
     // The direct solve's own error (backward stable, in long double) is far below the bound:
     // ||x - x_direct|| <= ||r|| / lambda_min.
     const std::vector<double> direct = reference_solve(mesh_.a, mesh_.b);
