@@ -171,6 +171,48 @@ TEST(JacobiProblemTest, SerialReferenceIsTheDocumentedFormula) {
   EXPECT_NEAR(jacobi2d::reference_after(q, 1)[4], 1.25, 8 * float_eps * 5.0);
 }
 
+// jacobi2d::exact_iterate, the closed form the serial variant is checked against at run time,
+// checked against the sweep's definition: the initial grid at 0 sweeps, one sweep in double
+// taking its grid at s sweeps to its grid at s + 1, and x^2 + y^2 in the limit.
+TEST(JacobiProblemTest, ExactIterateIsTheSweepInExactArithmetic) {
+  for (const std::vector<std::string>& overrides :
+       {std::vector<std::string>{"rows=17", "cols=9"},
+        std::vector<std::string>{"rows=6", "cols=11", "height=0.5", "width=3"}}) {
+    const auto p = jacobi2d::problem_of(jacobi_params(overrides));
+    SCOPED_TRACE(testing::Message() << p.rows << "x" << p.cols);
+    const double umax = umax_of(jacobi_params(overrides));
+    const auto initial = jacobi2d::initial_grid(p);
+    const auto at_zero = jacobi2d::exact_iterate(p, 0);
+    for (std::int64_t k = 0; k < p.points(); ++k) {
+      ASSERT_NEAR(at_zero[k], initial[k], 2 * float_eps * umax) << k;
+    }
+    const double hx2 = double(p.hx) * p.hx, wy2 = double(p.wy) * p.wy;
+    const double c2 = 1 / (2 * (hx2 + wy2));
+    const auto before = jacobi2d::exact_iterate(p, 5), after = jacobi2d::exact_iterate(p, 6);
+    const std::int64_t C = p.cols;
+    for (std::int64_t i = 1; i < p.rows - 1; ++i) {
+      for (std::int64_t j = 1; j < C - 1; ++j) {
+        const std::int64_t k = i * C + j;
+        const double swept = c2 * (-4 * hx2 * wy2 + wy2 * (before[k - C] + before[k + C]) +
+                                   hx2 * (before[k - 1] + before[k + 1]));
+        ASSERT_NEAR(after[k], swept, 1e-12 * umax) << "at (" << i << ", " << j << ")";
+      }
+    }
+    const auto limit = jacobi2d::exact_iterate(p, 1000000);
+    for (std::int64_t i = 0; i < p.rows; ++i) {
+      for (std::int64_t j = 0; j < C; ++j) {
+        const double x = i * double(p.hx), y = j * double(p.wy);
+        ASSERT_NEAR(limit[i * C + j], x * x + y * y, 1e-12 * umax);
+      }
+    }
+  }
+  // One unknown: one sweep solves it (x = 0.5, y = 1 at the centre: u = 1.25).
+  const auto q = jacobi2d::problem_of(jacobi_params({"rows=3", "cols=3"}));
+  EXPECT_NEAR(jacobi2d::exact_iterate(q, 1)[4], 1.25, 1e-12);
+  EXPECT_TRUE(jacobi2d::exact_iterate_affordable(jacobi2d::problem_of(jacobi_params({}))));
+  EXPECT_FALSE(jacobi2d::exact_iterate_affordable(jacobi2d::problem_of(jacobi_params({}, "seed"))));
+}
+
 // jacobi_spectral_radius, checked against its definition: the sweep's error operator
 // J e = c2 (wy2 (e_up + e_down) + hx2 (e_left + e_right)) (zero boundary, no source) has the
 // eigenvector sin(pi i/(rows-1)) sin(pi j/(cols-1)) with the largest eigenvalue. On a grid with
@@ -411,7 +453,18 @@ TEST_P(JacobiVariantTest, MatchesSerialOnSmallPresetAndOddSizes) {
     EXPECT_LE(diff, tolerance);
     EXPECT_DOUBLE_EQ(r.outputs.value("tolerance", -1.0), tolerance);
     EXPECT_EQ(r.outputs.value("difference", -1.0), diff);
-    if (variant().backend == Backend::serial) EXPECT_EQ(diff, 0.0);
+    if (variant().backend == Backend::serial) {
+      EXPECT_EQ(diff, 0.0);
+      // The reference itself, against the closed form of the iteration.
+      const auto p = jacobi2d::problem_of(params);
+      ASSERT_TRUE(r.outputs.contains("max_diff_vs_exact_iterate")) << r.outputs.dump();
+      EXPECT_LE(r.outputs["max_diff_vs_exact_iterate"].get<double>(),
+                jacobi2d::exact_iterate_bound(p, iters));
+      EXPECT_EQ(r.outputs.value("exact_iterate_tolerance", -1.0),
+                jacobi2d::exact_iterate_bound(p, iters));
+    } else {
+      EXPECT_FALSE(r.outputs.contains("max_diff_vs_exact_iterate"));
+    }
     ASSERT_TRUE(r.outputs.contains("last_sweep_change")) << r.outputs.dump();
     if (c.overrides.empty()) {
       EXPECT_LT(tolerance, r.outputs["last_sweep_change"].get<double>() / 100);

@@ -170,6 +170,86 @@ std::int64_t tol_mode_sweep_cap(const Problem& p) {
   return checks * every;
 }
 
+std::vector<double> exact_iterate(const Problem& p, std::int64_t sweeps) {
+  const std::int64_t rows = p.rows, cols = p.cols, m = rows - 1, mc = cols - 1;
+  const double hx = p.hx, wy = p.wy, hx2 = hx * hx, wy2 = wy * wy;
+  // Sine tables over the interior: sin_rows[(p - 1) * m + i], sin_cols[(q - 1) * mc + j].
+  std::vector<double> sin_rows(std::size_t((m - 1) * m)), sin_cols(std::size_t((mc - 1) * mc));
+  for (std::int64_t a = 1; a < m; ++a) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      sin_rows[(a - 1) * m + i] = std::sin(std::numbers::pi * double(a * i % (2 * m)) / double(m));
+    }
+  }
+  for (std::int64_t b = 1; b < mc; ++b) {
+    for (std::int64_t j = 0; j < mc; ++j) {
+      sin_cols[(b - 1) * mc + j] =
+          std::sin(std::numbers::pi * double(b * j % (2 * mc)) / double(mc));
+    }
+  }
+  // e_0 = -(x^2 + y^2) is a sum of two separable terms: its sine coefficients are
+  // -(X_p ones_q + ones_p Y_q), with X_p = 2/m sum_i x_i^2 s_p(i) and ones_p = 2/m sum_i s_p(i).
+  std::vector<double> x_sq(std::size_t(m - 1)), ones_rows(std::size_t(m - 1));
+  std::vector<double> y_sq(std::size_t(mc - 1)), ones_cols(std::size_t(mc - 1));
+  for (std::int64_t a = 1; a < m; ++a) {
+    for (std::int64_t i = 1; i < m; ++i) {
+      const double x = double(i) * hx, s = sin_rows[(a - 1) * m + i];
+      x_sq[a - 1] += 2.0 / double(m) * x * x * s;
+      ones_rows[a - 1] += 2.0 / double(m) * s;
+    }
+  }
+  for (std::int64_t b = 1; b < mc; ++b) {
+    for (std::int64_t j = 1; j < mc; ++j) {
+      const double y = double(j) * wy, s = sin_cols[(b - 1) * mc + j];
+      y_sq[b - 1] += 2.0 / double(mc) * y * y * s;
+      ones_cols[b - 1] += 2.0 / double(mc) * s;
+    }
+  }
+  // along_rows[(p - 1) * cols + j] = sum_q c_pq lambda_pq^sweeps s_q(j).
+  std::vector<double> along_rows(std::size_t((m - 1) * cols), 0.0), amplitude(std::size_t(mc - 1));
+  for (std::int64_t a = 1; a < m; ++a) {
+    const double row_part = wy2 * std::cos(std::numbers::pi * double(a) / double(m));
+    for (std::int64_t b = 1; b < mc; ++b) {
+      const double lambda =
+          (row_part + hx2 * std::cos(std::numbers::pi * double(b) / double(mc))) / (hx2 + wy2);
+      amplitude[b - 1] = -(x_sq[a - 1] * ones_cols[b - 1] + ones_rows[a - 1] * y_sq[b - 1]) *
+                         std::pow(lambda, double(sweeps));
+    }
+    for (std::int64_t j = 1; j < mc; ++j) {
+      double sum = 0;
+      for (std::int64_t b = 1; b < mc; ++b) sum += amplitude[b - 1] * sin_cols[(b - 1) * mc + j];
+      along_rows[(a - 1) * cols + j] = sum;
+    }
+  }
+  std::vector<double> u(static_cast<std::size_t>(p.points()));
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const double x = double(i) * hx;
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const double y = double(j) * wy;
+      double error = 0;
+      if (i > 0 && i < m && j > 0 && j < mc) {
+        for (std::int64_t a = 1; a < m; ++a) {
+          error += sin_rows[(a - 1) * m + i] * along_rows[(a - 1) * cols + j];
+        }
+      }
+      u[i * cols + j] = x * x + y * y + error;
+    }
+  }
+  return u;
+}
+
+bool exact_iterate_affordable(const Problem& p) {
+  return double(p.rows) * double(p.cols) * double(p.rows + p.cols) <= 1e9;
+}
+
+// Against exact arithmetic the serial sweep errs, per point and sweep, by its 7 roundings
+// (3.5 eps |u|max, weighted as in serial_tolerance) and by its float coefficients (c2, wy2 hx2
+// and c1f each within eps/2 relative: about 4 eps |u|max more, the same at every sweep, so they
+// add up linearly); the boundary values x^2 + y^2 are rounded once (2 eps |u|max). The sweep
+// never amplifies a difference, so after s sweeps: eps |u|max (2 + 8 s).
+double exact_iterate_bound(const Problem& p, std::int64_t sweeps) {
+  return float_eps * umax_of(p) * (2.0 + 8.0 * double(sweeps));
+}
+
 double converged_error_bound(const Problem& p, double residual) {
   const double rho = jacobi_spectral_radius(p);
   const double umax = p.height * p.height + p.width * p.width;
@@ -227,7 +307,7 @@ double max_difference(const float* a, const float* b, std::int64_t n, std::int64
 }  // namespace
 
 Verification verify_result(const Problem& p, const float* result, std::int64_t sweeps_done,
-                           double residual) {
+                           double residual, bool against_exact) {
   Verification v;
   if (!result) {
     v.detail = "no result";
@@ -274,6 +354,25 @@ Verification verify_result(const Problem& p, const float* result, std::int64_t s
       v.ok = false;
       v.detail = fmt::format("ran {} sweeps of {}; {}", sweeps_done, p.iters, v.detail);
     }
+    if (against_exact && exact_iterate_affordable(p)) {
+      // The reference itself, against the closed form of the iteration.
+      const auto exact = exact_iterate(p, p.iters);
+      double exact_diff = 0;
+      for (std::int64_t k = 0; k < p.points(); ++k) {
+        const double diff = std::abs(double(result[k]) - exact[k]);
+        if (!(diff <= exact_diff)) {
+          exact_diff = std::isfinite(diff) ? diff : std::numeric_limits<double>::infinity();
+        }
+      }
+      const double exact_bound = exact_iterate_bound(p, p.iters);
+      v.outputs["max_diff_vs_exact_iterate"] = exact_diff;
+      v.outputs["exact_iterate_tolerance"] = exact_bound;
+      if (!(exact_diff <= exact_bound)) {
+        v.ok = false;
+        v.detail = fmt::format("{}; max |u - exact iterate| = {:.3g} > {:.3g}", v.detail,
+                               exact_diff, exact_bound);
+      }
+    }
     return v;
   }
 
@@ -296,7 +395,9 @@ Verification verify_result(const Problem& p, const float* result, std::int64_t s
   return v;
 }
 
-Verification JacobiInstance::verify() { return verify_result(p_, result_, sweeps_, residual_); }
+Verification JacobiInstance::verify() {
+  return verify_result(p_, result_, sweeps_, residual_, against_exact_);
+}
 
 void JacobiInstance::corrupt_result() {
   if (!result_) return;

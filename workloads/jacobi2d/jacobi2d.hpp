@@ -61,6 +61,20 @@ std::int64_t tol_mode_sweep_cap(const Problem& p);
 //   bound = sqrt(N) / (1 - rho) * (rho * residual + 4 eps |u|max).
 double converged_error_bound(const Problem& p, double residual);
 
+// The grid after `sweeps` sweeps in exact arithmetic, in closed form, independent of the sweep
+// code: with e_k = u_k - (x^2 + y^2) (zero on the boundary), e_k = J^k e_0, and J's
+// eigenvectors are s_p(i) s_q(j), s_p(i) = sin(pi p i / (rows-1)), s_q(j) = sin(pi q j /
+// (cols-1)), with eigenvalues (wy^2 cos(pi p/(rows-1)) + hx^2 cos(pi q/(cols-1))) / (hx^2 + wy^2).
+// e_0 = -(x^2 + y^2) inside is expanded in them by two sine sums, each mode multiplied by its
+// eigenvalue to the power `sweeps`, and summed back: O(rows cols (rows + cols)) operations.
+std::vector<double> exact_iterate(const Problem& p, std::int64_t sweeps);
+// Whether exact_iterate costs no more than about a sweep of the seed's grid, as the serial
+// variant's verification can afford.
+bool exact_iterate_affordable(const Problem& p);
+// Bound on max |serial - exact_iterate| after `sweeps` sweeps (jacobi2d.cpp gives the
+// derivation): eps |u|max (2 + 8 sweeps).
+double exact_iterate_bound(const Problem& p, std::int64_t sweeps);
+
 // The reference: plain loops, rows [row_begin, row_end) of one sweep from `in` to `out`. When
 // `change` is non-null it receives max |out - in| over those rows.
 void sweep_rows(const Problem& p, const float* in, float* out, std::int64_t row_begin,
@@ -85,8 +99,10 @@ double serial_tolerance(const Problem& p, std::int64_t sweeps);
 // tol mode: converged, max |u - exact| <= converged_error_bound (primary), and the grid
 // compared with the serial one after the same sweeps. Each variant's verify() is this; the
 // tests call it directly with a grid of fewer sweeps to show that the bound catches it.
+// With `against_exact` (the serial variant's own check, iters mode, where affordable) the grid
+// is also compared with exact_iterate.
 Verification verify_result(const Problem& p, const float* result, std::int64_t sweeps_done,
-                           double residual);
+                           double residual, bool against_exact = false);
 
 // Host grids, the result and its verification, shared by every variant.
 class JacobiInstance : public Instance {
@@ -95,7 +111,7 @@ class JacobiInstance : public Instance {
   void setup() override;
   // Restores both host grids to the initial state.
   void reset() override;
-  // verify_result(p_, result_, sweeps_, residual_).
+  // verify_result(p_, result_, sweeps_, residual_, against_exact_).
   Verification verify() override;
   void corrupt_result() override;
 
@@ -110,7 +126,8 @@ class JacobiInstance : public Instance {
   std::vector<float> initial_, u0_, u1_;
   const float* result_ = nullptr;  // host grid holding the result once finish() returned
   std::int64_t sweeps_ = 0;
-  double residual_ = -1;  // last checked max change (tol mode)
+  double residual_ = -1;        // last checked max change (tol mode)
+  bool against_exact_ = false;  // the reference variant: also checked against exact_iterate
 };
 
 template <typename Sweep>
