@@ -5,6 +5,7 @@
 #include "apsp_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,7 +38,8 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
   cmd->add_option("--variant", args.variant,
                   "apsp variant (default cuda_blocked with a CUDA GPU, else multicore)");
   cmd->add_option("--devices", args.devices, "multidevice: GPUs (partitions on the host)");
-  cmd->add_option("--out", args.out, "write the distance matrix here (written whole or not at all)");
+  cmd->add_option("--out", args.out,
+                  "write the distance matrix here (written whole or not at all)");
   cmd->add_option("--out-format", args.out_format,
                   "binary (default; io/dense_matrix.hpp gives the layout) or csv (n <= 4096)");
   cmd->add_option("--query", args.query, "print the best path from U to V (ids as in the file)")
@@ -51,6 +53,10 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
 int apsp_command(const ApspArgs& args, const Registry& registry) {
   if (args.semiring != "max-plus" && args.semiring != "min-plus") {
     throw UsageError(fmt::format("--semiring {}: expected max-plus or min-plus", args.semiring));
+  }
+  if (args.devices < 1 || args.devices > apsp::max_devices) {
+    throw UsageError(
+        fmt::format("--devices {}: GPU count must be 1 to {}", args.devices, apsp::max_devices));
   }
   std::string out_format = args.out_format;
   if (out_format.empty()) out_format = args.out.ends_with(".csv") ? "csv" : "binary";
@@ -70,16 +76,18 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   apsp::Problem seed;  // the seed's generator, when --seed-graph
   if (args.seed_graph != 0) {
     if (args.seed_graph < 21 || args.seed_graph > 46340) {
-      throw UsageError(fmt::format("--seed-graph {}: expected 21 to 46340 vertices (20 distinct "
-                                   "edges per vertex)",
-                                   args.seed_graph));
+      throw UsageError(
+          fmt::format("--seed-graph {}: expected 21 to 46340 vertices (20 distinct "
+                      "edges per vertex)",
+                      args.seed_graph));
     }
     seed.n = int(args.seed_graph);
     seed.generator = apsp::Generator::seed;
-    seed.semiring = args.semiring == "min-plus" ? apsp::Semiring::min_plus
-                                                : apsp::Semiring::max_plus;
+    seed.semiring =
+        args.semiring == "min-plus" ? apsp::Semiring::min_plus : apsp::Semiring::max_plus;
     graph.n = seed.n;
-    for (const auto& e : apsp::generate_graph(seed)) graph.edges.push_back({e.from, e.to, e.weight});
+    for (const auto& e : apsp::generate_graph(seed))
+      graph.edges.push_back({e.from, e.to, e.weight});
     source = fmt::format("seed graph {}", seed.n);
     kind = "the seed's generator";
   } else {
@@ -89,15 +97,17 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
     kind = std::string(io::to_string(format));
   }
   if (graph.n > 46340) {
-    throw UsageError(fmt::format("{}: {} vertices: the dense n x n matrix would reach 2^31 "
-                                 "elements (at most 46340 vertices)",
-                                 source, graph.n));
+    throw UsageError(
+        fmt::format("{}: {} vertices: the dense n x n matrix would reach 2^31 "
+                    "elements (at most 46340 vertices)",
+                    source, graph.n));
   }
   if (graph.n < 1) throw UsageError(fmt::format("{}: no vertices", source));
   if (out_format == "csv" && !args.out.empty() && graph.n > 4096) {
-    throw UsageError(fmt::format("--out-format csv: {} vertices is too many for CSV (at most "
-                                 "4096); use binary",
-                                 graph.n));
+    throw UsageError(
+        fmt::format("--out-format csv: {} vertices is too many for CSV (at most "
+                    "4096); use binary",
+                    graph.n));
   }
   std::vector<apsp::Edge> edges;
   edges.reserve(graph.edges.size());
@@ -129,24 +139,27 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   const bool openacc = std::any_of(variants.begin(), variants.end(), [](const Variant& v) {
     return v.workload == "apsp" && v.name == "multidevice";
   });
-  const std::string default_variant = !gpu                   ? "multicore"
-                                      : !args.paths          ? "cuda_blocked"
-                                      : openacc              ? "multidevice"
-                                                             : "multicore";
+  const std::string default_variant = !gpu          ? "multicore"
+                                      : !args.paths ? "cuda_blocked"
+                                      : openacc     ? "multidevice"
+                                                    : "multicore";
   const std::string variant_name = args.variant.empty() ? default_variant : args.variant;
   const auto selected = registry.select("apsp", variant_name);
   if (selected.size() != 1 || selected[0]->name != variant_name) {
-    throw UsageError(fmt::format("--variant {}: expected one apsp variant (acclab list)",
-                                 variant_name));
+    throw UsageError(
+        fmt::format("--variant {}: expected one apsp variant (acclab list)", variant_name));
   }
   const Variant& variant = *selected[0];
+  if (args.devices != 1 && !apsp::uses_devices(variant.name)) {
+    throw UsageError(
+        fmt::format("--devices {}: --variant {} runs on one device (only {} split "
+                    "over several)",
+                    args.devices, variant_name, fmt::join(apsp::devices_variants, " and ")));
+  }
   if (variant.backend == Backend::cuda && cuda_gpu_count() == 0) {
     throw UsageError(fmt::format("--variant {}: no CUDA GPU on this machine", variant_name));
   }
   const Workload& workload = registry.workload("apsp");
-  if (args.devices < 1) {
-    throw UsageError(fmt::format("--devices {}: must be at least 1", args.devices));
-  }
   const Params params = Params::resolve(
       workload.params, "small",
       {fmt::format("n={}", std::max<std::int64_t>(graph.n, 2)), "semiring=" + args.semiring,
@@ -158,10 +171,10 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   const double bytes = (3.0 * sizeof(float) + (args.paths ? sizeof(std::int32_t) : 0.0)) *
                        double(graph.n) * double(graph.n);
   if (bytes > machine.host().available_bytes) {
-    throw UsageError(fmt::format("{}: {} vertices need {:.2f} GiB of host memory, {:.2f} GiB "
-                                 "available",
-                                 source, graph.n, bytes / 1073741824.0,
-                                 machine.host().available_bytes / 1073741824.0));
+    throw UsageError(fmt::format(
+        "{}: {} vertices need {:.2f} GiB of host memory, {:.2f} GiB "
+        "available",
+        source, graph.n, bytes / 1073741824.0, machine.host().available_bytes / 1073741824.0));
   }
 
   if (variant.backend != Backend::serial && variant.backend != Backend::openmp) {
@@ -201,9 +214,10 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   for (std::int64_t e = 0; e < p.elements(); ++e) {
     const float x = d[e];
     if (std::isnan(x) || (std::isinf(x) && x != p.none())) {
-      throw UsageError(fmt::format("{}: the distance from {} to {} overflows float ({}); scale "
-                                   "the weights down (no output written)",
-                                   source, e / p.n + base, e % p.n + base, x));
+      throw UsageError(
+          fmt::format("{}: the distance from {} to {} overflows float ({}); scale "
+                      "the weights down (no output written)",
+                      source, e / p.n + base, e % p.n + base, x));
     }
   }
 
@@ -217,9 +231,8 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
       if (extreme == p.none() || (longest ? x > extreme : x < extreme)) extreme = x;
     }
   }
-  fmt::print("apsp {}: {} vertices, {} edges ({}), {} paths by {} in {:.3f} s\n", source,
-             graph.n, graph.edges.size(), kind, longest ? "longest" : "shortest", variant_name,
-             seconds);
+  fmt::print("apsp {}: {} vertices, {} edges ({}), {} paths by {} in {:.3f} s\n", source, graph.n,
+             graph.edges.size(), kind, longest ? "longest" : "shortest", variant_name, seconds);
   if (args.seed_graph != 0) {
     // The seed's own output: "time ..." then its 20 test lines.
     fmt::print("time {:f} {}\n", seconds, graph.n);

@@ -113,8 +113,9 @@ Workload make_workload() {
           "--set edges_per_vertex={}: more than the n - 1 = {} distinct edges a vertex can have",
           edges, n - 1));
     }
-    if (params.integer("devices") > 64) {
-      throw UsageError(fmt::format("--set devices={}: at most 64", params.integer("devices")));
+    if (params.integer("devices") > max_devices) {
+      throw UsageError(
+          fmt::format("--set devices={}: at most {}", params.integer("devices"), max_devices));
     }
     const std::int64_t block = params.integer("block");
     if (block > 1024) throw UsageError(fmt::format("--set block={}: at most 1024", block));
@@ -181,8 +182,7 @@ std::vector<std::string> seed_test_lines(const Problem& p, const std::vector<flo
     const int prev = std::rand() % p.n;
     const int next = std::rand() % p.n;
     if (prev == next) continue;
-    lines.push_back(
-        fmt::format("test {} {} {:f}", prev, next, d[std::size_t(prev) * p.n + next]));
+    lines.push_back(fmt::format("test {} {} {:f}", prev, next, d[std::size_t(prev) * p.n + next]));
   }
   return lines;
 }
@@ -202,6 +202,11 @@ std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edg
 
 bool supports_paths(std::string_view variant) {
   return std::find(paths_variants.begin(), paths_variants.end(), variant) != paths_variants.end();
+}
+
+bool uses_devices(std::string_view variant) {
+  return std::find(devices_variants.begin(), devices_variants.end(), variant) !=
+         devices_variants.end();
 }
 
 void initial_successors(const Problem& p, const float* initial, std::int32_t* next) {
@@ -301,8 +306,8 @@ std::optional<int> cycle_vertex(const Problem& p, const float* d) {
   return std::nullopt;
 }
 
-std::vector<int> best_path(const Problem& p, const float* d, const std::vector<Edge>& edges,
-                           int u, int v) {
+std::vector<int> best_path(const Problem& p, const float* d, const std::vector<Edge>& edges, int u,
+                           int v) {
   if (u == v) return {u};
   const auto at = [&](int a, int b) { return d[std::size_t(a) * p.n + b]; };
   if (at(u, v) == p.none()) return {};
@@ -342,7 +347,8 @@ namespace {
 
 // Dijkstra from `source` on costs >= 0 (max-plus weights negated), in double: the best path
 // lengths, +inf where unreachable, and each length's sum of |weights| (for the rounding bound).
-std::vector<double> dijkstra(const Problem& p, const std::vector<std::vector<std::pair<int, double>>>& out,
+std::vector<double> dijkstra(const Problem& p,
+                             const std::vector<std::vector<std::pair<int, double>>>& out,
                              int source) {
   std::vector<double> dist(static_cast<std::size_t>(p.n), std::numeric_limits<double>::infinity());
   using Item = std::pair<double, int>;
@@ -383,14 +389,17 @@ void ApspInstance::reset() {
 
 Verification ApspInstance::verify() {
   Verification v;
+  // Until a check below runs: nothing compared, nothing verified.
+  v.outputs["tolerance"] = 0;
+  v.outputs["difference"] = std::numeric_limits<double>::infinity();
   if (const auto cycle = cycle_vertex(p_, d_.data())) {
     v.detail = fmt::format("vertex {} lies on a {} cycle (d[{}][{}] = {})", *cycle,
                            p_.semiring == Semiring::max_plus ? "positive" : "negative", *cycle,
                            *cycle, d_[std::size_t(*cycle) * p_.n + *cycle]);
     return v;
   }
-  std::string serial = fmt::format("not compared with the serial loop (n > {})",
-                                   serial_check_limit);
+  std::string serial =
+      fmt::format("not compared with the serial loop (n > {})", serial_check_limit);
   std::int64_t differ = 0;
   if (graph_) {
     // reference_result() and the check below draw the generated graph, not this one.
@@ -407,24 +416,27 @@ Verification ApspInstance::verify() {
       }
     }
     serial = differ == 0 ? "bitwise equal to the serial loop"
-                         : fmt::format("{} elements differ from the serial loop, first ({}, {}): {} "
-                                       "against {}",
-                                       differ, first / p_.n, first % p_.n, d_[first],
-                                       reference[first]);
+                         : fmt::format(
+                               "{} elements differ from the serial loop, first ({}, {}): {} "
+                               "against {}",
+                               differ, first / p_.n, first % p_.n, d_[first], reference[first]);
   }
   // Sampled sources against Dijkstra on the same graph (costs -w for max-plus, w for min-plus,
   // all >= 0 for the generated graphs). Float sums of a path's L weights of one sign are within
   // L u sum|w| = L u |length| of the exact length (u = 2^-24), and L < n.
   std::vector<std::vector<std::pair<int, double>>> out(static_cast<std::size_t>(p_.n));
   for (const Edge& e : generate_graph(p_)) {
-    out[e.from].push_back({e.to, p_.semiring == Semiring::max_plus ? -double(e.weight)
-                                                                      : double(e.weight)});
+    out[e.from].push_back(
+        {e.to, p_.semiring == Semiring::max_plus ? -double(e.weight) : double(e.weight)});
   }
-  const int sources = std::min(p_.n, 8);
+  // Every row up to dijkstra_all_rows_limit (so that the serial loop, the reference of the
+  // bitwise check, is itself checked whole), 8 sampled rows above.
+  const int sources = p_.n <= dijkstra_all_rows_limit ? p_.n : std::min(p_.n, 8);
+  std::vector<int> rows;
+  for (int s = 0; s < sources; ++s) rows.push_back(int(std::int64_t(s) * p_.n / sources));
   double worst = 0;
   std::int64_t mismatched = 0;
-  for (int s = 0; s < sources; ++s) {
-    const int source = int(std::int64_t(s) * p_.n / sources);
+  for (const int source : rows) {
     const auto dist = dijkstra(p_, out, source);
     for (int j = 0; j < p_.n; ++j) {
       const double expected = p_.semiring == Semiring::max_plus ? -dist[j] : dist[j];
@@ -435,15 +447,32 @@ Verification ApspInstance::verify() {
       }
       const double diff = std::abs(got - expected);
       const double bound = double(p_.n) * 0x1p-24 * std::abs(expected) + 1e-30;
-      worst = std::max(worst, diff / bound);
-      mismatched += !(diff <= bound);
+      if (!(diff <= bound)) {
+        ++mismatched;
+        worst = std::isnan(diff) ? std::numeric_limits<double>::infinity()
+                                 : std::max(worst, diff / bound);
+      } else {
+        worst = std::max(worst, diff / bound);
+      }
     }
   }
   v.ok = differ == 0 && mismatched == 0;
+  // The primary check: bitwise against the serial loop (tolerance 0, the count of differing
+  // elements); above serial_check_limit the Dijkstra rows (their worst difference over its
+  // bound, tolerance 1).
+  if (p_.n <= serial_check_limit) {
+    v.outputs["tolerance"] = 0;
+    v.outputs["difference"] = differ;
+  } else {
+    v.outputs["tolerance"] = 1.0;
+    v.outputs["difference"] =
+        mismatched > 0 && worst <= 1 ? std::numeric_limits<double>::infinity() : worst;
+  }
   v.outputs["rows_checked_by_dijkstra"] = sources;
   v.outputs["matrix_digest"] = matrix_digest(p_, d_.data());
   v.outputs["dijkstra_worst_over_bound"] = worst;
-  v.detail = fmt::format("{}; {} sampled rows {} Dijkstra within n u |length|{}", serial, sources,
+  v.detail = fmt::format("{}; {} {} rows {} Dijkstra within n u |length|{}", serial,
+                         sources == p_.n ? "all" : "sampled", sources,
                          mismatched == 0 ? "match" : "do not match",
                          mismatched == 0 ? "" : fmt::format(" ({} elements)", mismatched));
   if (p_.paths) {
@@ -467,14 +496,12 @@ Verification ApspInstance::verify() {
                     "{} against {}",
                     next_differ, first / p_.n, first % p_.n, next_[first], reference[first]);
     }
-    std::vector<int> rows;
-    for (int s = 0; s < sources; ++s) rows.push_back(int(std::int64_t(s) * p_.n / sources));
     const PathCheck paths =
         check_successor_paths(p_, initial_.data(), d_.data(), next_.data(), rows);
     v.ok = v.ok && next_differ == 0 && paths.broken == 0;
     v.outputs["paths_checked"] = paths.paths;
     v.outputs["paths_worst_over_bound"] = paths.worst_over_bound;
-    v.detail += fmt::format("; {}; {} paths from the sampled rows {}", successors, paths.paths,
+    v.detail += fmt::format("; {}; {} paths from the Dijkstra rows {}", successors, paths.paths,
                             paths.broken == 0 ? "re-sum to their distances"
                                               : fmt::format("checked, {} broken, first {}",
                                                             paths.broken, paths.first_broken));

@@ -50,8 +50,8 @@ struct Problem {
   // (auto: when two or more partitions hold rows).
   enum class Lookahead { automatic, on, off } lookahead = Lookahead::automatic;
   bool share_gpus = false;  // multidevice, cuda_blocked_multi: partition q on GPU q mod GPUs
-  bool paths = false;  // keep the successor matrix (paths=1)
-  int unroll = 0;      // optimize, managed: columns a lane relaxes an iteration (0: auto)
+  bool paths = false;       // keep the successor matrix (paths=1)
+  int unroll = 0;           // optimize, managed: columns a lane relaxes an iteration (0: auto)
 
   std::int64_t elements() const { return std::int64_t(n) * n; }
   // The value of a missing edge: -inf for max-plus, +inf for min-plus.
@@ -99,6 +99,13 @@ std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edg
 inline constexpr std::array<std::string_view, 4> paths_variants = {"serial", "multicore",
                                                                    "optimize", "multidevice"};
 bool supports_paths(std::string_view variant);
+
+// The variants that split the rows over `devices` GPUs; the others ignore the parameter.
+inline constexpr std::array<std::string_view, 2> devices_variants = {"multidevice",
+                                                                     "cuda_blocked_multi"};
+bool uses_devices(std::string_view variant);
+// The most GPUs (partitions) the devices parameter may ask for.
+inline constexpr int max_devices = 64;
 
 // The initial successors of the initial matrix (header): next[i][j] = j where initial[i][j] is
 // an edge's weight or i == j, -1 elsewhere. n x n, written into `next`.
@@ -151,8 +158,8 @@ std::optional<int> cycle_vertex(const Problem& p, const float* d);
 // A best path from u to v read off the result d and the graph's edges: the fewest edges along
 // which each edge (x, w) is tight, its weight plus d[w][v] equal to d[x][v] up to float
 // rounding. Empty when v is unreachable from u (or no tight path exists); {u} when u == v.
-std::vector<int> best_path(const Problem& p, const float* d, const std::vector<Edge>& edges,
-                           int u, int v);
+std::vector<int> best_path(const Problem& p, const float* d, const std::vector<Edge>& edges, int u,
+                           int v);
 
 // The host matrix, the result and its verification, shared by every variant.
 class ApspInstance : public Instance {
@@ -168,14 +175,18 @@ class ApspInstance : public Instance {
   // Restores d and, with paths, the initial successors (host arrays).
   void reset() override;
   // Bitwise equal to the serial result (computed here up to n = serial_check_limit), and
-  // sampled source rows equal to Dijkstra's distances within rounding at any n. With paths,
-  // also the successors equal to the serial loop's (same limit), and every path from the
-  // sampled sources re-summed equal to its distance within rounding. Not for an instance given
-  // a user's graph (fails, saying so).
+  // source rows (all up to dijkstra_all_rows_limit, else 8 sampled) equal to Dijkstra's
+  // distances within rounding at any n. With paths, also the successors equal to the serial
+  // loop's (same limit), and every path from those rows re-summed equal to its distance within
+  // rounding. outputs: tolerance 0 and difference = the elements that differ from the serial
+  // loop (above serial_check_limit: tolerance 1 and the Dijkstra rows' worst difference over
+  // its bound). Not for an instance given a user's graph (fails, saying so).
   Verification verify() override;
   void corrupt_result() override;
 
   static constexpr int serial_check_limit = 4096;
+  // Up to this n every row is checked against Dijkstra (and with paths every path followed).
+  static constexpr int dijkstra_all_rows_limit = 256;
 
  protected:
   Problem p_;
