@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# scripts/gpu-check.py as a dry run where there is no GPU (no sanitizers, no seed runs, one
+# workload): its records, its verdict and its exit status.
+# usage: gpu_check_test.sh ACCLAB_BINARY GPU_CHECK_SCRIPT
+set -u
+acclab=$1
+check=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+failures=0
+expect() {  # expect DESCRIPTION CONDITION...
+  local what=$1
+  shift
+  if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; failures=$((failures + 1)); fi
+}
+dry=(--acclab "$acclab" --workloads vector --no-sanitizers --no-seed --jobs 2)
+
+python3 "$check" "${dry[@]}" --out "$dir/good" > "$dir/good.txt" 2>&1
+expect "exit 0 when every variant verifies" test $? -eq 0
+python3 - "$dir/good/LATEST.json" "$acclab" <<'PY'
+import json, subprocess, sys
+doc = json.load(open(sys.argv[1]))
+listed = json.loads(subprocess.run([sys.argv[2], "list", "--format", "json"],
+                                   capture_output=True, text=True).stdout)["variants"]
+vector = {v["variant"]: v for v in listed if v["workload"] == "vector"}
+problems = []
+if doc["schema"] != "acclab.gpu-check/1": problems.append("schema")
+if doc["complete"]: problems.append("a dry run marked complete")
+if not doc["ok"] or doc["problems"]: problems.append(f"problems {doc['problems']}")
+names = [r["variant"] for r in doc["variants"]]
+if sorted(names) != sorted(vector): problems.append(f"variants {names} != {sorted(vector)}")
+for r in doc["variants"]:
+    expected = "verified" if vector[r["variant"]]["available"] else "unavailable"
+    if r["small"]["status"] != expected:
+        problems.append(f"{r['variant']}: {r['small']['status']}, expected {expected}")
+    if expected == "verified" and not r["small"].get("command", "").count("--variant"):
+        problems.append(f"{r['variant']}: no command recorded")
+if not isinstance(doc.get("commit"), str): problems.append("no commit")
+print("\n".join(problems) or "records ok")
+sys.exit(1 if problems else 0)
+PY
+expect "one record per vector variant, each verified or unavailable as acclab list says" test $? -eq 0
+
+python3 "$check" "${dry[@]}" --out "$dir/bad" --extra=--corrupt-result > "$dir/bad.txt" 2>&1
+expect "exit 1 when a result fails verification" test $? -eq 1
+expect "the failed variant is named" grep -q "PROBLEM vector/original small: exited failed" "$dir/bad.txt"
+expect "the verdict is recorded" python3 -c "import json,sys; sys.exit(json.load(open('$dir/bad/LATEST.json'))['ok'])"
+
+python3 "$check" --acclab "$acclab" --jobs 0 --out "$dir/usage" 2> "$dir/usage.txt"
+expect "--jobs 0: exit 2" test $? -eq 2
+expect "--jobs 0: named" grep -q -- "--jobs 0" "$dir/usage.txt"
+expect "--jobs 0: nothing written" test ! -e "$dir/usage"
+
+if ((failures)); then
+  echo "$failures failed"
+  cat "$dir/bad.txt"
+  exit 1
+fi
