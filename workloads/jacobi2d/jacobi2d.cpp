@@ -251,10 +251,13 @@ double exact_iterate_bound(const Problem& p, std::int64_t sweeps) {
 }
 
 double converged_error_bound(const Problem& p, double residual) {
-  const double rho = jacobi_spectral_radius(p);
-  const double umax = p.height * p.height + p.width * p.width;
-  const double eps = std::numeric_limits<float>::epsilon();
-  return std::sqrt(double(p.interior())) / (1.0 - rho) * (rho * residual + 4.0 * eps * umax);
+  const double hx = p.hx, wy = p.wy, hx2 = hx * hx, wy2 = wy * wy;
+  // The extents the float spacings span.
+  const double height = double(p.rows - 1) * hx, width = double(p.cols - 1) * wy;
+  const double narrow = std::min(height, width);
+  const double inverse_norm = narrow * narrow * (hx2 + wy2) / (4 * hx2 * wy2);
+  const double sweep_error = 8 * float_eps * umax_of(p);
+  return inverse_norm * (residual + sweep_error) + 10 * float_eps * umax_of(p);
 }
 
 JacobiInstance::JacobiInstance(const Params& params) : p_(problem_of(params)) {}

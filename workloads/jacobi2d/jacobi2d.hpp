@@ -52,13 +52,16 @@ double jacobi_spectral_radius(const Problem& p);
 // the fixed point; rounded up to a multiple of check_every.
 std::int64_t tol_mode_sweep_cap(const Problem& p);
 
-// Bound on max |u - (x^2 + y^2)| once the max-norm change of the last sweep is `residual`.
-// The Jacobi matrix J is symmetric with ||J||_2 = rho, so e_{k+1} = J e_k and
-// u_{k+1} - u_k = (J - I) e_k give ||e_{k+1}||_2 <= rho/(1-rho) ||u_{k+1} - u_k||_2; with
-// ||.||_inf <= ||.||_2 <= sqrt(N) ||.||_inf over the N interior points, and float rounding
-// of at most 4 eps |u|max per point and sweep moving the fixed point by up to
-// sqrt(N) 4 eps |u|max / (1 - rho):
-//   bound = sqrt(N) / (1 - rho) * (rho * residual + 4 eps |u|max).
+// Bound on max |u - (x^2 + y^2)| once the max-norm change of the last sweep is `residual`, in
+// the max norm throughout. With e_k = u_k - exact (zero on the boundary),
+// (I - J) e_k = u_k - u_{k+1}, and I - J = c2 hx^2 wy^2 L with L the 5-point -laplacian. L's
+// inverse is non-negative, and w = x (height - x) / 2 has L w = 1 exactly (a quadratic) and
+// w >= 0 on the boundary, so ||L^-1||_inf <= max w = height^2 / 8 (likewise width^2 / 8):
+//   ||(I - J)^-1||_inf <= K = min(height, width)^2 (hx^2 + wy^2) / (4 hx^2 wy^2),
+// and max |e_k| <= K residual, max |e_{k+1}| <= max |e_k| (||J||_inf = 1). In float each sweep
+// also errs by up to 8 eps |u|max (exact_iterate_bound's rounding and coefficients) and the
+// boundary values by 2 eps |u|max:
+//   bound = K (residual + 8 eps |u|max) + 10 eps |u|max.
 double converged_error_bound(const Problem& p, double residual);
 
 // The grid after `sweeps` sweeps in exact arithmetic, in closed form, independent of the sweep
