@@ -626,6 +626,13 @@ TEST(JacobiLadderTest, TheIssuesVariantsAreRegisteredInOrder) {
     EXPECT_GT(v.step, step) << name;
     step = v.step;
   }
+  // 8 bytes per interior point and sweep: the sweeps done when the outputs have them, else the
+  // sweeps asked for (iters unset: the default 100).
+  const Variant& serial = jacobi_variant("serial");
+  EXPECT_DOUBLE_EQ(serial.model.bytes(jacobi_params({}), nlohmann::json::object()),
+                   8.0 * 256 * 128 * 100);
+  EXPECT_DOUBLE_EQ(serial.model.bytes(jacobi_params({}), nlohmann::json{{"sweeps", 7}}),
+                   8.0 * 256 * 128 * 7);
 }
 
 // ---- transfer share, async --------------------------------------------------------------------

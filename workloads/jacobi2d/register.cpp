@@ -9,7 +9,7 @@ namespace {
 
 double sweeps_of(const Params& params, const nlohmann::json& outputs) {
   return outputs.contains("sweeps") ? outputs["sweeps"].get<double>()
-                                    : static_cast<double>(params.integer("iters"));
+                                    : static_cast<double>(problem_of(params).iters);
 }
 double interior_of(const Params& params) {
   return static_cast<double>(params.integer("rows") - 2) * double(params.integer("cols") - 2);
