@@ -12,6 +12,7 @@
 #include <limits>
 #include <numbers>
 
+#include "core/compare.hpp"
 #include "core/error.hpp"
 
 namespace acclab::diffusion3d {
@@ -255,25 +256,6 @@ double laplacian_eigenvalue(double kappa, double h) {
   return kappa * (2 - 2 * std::cos(two_pi * h)) / (h * h);
 }
 
-// max |a - b| over n values, a NaN or an infinity in `a` counting as an infinite difference;
-// `worst` receives its index.
-double max_difference(const float* a, const float* b, std::int64_t n, std::int64_t& worst) {
-  double max_diff = 0;
-  worst = 0;
-  for (std::int64_t m = 0; m < n; ++m) {
-    const double diff = std::abs(double(a[m]) - double(b[m]));
-    if (!(diff <= max_diff)) {
-      max_diff = std::isfinite(diff) ? diff : std::numeric_limits<double>::infinity();
-      worst = m;
-    }
-  }
-  return max_diff;
-}
-
-}  // namespace
-
-namespace {
-
 // The exact discrete solution cell by cell (discrete_solution's derivation in diffusion3d.hpp),
 // so that the reference's own check holds no field of its own.
 class DiscreteModes {
@@ -387,8 +369,9 @@ Verification verify_result(const Problem& p, const float* result, std::int64_t s
     return v;
   }
   const auto& reference = reference_after(p, p.steps);
-  std::int64_t worst = 0;
-  const double max_diff = max_difference(result, reference.data(), p.points(), worst);
+  const Difference largest = max_abs_difference(result, reference.data(), p.points());
+  const double max_diff = largest.value;
+  const std::int64_t worst = std::max<std::int64_t>(largest.index, 0);
   const double tolerance = original_tolerance(p.steps);
   v.outputs["steps"] = steps_done;
   v.outputs["time"] = double(steps_done) * p.dt;
@@ -410,17 +393,16 @@ Verification verify_result(const Problem& p, const float* result, std::int64_t s
   if (against_exact) {
     // The reference itself, against the exact solution of the discrete scheme.
     const DiscreteModes exact(p, p.steps);
-    double exact_diff = 0;
+    Difference exact_largest;
     for (std::int64_t k = 0; k < p.nz; ++k) {
       for (std::int64_t j = 0; j < p.ny; ++j) {
         for (std::int64_t i = 0; i < p.nx; ++i) {
-          const double diff = std::abs(result[(k * p.ny + j) * p.nx + i] - exact(i, j, k));
-          if (!(diff <= exact_diff)) {
-            exact_diff = std::isfinite(diff) ? diff : std::numeric_limits<double>::infinity();
-          }
+          const std::int64_t cell = (k * p.ny + j) * p.nx + i;
+          fold_difference(exact_largest, std::abs(result[cell] - exact(i, j, k)), cell);
         }
       }
     }
+    const double exact_diff = exact_largest.value;
     const double exact_tolerance = rounding_bound(p.steps);
     v.outputs["max_diff_vs_exact_discrete"] = exact_diff;
     v.outputs["exact_discrete_tolerance"] = exact_tolerance;

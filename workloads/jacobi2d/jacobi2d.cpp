@@ -9,6 +9,7 @@
 #include <limits>
 #include <numbers>
 
+#include "core/compare.hpp"
 #include "core/error.hpp"
 
 namespace acclab::jacobi2d {
@@ -290,24 +291,6 @@ double serial_tolerance(const Problem& p, std::int64_t sweeps) {
          std::sqrt(double(sweeps));
 }
 
-namespace {
-
-// max |a - b|, a NaN or an infinity in `a` counting as an infinite difference; `worst`
-// receives its index.
-double max_difference(const float* a, const float* b, std::int64_t n, std::int64_t& worst) {
-  double max_diff = 0;
-  worst = 0;
-  for (std::int64_t k = 0; k < n; ++k) {
-    const double diff = std::abs(double(a[k]) - double(b[k]));
-    if (!(diff <= max_diff)) {
-      max_diff = std::isfinite(diff) ? diff : std::numeric_limits<double>::infinity();
-      worst = k;
-    }
-  }
-  return max_diff;
-}
-
-}  // namespace
 
 Verification verify_result(const Problem& p, const float* result, std::int64_t sweeps_done,
                            double residual, bool against_exact) {
@@ -334,8 +317,9 @@ Verification verify_result(const Problem& p, const float* result, std::int64_t s
   // iters mode: the serial grid after the sweeps asked for; tol mode: after the same sweeps.
   const std::int64_t sweeps = p.tol_mode ? sweeps_done : p.iters;
   const auto& reference = reference_after(p, sweeps);
-  std::int64_t worst = 0;
-  const double max_diff = max_difference(result, reference.data(), p.points(), worst);
+  const Difference largest = max_abs_difference(result, reference.data(), p.points());
+  const double max_diff = largest.value;
+  const std::int64_t worst = std::max<std::int64_t>(largest.index, 0);
   // Near a fixed point (tol mode) the grid stops changing and a sweep's rounding repeats
   // itself: the random walk does not apply, only the worst case, 6 eps |u|max a sweep.
   const double serial_bound =
@@ -360,13 +344,7 @@ Verification verify_result(const Problem& p, const float* result, std::int64_t s
     if (against_exact && exact_iterate_affordable(p)) {
       // The reference itself, against the closed form of the iteration.
       const auto exact = exact_iterate(p, p.iters);
-      double exact_diff = 0;
-      for (std::int64_t k = 0; k < p.points(); ++k) {
-        const double diff = std::abs(double(result[k]) - exact[k]);
-        if (!(diff <= exact_diff)) {
-          exact_diff = std::isfinite(diff) ? diff : std::numeric_limits<double>::infinity();
-        }
-      }
+      const double exact_diff = max_abs_difference(result, exact.data(), p.points()).value;
       const double exact_bound = exact_iterate_bound(p, p.iters);
       v.outputs["max_diff_vs_exact_iterate"] = exact_diff;
       v.outputs["exact_iterate_tolerance"] = exact_bound;
