@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -178,6 +179,14 @@ TEST(ApspProblemTest, SerialStepIsTheSeedsUpdate) {
   for (int k = 0; k < 3; ++k) apsp::relax_rows(p, d.data(), k, 0, 3);
   EXPECT_EQ(d[0 * 3 + 2], 3.0f);
   EXPECT_EQ(d[2 * 3 + 0], inf);
+}
+
+TEST(ApspProblemTest, MulticoreRunsSmallGraphsOnOneThread) {
+  // One thread below the threshold (no team, no barriers), OpenMP's above; both sides are
+  // bitwise the serial loop (every variant's test: n = 97 and n = 520 ... 1100).
+  EXPECT_EQ(apsp::multicore_team(problem({"n=255"})), 1);
+  EXPECT_EQ(apsp::multicore_team(problem({"n=2", "edges_per_vertex=1"})), 1);
+  EXPECT_EQ(apsp::multicore_team(problem({"n=256"})), omp_get_max_threads());
 }
 
 TEST(ApspProblemTest, ColumnsPerLaneLeaveFourChunksOrFollowTheParameter) {

@@ -116,6 +116,13 @@ void initial_successors(const Problem& p, const float* initial, std::int32_t* ne
 void relax_rows(const Problem& p, float* d, int k, int row_begin, int row_end);
 void relax_rows(const Problem& p, float* d, std::int32_t* next, int k, int row_begin, int row_end);
 
+// The threads of multicore's (and the reference's) steps: one below multicore_team_min_n,
+// where a step (n^2 elements) is too short for a team to gain on its barrier and, on a loaded
+// machine, each barrier waits for a descheduled thread (bench/results/cpu/apsp/NOTES.md has
+// the measurements); OpenMP's from there on.
+inline constexpr int multicore_team_min_n = 256;
+int multicore_team(const Problem& p);
+
 // The serial algorithm (rows of each step split over OpenMP threads: bitwise the serial loop,
 // as the header says). Cached for the last problem asked.
 const std::vector<float>& reference_result(const Problem& p);

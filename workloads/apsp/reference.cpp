@@ -1,6 +1,6 @@
 // The serial Floyd-Warshall loop (`serial`, the reference), and the seed's multicore build
-// (`multicore`: the rows of each step over OpenMP threads). Both keep the successor matrix
-// with paths=1.
+// (`multicore`: the rows of each step over OpenMP threads, one thread for small graphs). Both keep
+// the successor matrix with paths=1.
 #include <omp.h>
 
 #include <algorithm>
@@ -43,15 +43,29 @@ void relax_rows(const Problem& p, float* d, std::int32_t* next, int k, int row_b
   }
 }
 
+int multicore_team(const Problem& p) {
+  return p.n < multicore_team_min_n ? 1 : omp_get_max_threads();
+}
+
 namespace {
 
+// The rows of each step split over the threads of one team, a barrier between steps (each
+// step reads the pivot row the step before wrote): one parallel region for the whole run
+// instead of one per step, which halves the synchronisation.
 void floyd_warshall_threads(const Problem& p, float* d, std::int32_t* next) {
-  for (int k = 0; k < p.n; ++k) {
-#pragma omp parallel
-    {
-      const int threads = omp_get_num_threads(), t = omp_get_thread_num();
-      relax_rows(p, d, next, k, int(std::int64_t(p.n) * t / threads),
-                 int(std::int64_t(p.n) * (t + 1) / threads));
+  const int team = multicore_team(p);
+  if (team == 1) {
+    for (int k = 0; k < p.n; ++k) relax_rows(p, d, next, k, 0, p.n);
+    return;
+  }
+#pragma omp parallel num_threads(team)
+  {
+    const int threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const int begin = int(std::int64_t(p.n) * t / threads);
+    const int end = int(std::int64_t(p.n) * (t + 1) / threads);
+    for (int k = 0; k < p.n; ++k) {
+      relax_rows(p, d, next, k, begin, end);
+#pragma omp barrier
     }
   }
 }
