@@ -14,10 +14,10 @@
 #include <fstream>
 #include <limits>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "io/line_reader.hpp"
 #include "io/matrix_market.hpp"
-#include "output_path.hpp"
 #include "workloads/iccg/iccg.hpp"
 
 namespace acclab {
@@ -341,21 +341,16 @@ int iccg_command(const IccgArgs& args) {
     return 1;
   }
   if (!args.out.empty()) {
-    const std::string temporary = args.out + fmt::format(".tmp{}", getpid());
-    {
-      std::ofstream file(temporary);
-      file << "%%MatrixMarket matrix array real general\n"
-           << fmt::format(
-                  "% acclab iccg {} solution{}\n{} 1\n", args.matrix,
-                  args.shift > 0 ? fmt::format(" (shifted IC(0), --shift {:g})", args.shift) : "",
-                  a.n);
-      for (double xi : s.x) file << fmt::format("{:.17g}\n", xi);
-      if (!file) {
-        std::filesystem::remove(temporary);
-        throw UsageError(fmt::format("--out {}: cannot write there", args.out));
-      }
-    }
-    std::filesystem::rename(temporary, args.out);
+    AtomicFile file(args.out, "--out");
+    fmt::memory_buffer text;
+    fmt::format_to(std::back_inserter(text),
+                   "%%MatrixMarket matrix array real general\n% acclab iccg {} solution{}\n{} 1\n",
+                   args.matrix,
+                   args.shift > 0 ? fmt::format(" (shifted IC(0), --shift {:g})", args.shift) : "",
+                   a.n);
+    for (double xi : s.x) fmt::format_to(std::back_inserter(text), "{:.17g}\n", xi);
+    file.write(text.data(), text.size());
+    file.commit();
     fmt::print("x written to {}\n", args.out);
   }
   return 0;

@@ -76,7 +76,8 @@ void release_slot(int index) {
 
 // ".NAME.tmp-PID-N", the name AtomicFile gives its temporaries.
 std::string temporary_prefix(const std::filesystem::path& target) {
-  return "." + target.filename().string() + ".tmp-";
+  // fmt rather than operator+: GCC 12 warns falsely (-Wrestrict) on "." + std::string.
+  return fmt::format(".{}.tmp-", target.filename().string());
 }
 
 // Removes the temporaries of `target` whose process has ended.
@@ -121,7 +122,6 @@ void check_output_path(const std::string& option, const std::filesystem::path& p
 
 AtomicFile::AtomicFile(std::filesystem::path path, std::string option)
     : target_(std::move(path)), option_(std::move(option)) {
-  check_output_path(option_, target_);
   std::call_once(handlers_installed, install_handlers);
   remove_stale_temporaries(target_);
   static std::atomic<unsigned> counter{0};
@@ -173,8 +173,8 @@ void AtomicFile::commit() {
 }
 
 void AtomicFile::fail(int error) const {
-  throw UsageError(
-      fmt::format("{} {}: cannot write ({})", option_, target_.string(), std::strerror(error)));
+  throw UsageError(fmt::format("{}{}: cannot write ({})", option_.empty() ? "" : option_ + " ",
+                               target_.string(), std::strerror(error)));
 }
 
 }  // namespace acclab

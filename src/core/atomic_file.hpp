@@ -20,8 +20,8 @@ void check_output_path(const std::string& option, const std::filesystem::path& p
 // no longer alive left behind (killed with SIGKILL, say).
 class AtomicFile {
  public:
-  // `option` names the file in error messages ("--out"). Throws UsageError when the file
-  // cannot be created there.
+  // `option` ("--out", or empty) comes before the path in error messages. Throws UsageError
+  // when the file cannot be created there; check_output_path() first gives the clearer reason.
   AtomicFile(std::filesystem::path path, std::string option);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;

@@ -1,12 +1,9 @@
 #include "io/dense_matrix.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
@@ -17,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "io/line_reader.hpp"
 
@@ -48,65 +46,8 @@ float get_f32(const unsigned char* in) {
   return std::bit_cast<float>(bits);
 }
 
-[[noreturn]] void fail_write(const std::filesystem::path& path, int error) {
-  fail_file(path, fmt::format("cannot write ({})", std::strerror(error)));
-}
 
-// A new file beside the target that becomes the target on commit() and is removed otherwise.
-class TempFile {
- public:
-  explicit TempFile(const std::filesystem::path& target) : target_(target) {
-    static std::atomic<unsigned> counter{0};
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      temp_ = target_;
-      temp_.replace_filename(fmt::format(".{}.tmp-{}-{}", target_.filename().string(), getpid(),
-                                         counter.fetch_add(1)));
-      // 0666 so that the final file gets the user's umask, as any other new file does.
-      fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd_ >= 0) return;
-      if (errno != EEXIST) break;
-    }
-    fail_write(target_, errno);
-  }
-  ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(temp_.c_str());
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-
-  void write(const void* data, std::size_t size) {
-    const auto* bytes = static_cast<const char*>(data);
-    while (size > 0) {
-      const ssize_t written = ::write(fd_, bytes, size);
-      if (written < 0) {
-        if (errno == EINTR) continue;
-        fail_write(target_, errno);
-      }
-      bytes += written;
-      size -= static_cast<std::size_t>(written);
-    }
-  }
-
-  // Flushes the bytes to disk before the rename, so that a crash leaves the old file or the
-  // whole new one, never a renamed file with missing data.
-  void commit() {
-    if (::fsync(fd_) != 0) fail_write(target_, errno);
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) fail_write(target_, errno);
-    if (std::rename(temp_.c_str(), target_.c_str()) != 0) fail_write(target_, errno);
-    committed_ = true;
-  }
-
- private:
-  std::filesystem::path target_;
-  std::filesystem::path temp_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
-
-void write_binary(TempFile& file, std::span<const float> values, std::int64_t rows,
+void write_binary(AtomicFile& file, std::span<const float> values, std::int64_t rows,
                   std::int64_t cols) {
   std::array<unsigned char, kDenseHeaderBytes> header{};
   std::memcpy(header.data(), kDenseMagic.data(), kDenseMagic.size());
@@ -128,7 +69,7 @@ void write_binary(TempFile& file, std::span<const float> values, std::int64_t ro
   }
 }
 
-void write_csv(TempFile& file, std::span<const float> values, std::int64_t rows,
+void write_csv(AtomicFile& file, std::span<const float> values, std::int64_t rows,
                std::int64_t cols) {
   fmt::memory_buffer text;
   constexpr std::size_t kFlushBytes = 1 << 20;
@@ -159,7 +100,7 @@ void write_dense_matrix(const std::filesystem::path& path, std::span<const float
     throw std::invalid_argument(fmt::format("write_dense_matrix: {} values for a {} x {} matrix",
                                             values.size(), rows, cols));
   }
-  TempFile file(path);
+  AtomicFile file(path, "");
   if (format == DenseFormat::binary) {
     write_binary(file, values, rows, cols);
   } else {
