@@ -55,6 +55,10 @@ def parse_args():
                         "report then says it is not a gate result)")
     p.add_argument("--timeout", type=float, default=900,
                    help="seconds before any one process is killed as hung (default 900)")
+    p.add_argument("--budget", type=float, default=0,
+                   help="seconds for the whole check (0: no limit); jobs not started by then are "
+                        "recorded as not run and the check as incomplete, so that a report is "
+                        "written even when the GPU machine's time is short")
     p.add_argument("--extra", action="append", default=[],
                    help="an extra argument for every acclab run (testing: --extra=--corrupt-result)")
     args = p.parse_args()
@@ -211,8 +215,24 @@ def main():
                 for tool in ("racecheck", "synccheck"):
                     jobs.append((i, tool, lambda w=w, n=name, t=tool: check.sanitize(t, w, n)))
 
+    # The gate's core first, the seed runs (the least telling, often cut at --seed-limit) last:
+    # under --budget what is left out is what matters least.
+    priority = {"small": 0, "memcheck": 1, "racecheck": 2, "synccheck": 2, "seed": 3}
+    jobs.sort(key=lambda job: priority[job[1]])
+    deadline = time.monotonic() + args.budget if args.budget > 0 else None
+    skipped = []
+
+    def within_budget(job, label):
+        # A job that would start after the deadline is recorded, not run.
+        if deadline is not None and time.monotonic() > deadline:
+            skipped.append(label)
+            return {"status": "not run", "outcome": "budget", "errors": None}
+        return job()
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(job): (i, field) for i, field, job in jobs}
+        futures = {pool.submit(within_budget, job, f"{variants[i]['workload']}/"
+                               f"{variants[i]['variant']} {field}"): (i, field)
+                   for i, field, job in jobs}
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             i, field = futures[future]
             records[i][field] = future.result()
@@ -221,11 +241,13 @@ def main():
                   f"{field}: {r.get('status')} {r.get('outcome')}"
                   + (f" errors={r['errors']}" if "errors" in r else ""), flush=True)
 
-    problems = []
+    problems = [f"not run within --budget {args.budget:g} s: {label}" for label in skipped]
     for r in records:
         label = f"{r['workload']}/{r['variant']}"
         small = r["small"]
-        if small["status"] == "unavailable" and r["backend"] == "cuda" and info.get("devices"):
+        if small.get("outcome") == "budget":
+            pass
+        elif small["status"] == "unavailable" and r["backend"] == "cuda" and info.get("devices"):
             problems.append(f"{label}: a CUDA variant unavailable on a machine with a GPU")
         elif small["status"] == "unavailable" and small["outcome"] == "not run":
             pass
@@ -233,7 +255,7 @@ def main():
             problems.append(f"{label} small: {small['outcome']} {small['status']} "
                             f"{small.get('error', '')}".strip())
         seed = r.get("seed")
-        if seed:
+        if seed and seed.get("outcome") != "budget":
             if seed["outcome"] == "timeout":
                 seed["status"] = f"slow (over {args.seed_limit:g} s, not run to the end)"
             elif seed["outcome"] != "exited" or seed["status"] not in ("verified", "unavailable"):
@@ -241,7 +263,7 @@ def main():
                                 f"{seed.get('error', '')}".strip())
         for tool in ("memcheck", "racecheck", "synccheck"):
             s = r.get(tool)
-            if not s:
+            if not s or s.get("outcome") == "budget":
                 continue
             if s.get("status") == "unavailable":
                 continue
@@ -250,7 +272,8 @@ def main():
                                 f"{s.get('status')}")
 
     build = info.get("build", {})
-    complete = not args.workloads and not args.no_sanitizers and not args.no_seed and not args.extra
+    complete = (not args.workloads and not args.no_sanitizers and not args.no_seed and
+                not args.extra and not skipped)
     # A partial (dry) run checks the script and the variants, not a commit: only a complete one
     # must name a clean commit and its trees.
     if build.get("dirty") and complete:
