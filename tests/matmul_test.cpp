@@ -260,10 +260,19 @@ TEST(MatmulWorkloadTest, ValidateRefusesBadShapesWithTheParameterNamed) {
 TEST(MatmulWorkloadTest, MemoryEstimatesCountTheMatrices) {
   const Params seed = matmul_params({"m=17", "n=9", "k=33", "lda=40", "ldc=10"});
   EXPECT_EQ(matmul_workload().device_bytes(seed), 8.0 * (17 * 40 + 33 * 9 + 17 * 10));
-  EXPECT_EQ(matmul_workload().host_bytes(seed), 8.0 * (17 * 40 + 33 * 9 + 17 * 10));
+  // Small enough for verify() to check the reference: A and B again, the plain product (two
+  // long double matrices) and the closed-form one.
+  const double check = 8.0 * (17 * 40 + 33 * 9) + (2 * 16 + 8) * 17 * 9;
+  EXPECT_EQ(matmul_workload().host_bytes(seed), 8.0 * (17 * 40 + 33 * 9 + 17 * 10) + check);
   // init=random also holds the reference product.
   const Params random = matmul_params({"m=17", "n=9", "k=33", "lda=40", "ldc=10", "init=random"});
-  EXPECT_EQ(matmul_workload().host_bytes(random), 8.0 * (17 * 40 + 33 * 9 + 2 * 17 * 10));
+  EXPECT_EQ(matmul_workload().host_bytes(random), 8.0 * (17 * 40 + 33 * 9 + 2 * 17 * 10) + check);
+  // Too large to check the reference: the three matrices, and for init=random the reference
+  // product and the inputs it generates again.
+  const Params large = matmul_params({"m=512", "n=512", "k=512"});
+  EXPECT_EQ(matmul_workload().host_bytes(large), 8.0 * 3 * 512 * 512);
+  const Params large_random = matmul_params({"m=512", "n=512", "k=512", "init=random"});
+  EXPECT_EQ(matmul_workload().host_bytes(large_random), 8.0 * 6 * 512 * 512);
 }
 
 TEST(MatmulLadderTest, TheIssuesVariantsAreRegisteredInOrder) {

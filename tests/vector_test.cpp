@@ -210,10 +210,11 @@ TEST(VectorWorkloadTest, ValidateRejectsSizesWhoseProductOverflows) {
   EXPECT_NE(validate_error({"nt=2049638230412172402"}), "");          // 9*nt wraps to 2
 }
 
-TEST(VectorWorkloadTest, MemoryModelCountsThreeFloatArrays) {
+TEST(VectorWorkloadTest, MemoryModelCountsThreeFloatArraysAndTheDotPartials) {
   const Params params = vector_params("small", {"nx=37", "ny=5"});
-  EXPECT_DOUBLE_EQ(vector_workload().host_bytes(params), 3.0 * 4 * 37 * 5);
-  EXPECT_DOUBLE_EQ(vector_workload().device_bytes(params), 3.0 * 4 * 37 * 5);
+  const double partials = 8.0 * (132 * 8 * 256 + 1024);
+  EXPECT_DOUBLE_EQ(vector_workload().host_bytes(params), 3.0 * 4 * 37 * 5 + partials);
+  EXPECT_DOUBLE_EQ(vector_workload().device_bytes(params), 3.0 * 4 * 37 * 5 + partials);
 }
 
 TEST(VectorWorkloadTest, TooLargeForHostMemoryIsAUsageErrorBeforeAllocating) {

@@ -129,8 +129,21 @@ Workload make_workload() {
   w.host_bytes = [](const Params& params) {
     const double n = double(params.integer("n"));
     const double successors = params.integer("paths") != 0 ? 3.0 * sizeof(std::int32_t) : 0.0;
-    return (3.0 * sizeof(float) + successors) * n * n +
-           12.0 * n * double(params.integer("edges_per_vertex"));
+    // The edges (12 bytes each), and verify()'s Dijkstra: the graph again, its adjacency lists
+    // (16 bytes an edge, twice for the vectors' growth, 24 a vertex), its heap (16 an edge) and
+    // a row of distances.
+    const double edges = n * double(params.integer("edges_per_vertex"));
+    // The variant that needs the most: multidevice, whose partitions hold their rows apart
+    // from the matrix, each its two snapshot slots (2 block x n) and its history (block x its
+    // rows), and two published snapshots on the host; with paths the successors' history
+    // (their rows are among `successors`).
+    const double block = double(params.integer("block"));
+    const double partitions = double(params.integer("devices"));
+    const double multidevice =
+        sizeof(float) * (n * n + partitions * 2 * block * n + block * n + 2 * block * n) +
+        (params.integer("paths") != 0 ? sizeof(std::int32_t) * block * n : 0.0);
+    return (3.0 * sizeof(float) + successors) * n * n + 12.0 * edges +
+           (12.0 + 32.0 + 16.0) * edges + (24.0 + 8.0) * n + multidevice;
   };
   // cuda_blocked: the matrix and its initial state, and 64-wide history and snapshot panels;
   // the others need less. With paths (optimize) the successors too.

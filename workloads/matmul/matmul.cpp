@@ -126,12 +126,19 @@ Workload make_workload() {
       throw UsageError(fmt::format("--set cuda_tile={}: expected 64 or 128", tile));
     }
   };
-  // A, B and C, plus the reference product of init=random.
+  // A, B and C, plus the reference product of init=random, plus what verify() holds at once:
+  // the inputs generated again (reference_product, plain_product) and, on problems small
+  // enough for check_reference, the plain product (two long double matrices) beside the
+  // closed-form one.
   w.host_bytes = [](const Params& params) {
     const Problem p = problem_of(params);
-    const double c = double(p.c_size());
-    return sizeof(double) *
-           (double(p.a_size()) + double(p.b_size()) + c + (p.init == Init::random ? c : 0.0));
+    const double a = double(p.a_size()), b = double(p.b_size()), c = double(p.c_size());
+    const double mn = double(p.m) * p.n;
+    const bool random = p.init == Init::random;
+    const bool checked = double(p.m) * p.n * p.k <= plain_check_limit;
+    const double inputs_again = random || checked ? a + b : 0.0;
+    const double plain = checked ? 2.0 * sizeof(long double) * mn + sizeof(double) * mn : 0.0;
+    return sizeof(double) * (a + b + c + (random ? c : 0.0) + inputs_again) + plain;
   };
   w.device_bytes = [](const Params& params) {
     const Problem p = problem_of(params);

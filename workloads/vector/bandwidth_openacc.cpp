@@ -27,6 +27,7 @@ constexpr std::int64_t partial_gangs = 132 * 8;
 constexpr std::int64_t partial_vector = 256;
 constexpr std::int64_t partial_lanes = partial_gangs * partial_vector;
 constexpr std::int64_t second_lanes = 1024;
+static_assert(partial_lanes + second_lanes == acc_dot_partials, "vector.hpp counts them");
 
 class StreamOpenACC : public StreamInstance {
  public:
@@ -35,6 +36,10 @@ class StreamOpenACC : public StreamInstance {
 
   void setup() override {
     StreamInstance::setup();
+    if (kernel_ == Kernel::dot) {
+      partial_.resize(partial_lanes);
+      partial2_.resize(second_lanes);
+    }
     const std::int64_t n = size_.n();
     // a only for the triad, partials only for the dot product: the others stay on the host
     // (and no kernel names them).
@@ -52,8 +57,7 @@ class StreamOpenACC : public StreamInstance {
   }
 
  protected:
-  std::vector<double> partial_ = std::vector<double>(partial_lanes);
-  std::vector<double> partial2_ = std::vector<double>(second_lanes);
+  std::vector<double> partial_, partial2_;  // the dot product's, from setup()
 
  private:
   void release() {

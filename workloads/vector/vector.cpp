@@ -54,8 +54,11 @@ Workload make_workload() {
           nx, ny, nt));
     }
   };
-  // Three float arrays of n elements on the host, and the same on the device.
-  w.host_bytes = [](const Params& params) { return 3.0 * sizeof(float) * size_of(params).n(); };
+  // Three float arrays of n elements on the host, and the same on the device; the OpenACC dot
+  // products' partial sums beside them.
+  w.host_bytes = [](const Params& params) {
+    return 3.0 * sizeof(float) * size_of(params).n() + sizeof(double) * acc_dot_partials;
+  };
   w.device_bytes = w.host_bytes;
   return w;
 }

@@ -11,6 +11,10 @@
 
 namespace acclab::vector {
 
+// The partial sums dot_acc_reduction and dot_acc_partials keep on the host (and the device):
+// one per lane of the partials' first pass and of its second (bandwidth_openacc.cpp).
+inline constexpr std::int64_t acc_dot_partials = 132 * 8 * 256 + 1024;
+
 // The triad's scalar: a = b + triad_scalar * c.
 inline constexpr float triad_scalar = 3.0f;
 
