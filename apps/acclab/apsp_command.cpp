@@ -14,13 +14,13 @@
 #include <filesystem>
 #include <limits>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "core/runner.hpp"
 #include "io/dense_matrix.hpp"
 #include "io/graph.hpp"
-#include "output_path.hpp"
 #include "progress.hpp"
 #include "workloads/apsp/apsp.hpp"
 
