@@ -26,7 +26,7 @@ GPU_BACKENDS = ("openacc", "cuda")
 # step that runs its kernels on one gang, one that copies every step), the sanitizer runs take
 # fewer steps of the same code paths.
 SANITIZER_SETS = {
-    "vector": ["nx=1024", "ny=1024", "nt=2"],
+    "vector": ["nx=512", "ny=512", "nt=2"],
     "diffusion3d": ["end_time=0.02"],
 }
 
