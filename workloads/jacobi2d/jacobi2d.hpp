@@ -74,6 +74,9 @@ std::vector<double> exact_iterate(const Problem& p, std::int64_t sweeps);
 // Whether exact_iterate costs no more than about a sweep of the seed's grid, as the serial
 // variant's verification can afford.
 bool exact_iterate_affordable(const Problem& p);
+bool exact_iterate_affordable(std::int64_t rows, std::int64_t cols);
+// The host memory exact_iterate allocates for a rows x cols grid.
+double exact_iterate_bytes(std::int64_t rows, std::int64_t cols);
 // Bound on max |serial - exact_iterate| after `sweeps` sweeps (jacobi2d.cpp gives the
 // derivation): eps |u|max (2 + 8 sweeps).
 double exact_iterate_bound(const Problem& p, std::int64_t sweeps);
