@@ -270,7 +270,11 @@ TEST(ProfileRunnerTest, MultideviceWorkersReportUnderTheirPartition) {
   }
   const auto* setup = p.find("apsp/multidevice/setup");
   ASSERT_NE(setup, nullptr);
-  EXPECT_EQ((*setup)[Counter::enter_data].count, 2);  // one per partition, from its worker
+  // The partitions enter their rows through the OpenACC runtime calls of core/acc_data.hpp
+  // (acc_copyin, acc_create: no zero-length section may reach libgomp), which GCC 12's libgomp
+  // does not report to the profiling interface, unlike the `enter data` directive (one event per
+  // partition before). Should the helper go back to guarded directives, expect 2 here.
+  EXPECT_EQ((*setup)[Counter::enter_data].count, 0);
   const auto* unlabelled = p.find("(unlabelled)");
   if (unlabelled != nullptr) {
     EXPECT_EQ((*unlabelled)[Counter::compute_construct].count, 0);
