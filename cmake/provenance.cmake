@@ -13,7 +13,10 @@ if(GIT)
   if(head_status EQUAL 0)
     set(commit "${head}")
     # Untracked files count: a new source is part of the build as much as an edited one.
-    execute_process(COMMAND ${GIT} -C ${SOURCE_DIR} status --porcelain=v1
+    # No optional locks: a build must not take index.lock from a git command running beside
+    # it. Paths unquoted, as they are.
+    execute_process(COMMAND ${GIT} --no-optional-locks -C ${SOURCE_DIR} -c core.quotePath=false
+                            status --porcelain=v1
                     OUTPUT_VARIABLE status OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     if(status STREQUAL "")
       set(dirty "false")
@@ -21,6 +24,7 @@ if(GIT)
       string(REPLACE "\n" ";" lines "${status}")
       foreach(line IN LISTS lines)
         string(SUBSTRING "${line}" 3 -1 path)
+        string(REGEX REPLACE "^.* -> " "" path "${path}")  # a rename: its new name
         string(REPLACE "\"" "" path "${path}")
         string(REPLACE "\\" "/" path "${path}")
         string(APPEND changed "    \"${path}\",\n")

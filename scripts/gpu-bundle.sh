@@ -41,11 +41,14 @@ echo "gpu-bundle: $(ls "$out" | tr '\n' ' ')"
 # has no history to read them from. A tree with uncommitted changes there is not a commit that
 # the gate can name.
 commit=$(git -C "$root" rev-parse HEAD)
-changes=$(git -C "$root" status --porcelain -- workloads src apps)
+# The build's own configuration (cmake/, the top CMakeLists.txt and presets: the offload flags)
+# changes the GPU binary as much as the code does.
+gated=(workloads src apps cmake CMakeLists.txt CMakePresets.json)
+changes=$(git -C "$root" status --porcelain -- "${gated[@]}")
 trees=""
-for folder in workloads src apps; do
+for folder in "${gated[@]}"; do
   trees+="${trees:+, }\"$folder\": \"$(git -C "$root" rev-parse "HEAD:$folder")\""
 done
 printf '{"commit": "%s", "gated_folders_clean": %s, "trees": {%s}}\n' "$commit" \
   "$([[ -z $changes ]] && echo true || echo false)" "$trees" > "$out/PROVENANCE.json"
-[[ -z $changes ]] || echo "gpu-bundle: uncommitted changes under workloads/, src/ or apps/: the gate will refuse this bundle" >&2
+[[ -z $changes ]] || echo "gpu-bundle: uncommitted changes under ${gated[*]}: scripts/gpu-check.sh will refuse this bundle" >&2

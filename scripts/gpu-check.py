@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -85,11 +86,15 @@ def run_process(command, timeout, log_path):
     The exit status is negative for a signal, None for a timeout."""
     start = time.monotonic()
     with open(log_path, "w") as log:
+        # A session of its own, so that a timeout ends the whole group: killing
+        # compute-sanitizer alone would leave its acclab on the GPU beside the next jobs.
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
         try:
-            completed = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, timeout=timeout)
-            status = completed.returncode
+            status = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
             status = None
     with open(log_path, errors="replace") as log:
         text = log.read()
@@ -179,8 +184,10 @@ def main():
     os.environ.setdefault("ACCLAB_CACHE_DIR", os.path.join(work, "cache"))
     started = datetime.datetime.now(datetime.timezone.utc)
 
-    info = json.loads(subprocess.run([args.acclab, "info", "--format", "json"], check=True,
-                                     capture_output=True, text=True).stdout)
+    # Measured here once, before the pool: processes started together would each measure the
+    # host bandwidth at the same time, against each other.
+    info = json.loads(subprocess.run([args.acclab, "info", "--probe", "--format", "json"],
+                                     check=True, capture_output=True, text=True).stdout)
     listing = json.loads(subprocess.run([args.acclab, "list", "--format", "json"], check=True,
                                         capture_output=True, text=True).stdout)
     variants = listing["variants"]
@@ -279,6 +286,11 @@ def main():
     if build.get("dirty") and complete:
         problems.append("the binary was built from uncommitted changes: "
                         + ", ".join(build.get("changed") or []))
+    # The gate is about the GPU: a complete check on a machine where CUDA finds no device or
+    # OpenACC falls back to the host (no nvptx plugin, a build without offload) proves nothing.
+    if complete and not (info.get("devices") and info.get("openacc_on_gpu")):
+        problems.append("no GPU seen: devices {}, openacc_on_gpu {}".format(
+            info.get("devices"), info.get("openacc_on_gpu")))
     trees = provenance_trees(args.acclab, build.get("commit"))
     if trees is None and complete:
         problems.append("no PROVENANCE.json naming the binary's commit beside it "
@@ -314,11 +326,17 @@ def main():
                     "racecheck_warnings": sum((r.get("racecheck") or {}).get("warnings") or 0
                                               for r in records)},
         "sanitizer_sets": SANITIZER_SETS,
+        "seed_limit_s": None if args.no_seed else args.seed_limit,
+        "seed_slow": sum(1 for r in records if str((r.get("seed") or {}).get("status", ""))
+                         .startswith("slow")),
         "variants": records,
     }
-    with open(os.path.join(args.out, "LATEST.json"), "w") as f:
+    # Whole or not at all: an interrupted check must not leave a truncated LATEST.json.
+    latest = os.path.join(args.out, "LATEST.json")
+    with open(latest + ".tmp", "w") as f:
         json.dump(document, f, indent=1)
         f.write("\n")
+    os.replace(latest + ".tmp", latest)
     with tarfile.open(os.path.join(args.out, "runs.tgz"), "w:gz") as archive:
         archive.add(work, arcname="runs")
     shutil.rmtree(work, ignore_errors=True)
@@ -338,6 +356,10 @@ def provenance_trees(acclab, commit):
         with open(path) as f:
             provenance = json.load(f)
     except (OSError, ValueError):
+        return None
+    if not provenance.get("gated_folders_clean", False):
+        print(f"gpu-check: {path}: the bundle was made with uncommitted changes in the gated "
+              "folders", file=sys.stderr)
         return None
     if provenance.get("commit") != commit:
         print(f"gpu-check: {path} names commit {provenance.get('commit')}, the binary "

@@ -29,7 +29,13 @@ for r in doc.get("variants", []):
     if status not in ("verified", "unavailable"):
         failures.append(f"{r.get('workload')}/{r.get('variant')} small: {status}")
 trees = doc.get("trees") or {}
-for folder in ("workloads", "src", "apps"):
+machine = doc.get("machine") or {}
+if not (machine.get("devices") and machine.get("openacc_on_gpu")):
+    failures.append("the check did not run on a GPU (devices or openacc_on_gpu missing)")
+# workloads/, src/ and apps/ always; the build configuration (cmake/, CMakeLists.txt,
+# CMakePresets.json) wherever the check recorded it (scripts/gpu-bundle.sh does since it gates
+# them too).
+for folder in sorted({"workloads", "src", "apps"} | set(trees)):
     here = subprocess.run(["git", "-C", root, "rev-parse", f"HEAD:{folder}"],
                           capture_output=True, text=True).stdout.strip()
     if trees.get(folder) != here:
