@@ -488,7 +488,7 @@ TEST(DiffusionAnalyticTest, SeedBoundLiesBetweenTheGpuRoundingAndTheLastStep) {
   SCOPED_TRACE(testing::Message() << "last step " << change << ", bound " << tolerance);
   EXPECT_GT(change, 4 * tolerance);
   EXPECT_GT(tolerance, 3 * 9.9e-6);
-  EXPECT_GT(8 * float_eps * double(p.steps), change) << "the old bound let a step short through";
+  EXPECT_GT(8 * float_eps * double(p.steps), change) << "a linear worst-case bound lets a step short through";
 }
 
 // Halving h (dt = 0.1 h^2 / kappa goes with it) divides the error by about 4: second order.
@@ -806,8 +806,8 @@ TEST_P(DiffusionVariantTest, MatchesOriginalOnSmallPresetAndNonCubicGrids) {
 // field is verified as the field after steps steps, once with the steps its loop counted (the
 // count gives it away) and once as if the count said steps (a variant whose loop counts a step
 // it never does): then only the tolerance can catch it. The small preset, and a case like the
-// seed's, where the old bound, 8 eps steps, was looser than the last step's change (16 x 12 x 8
-// with dt = 2e-5, 300 steps: the last step changes the field by 1.0e-4, the old bound 2.9e-4,
+// seed's, where a worst case added linearly, 8 eps steps, is looser than the last step's change (16 x 12 x 8
+// with dt = 2e-5, 300 steps: the last step changes the field by 1.0e-4, that bound 2.9e-4,
 // the bound 1.6e-5).
 TEST_P(DiffusionVariantTest, OneStepShortFailsVerification) {
   if (auto reason = runner_.unavailable_reason(variant())) GTEST_SKIP() << *reason;
@@ -841,7 +841,7 @@ TEST_P(DiffusionVariantTest, OneStepShortFailsVerification) {
     EXPECT_NEAR(difference, v.outputs["last_step_change"].get<double>(), tolerance);
     if (!overrides.empty()) {
       EXPECT_LT(difference, 8 * float_eps * double(p.steps))
-          << "a case the old bound would have let through";
+          << "a case a linear worst-case bound would let through";
     }
   }
 }

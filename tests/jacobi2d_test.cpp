@@ -565,7 +565,7 @@ TEST_P(JacobiVariantTest, TolModeConvergesWithinTheStatedBoundOrFailsWithTooFewS
 // grid is verified as the grid after iters sweeps, once with the sweeps its loop counted (the
 // count gives it away) and once as if the count said iters (a variant whose loop counts a
 // sweep it never does): then only the tolerance can catch it. The small preset, and a case like
-// the seed's verification problem where the old bound, 4 eps |u|max sweeps, was looser than
+// the seed's verification problem where a worst case added linearly, 4 eps |u|max sweeps, is looser than
 // the last sweep's change (33 x 17, 600 sweeps: the last sweep changes the grid by 4.7e-4, the
 // old bound 1.4e-3, the bound 8.8e-5).
 TEST_P(JacobiVariantTest, OneSweepShortFailsVerification) {
@@ -599,7 +599,7 @@ TEST_P(JacobiVariantTest, OneSweepShortFailsVerification) {
     EXPECT_NEAR(difference, v.outputs["last_sweep_change"].get<double>(), tolerance);
     if (!overrides.empty()) {
       EXPECT_LT(difference, 4 * float_eps * umax_of(params) * double(p.iters))
-          << "a case the old bound would have let through";
+          << "a case a linear worst-case bound would let through";
     }
   }
 }
