@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/profile.hpp"
 #include "core/registry.hpp"
@@ -444,84 +445,209 @@ TEST_P(ConformanceTest, RepeatedRunsGiveTheSameVerifiedOutputs) {
 INSTANTIATE_TEST_SUITE_P(EveryVariant, ConformanceTest, ::testing::ValuesIn(every_variant_id()),
                          test_name);
 
-// ---- the runner's side of the contract, with a scripted instance -------------------------------
+// ---- the runner's side of the contract, with an instance that records the calls -----------------
 
-struct Log {
-  std::vector<std::string> calls;
+struct Script {
   bool moves_data = true;
+  bool throw_in_run = false;
+  bool usage_error_in_setup = false;
   std::size_t allocate_bytes = 0;  // setup() allocates this much
+  std::vector<std::string> calls;  // every call but reset()
+  std::vector<std::string> calls_and_resets;
 };
 
-class LoggingInstance : public Instance {
+class RecordingInstance : public Instance {
  public:
-  explicit LoggingInstance(Log& log) : log_(log) {}
+  explicit RecordingInstance(Script& script) : script_(script) {}
   void setup() override {
-    log_.calls.push_back("setup");
-    data_.resize(log_.allocate_bytes);
+    record("setup");
+    if (script_.usage_error_in_setup) throw UsageError("input.mtx line 3: not a number");
+    data_.resize(script_.allocate_bytes);
   }
-  void run() override { log_.calls.push_back("run"); }
-  void reset() override { log_.calls.push_back("reset"); }
+  void reset() override { script_.calls_and_resets.push_back("reset"); }
+  void run() override {
+    record("run");
+    if (script_.throw_in_run) throw std::runtime_error("device lost");
+    result_ = 42;
+  }
   bool transfers_only() override {
-    log_.calls.push_back("transfers");
-    return log_.moves_data;
+    record("transfers");
+    return script_.moves_data;
   }
-  void finish() override { log_.calls.push_back("finish"); }
+  void finish() override { record("finish"); }
   Verification verify() override {
-    log_.calls.push_back("verify");
-    return {.ok = true, .detail = "logged", .outputs = {{"tolerance", 0}, {"difference", 0}}};
+    record("verify");
+    Verification v;
+    v.ok = result_ == 42;
+    v.detail = v.ok ? "result is 42" : "result is not 42";
+    v.outputs["result"] = result_;
+    return v;
   }
-  void corrupt_result() override { log_.calls.push_back("corrupt"); }
+  void corrupt_result() override {
+    record("corrupt");
+    result_ = 41;
+  }
 
  private:
-  Log& log_;
+  void record(const char* call) {
+    script_.calls.push_back(call);
+    script_.calls_and_resets.push_back(call);
+  }
+
+  Script& script_;
+  int result_ = 0;
   std::vector<char> data_;
 };
 
-class RunnerResetTest : public ::testing::Test {
+class RunnerContractTest : public ::testing::Test {
  protected:
-  RunnerResetTest() {
-    workload_.name = "scripted";
-    variant_.workload = "scripted";
-    variant_.name = "logging";
-    variant_.family = "scripted";
+  RunnerContractTest() {
+    workload_.name = "test";
+    variant_.workload = "test";
+    variant_.name = "recording";
+    variant_.family = "test";
     variant_.step = 1;
-    variant_.model.resource = Resource::none;
-    variant_.factory = [this](const Params&) { return std::make_unique<LoggingInstance>(log_); };
+    variant_.factory = [this](const Params&) {
+      return std::make_unique<RecordingInstance>(script_);
+    };
+    // 2 GFLOP and 4 GB a run, with no machine limit to compare with.
+    variant_.model = {[](const Params&, const nlohmann::json&) { return 2e9; },
+                      [](const Params&, const nlohmann::json&) { return 4e9; }, Resource::none};
   }
-  Result run(int reps) {
+  // `report_progress` off: nothing of the test's own allocates during the run.
+  Result run(int reps, bool corrupt = false, bool report_progress = true) {
     RunOptions options;
     options.reps = reps;
-    return runner_.run(variant_, workload_, Params{}, options);
+    options.corrupt_result = corrupt;
+    std::vector<std::string> progress;
+    if (report_progress) {
+      options.progress = [&](const std::string& what) { progress.push_back(what); };
+    }
+    Result r = runner_.run(variant_, workload_, Params(), options);
+    if (report_progress && r.status != Status::unavailable) {
+      EXPECT_FALSE(progress.empty()) << "progress is reported during a run";
+      for (const auto& line : progress) {
+        EXPECT_EQ(line.rfind("test/recording: ", 0), 0u) << line;
+      }
+    }
+    return r;
+  }
+  std::vector<std::string> expected_calls(int transfers, int reps, bool corrupt = false) {
+    std::vector<std::string> calls = {"setup", "run"};
+    calls.insert(calls.end(), transfers, "transfers");
+    calls.insert(calls.end(), reps, "run");
+    calls.push_back("finish");
+    if (corrupt) calls.push_back("corrupt");
+    calls.push_back("verify");
+    return calls;
   }
 
-  Log log_;
+  Script script_;
   Workload workload_;
   Variant variant_;
-  Runner runner_{shared_machine()};
+  Machine machine_;
+  Runner runner_{machine_};
 };
 
-TEST_F(RunnerResetTest, ResetPrecedesEveryRunAndEveryTransferMeasurement) {
+TEST_F(RunnerContractTest, SetupWarmUpTransfersTimedRunsFinishVerify) {
+  const Result r = run(5);
+  // Transfers are measured at most 3 times; the warm-up run is not timed.
+  EXPECT_EQ(script_.calls, expected_calls(3, 5));
+  EXPECT_EQ(r.status, Status::verified);
+  EXPECT_EQ(r.verification, "result is 42");
+  EXPECT_EQ(r.outputs["result"], 42);
+  EXPECT_EQ(r.times_s.size(), 5u);
+  EXPECT_TRUE(r.transfer_s.has_value());
+  EXPECT_EQ(r.place, Place::host);
+}
+
+TEST_F(RunnerContractTest, FewerRepsFewerTransferMeasurements) {
+  run(2);
+  EXPECT_EQ(script_.calls, expected_calls(2, 2));
+}
+
+TEST_F(RunnerContractTest, NoDataMovedNoTransferTime) {
+  script_.moves_data = false;
+  const Result r = run(4);
+  EXPECT_EQ(script_.calls, expected_calls(1, 4));  // asked once, then never again
+  EXPECT_FALSE(r.transfer_s.has_value());
+  EXPECT_FALSE(r.transfer_share().has_value());
+}
+
+TEST_F(RunnerContractTest, StatisticsAndRatesComeFromTheTimedRuns) {
+  const Result r = run(4);
+  ASSERT_EQ(r.times_s.size(), 4u);
+  auto sorted = r.times_s;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(r.min_s, sorted.front());
+  EXPECT_EQ(r.max_s, sorted.back());
+  EXPECT_DOUBLE_EQ(r.median_s, 0.5 * (sorted[1] + sorted[2]));
+  ASSERT_GT(r.median_s, 0);
+  EXPECT_DOUBLE_EQ(r.gflops, 2.0 / r.median_s);
+  EXPECT_DOUBLE_EQ(r.gbytes_per_s, 4.0 / r.median_s);
+  // Resource::none: nothing to compare with.
+  EXPECT_FALSE(r.limit_gbytes_per_s.has_value());
+  EXPECT_FALSE(r.limit_fraction.has_value());
+}
+
+TEST_F(RunnerContractTest, CorruptionHappensAfterFinishAndBeforeVerify) {
+  const Result r = run(1, /*corrupt=*/true);
+  EXPECT_EQ(script_.calls, expected_calls(1, 1, /*corrupt=*/true));
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_EQ(r.error, "result is not 42");
+}
+
+TEST_F(RunnerContractTest, AnExceptionFromTheVariantIsAFailedResult) {
+  script_.throw_in_run = true;
+  const Result r = run(3);
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_EQ(r.error, "device lost");
+  EXPECT_TRUE(r.times_s.empty());
+  EXPECT_EQ(script_.calls, (std::vector<std::string>{"setup", "run"}));
+}
+
+TEST_F(RunnerContractTest, AUsageErrorFromTheVariantReachesTheUser) {
+  script_.usage_error_in_setup = true;
+  EXPECT_THROW(run(1), UsageError);
+}
+
+TEST_F(RunnerContractTest, UnavailableVariantIsNeverBuilt) {
+  variant_.backend = Backend::cuda;
+  if (machine_.cuda_available()) GTEST_SKIP() << "this machine has a CUDA GPU";
+  const Result r = run(1);
+  EXPECT_EQ(r.status, Status::unavailable);
+  EXPECT_TRUE(script_.calls.empty());
+}
+
+TEST(StatusTest, Names) {
+  EXPECT_STREQ(to_string(Status::verified), "verified");
+  EXPECT_STREQ(to_string(Status::failed), "failed");
+  EXPECT_STREQ(to_string(Status::unavailable), "unavailable");
+}
+
+TEST_F(RunnerContractTest, ResetPrecedesEveryRunAndEveryTransferMeasurement) {
   for (bool moves : {true, false}) {
     for (int reps : {1, 2, 5}) {
       SCOPED_TRACE(std::string(moves ? "moves data" : "moves nothing") + ", reps " +
                    std::to_string(reps));
-      log_ = Log{.moves_data = moves};
+      script_ = Script{.moves_data = moves};
       const Result r = run(reps);
       ASSERT_EQ(r.status, Status::verified) << r.error;
+      const auto& calls = script_.calls_and_resets;
       int runs = 0, transfers = 0, resets = 0;
-      for (std::size_t i = 0; i < log_.calls.size(); ++i) {
-        const std::string& call = log_.calls[i];
+      for (std::size_t i = 0; i < calls.size(); ++i) {
+        const std::string& call = calls[i];
         if (call == "reset") ++resets;
         if (call != "run" && call != "transfers") continue;
         (call == "run" ? runs : transfers) += 1;
         ASSERT_GT(i, 0u);
-        EXPECT_EQ(log_.calls[i - 1], "reset") << call << " at call " << i << " without a reset";
+        EXPECT_EQ(calls[i - 1], "reset") << call << " at call " << i << " without a reset";
       }
       EXPECT_EQ(runs, reps + 1) << "the warm-up and the timed runs";
       EXPECT_EQ(transfers, moves ? std::min(reps, 3) : 1);
       EXPECT_EQ(resets, runs + transfers) << "a reset for each, and no other";
-      EXPECT_EQ(log_.calls.front(), "setup");
-      EXPECT_EQ(log_.calls.back(), "verify");
+      EXPECT_EQ(calls.front(), "setup");
+      EXPECT_EQ(calls.back(), "verify");
     }
   }
 }
@@ -571,13 +697,13 @@ TEST(AllocationCountTest, CountsEveryFormOfNewAndItsPeak) {
   delete[] after;
 }
 
-TEST_F(RunnerResetTest, HarnessAllocatesLittleOfItsOwn) {
+TEST_F(RunnerContractTest, HarnessAllocatesLittleOfItsOwn) {
   // The runner's allocations around an instance that allocates only what it is told to: the
   // slack allowed beside every workload's estimate.
   for (std::size_t instance_bytes : {std::size_t(0), std::size_t(1) << 20}) {
-    log_ = Log{.allocate_bytes = instance_bytes};
+    script_ = Script{.allocate_bytes = instance_bytes};
     count::start();
-    const Result r = run(5);
+    const Result r = run(5, /*corrupt=*/false, /*report_progress=*/false);
     const std::int64_t peak = count::stop();
     ASSERT_EQ(r.status, Status::verified);
     EXPECT_GE(peak, std::int64_t(instance_bytes));
