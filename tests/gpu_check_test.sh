@@ -7,16 +7,11 @@ acclab=$1
 check=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-failures=0
-expect() {  # expect DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/checks.sh"
 dry=(--acclab "$acclab" --workloads vector --no-sanitizers --no-seed --jobs 2)
 
 python3 "$check" "${dry[@]}" --out "$dir/good" > "$dir/good.txt" 2>&1
-expect "exit 0 when every variant verifies" test $? -eq 0
+check "exit 0 when every variant verifies" test $? -eq 0
 python3 - "$dir/good/LATEST.json" "$acclab" <<'PY'
 import json, subprocess, sys
 doc = json.load(open(sys.argv[1]))
@@ -39,17 +34,17 @@ if not isinstance(doc.get("commit"), str): problems.append("no commit")
 print("\n".join(problems) or "records ok")
 sys.exit(1 if problems else 0)
 PY
-expect "one record per vector variant, each verified or unavailable as acclab list says" test $? -eq 0
+check "one record per vector variant, each verified or unavailable as acclab list says" test $? -eq 0
 
 python3 "$check" "${dry[@]}" --out "$dir/bad" --extra=--corrupt-result > "$dir/bad.txt" 2>&1
-expect "exit 1 when a result fails verification" test $? -eq 1
-expect "the failed variant is named" grep -q "PROBLEM vector/original small: exited failed" "$dir/bad.txt"
-expect "the verdict is recorded" python3 -c "import json,sys; sys.exit(json.load(open('$dir/bad/LATEST.json'))['ok'])"
+check "exit 1 when a result fails verification" test $? -eq 1
+check "the failed variant is named" grep -q "PROBLEM vector/original small: exited failed" "$dir/bad.txt"
+check "the verdict is recorded" python3 -c "import json,sys; sys.exit(json.load(open('$dir/bad/LATEST.json'))['ok'])"
 
 python3 "$check" --acclab "$acclab" --jobs 0 --out "$dir/usage" 2> "$dir/usage.txt"
-expect "--jobs 0: exit 2" test $? -eq 2
-expect "--jobs 0: named" grep -q -- "--jobs 0" "$dir/usage.txt"
-expect "--jobs 0: nothing written" test ! -e "$dir/usage"
+check "--jobs 0: exit 2" test $? -eq 2
+check "--jobs 0: named" grep -q -- "--jobs 0" "$dir/usage.txt"
+check "--jobs 0: nothing written" test ! -e "$dir/usage"
 
 if ((failures)); then
   echo "$failures failed"

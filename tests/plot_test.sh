@@ -6,12 +6,7 @@ acclab=$1
 plot=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-failures=0
-check() {  # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/checks.sh"
 
 "$acclab" ladder vector --format json --out "$dir/vector.json" || { echo "acclab failed"; exit 1; }
 "$plot" "$dir/vector.json" "$dir/vector.svg" 2> "$dir/err"
