@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The diffusion3d workload's H200 measurements, as committed in bench/results/h200/.
+# The diffusion3d workload's H200 measurements, as committed in bench/results/h200/diffusion3d/.
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
 # (scripts/h200-common.sh says how):
 #   OUT=some/folder scripts/h200-diffusion3d.sh
@@ -7,6 +7,7 @@
 # 0.27 s per step (diffusion3d_seed_kernels_3steps.json): over 1638 steps they would take 30
 # and 7 minutes a run, so they are measured on 3 steps only.
 set -uo pipefail
+default_out=bench/results/h200/diffusion3d
 source "$(dirname "$0")/h200-common.sh"
 if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
   echo "== launch shapes (GOMP_DEBUG=1, 1 step)"

@@ -5,6 +5,7 @@
 # PART=check runs the correctness checks only; PART=main the ladder and the GPU steps;
 # PART=colors the colour-count sweep.
 set -uo pipefail
+default_out=bench/results/h200/iccg
 source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 part=${PART:-all}

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The matmul workload's H200 measurements, as committed in bench/results/h200/.
+# The matmul workload's H200 measurements, as committed in bench/results/h200/matmul/.
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
 # (scripts/h200-common.sh says how):
 #   OUT=some/folder scripts/h200-matmul.sh
 # Correctness first (every variant, CUDA included, on shapes no tile divides), then the seed
 # sizes the issue's goals name, then the seed ladder both ways.
 set -uo pipefail
+default_out=bench/results/h200/matmul
 source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 

@@ -8,6 +8,7 @@
 # async queues, cuda_blocked_multi's B and C over warps). SIZES (default "8192 16384 32768")
 # picks the large sizes, so that a call short of device time can keep the goals' 16384 and 32768.
 set -uo pipefail
+default_out=bench/results/h200x2/apsp
 source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 suffix=${SUFFIX:-lookahead}

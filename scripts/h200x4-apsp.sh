@@ -6,6 +6,7 @@
 #   OUT=some/folder PART=check|blocked|multidevice|multidevice_large scripts/h200x4-apsp.sh
 # (PART=all, the default, runs them all: about 10 minutes, most of it multidevice at 32768.)
 set -uo pipefail
+default_out=bench/results/h200x4/apsp
 source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
