@@ -1,26 +1,17 @@
-// The acclab command line: list, info, run, ladder.
+// The acclab command line: list, info, run, ladder, and the dispatch to every command.
 #include "apps/acclab/commands.hpp"
 
-#include <cxxabi.h>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include "apsp_command.hpp"
+#include "explain_command.hpp"
 #include "iccg_command.hpp"
 #include "progress.hpp"
 #include "core/atomic_file.hpp"
@@ -303,136 +294,6 @@ int info_command(bool probe, const std::string& format) {
       fmt::print("          device copy {:.1f} GB/s\n", *device);
     }
     fmt::print("          (bytes read plus bytes written per second)\n");
-  }
-  return 0;
-}
-
-// The compiler's notes kept for a variant's source: GCC's -fopt-info-omp-all for OpenACC,
-// ptxas's resource report for CUDA. Looked up beside the binary first (a GPU bundle), then in
-// the build tree.
-int explain_command(const std::string& target, Registry& registry) {
-  const auto slash = target.find('/');
-  if (slash == std::string::npos) {
-    throw UsageError(fmt::format("explain {}: expected WORKLOAD/VARIANT", target));
-  }
-  const std::string workload = target.substr(0, slash), name = target.substr(slash + 1);
-  registry.workload(workload);
-  const Variant* variant = nullptr;
-  for (const auto& v : registry.variants()) {
-    if (v.workload == workload && v.name == name) variant = &v;
-  }
-  if (!variant) {
-    throw UsageError(fmt::format("explain {}: {} has no variant '{}' (see acclab list)", target,
-                                 workload, name));
-  }
-  fmt::print("{}  step {} of {}, {}: {}\n", variant->id(), variant->step, variant->family,
-             to_string(variant->backend), variant->description);
-  fmt::print("source    workloads/{}/{}\n", workload, variant->source);
-  if (variant->backend == Backend::serial || variant->backend == Backend::openmp) {
-    fmt::print("A CPU variant: the compiler keeps no offload notes for it.\n");
-    return 0;
-  }
-  const bool cuda = variant->backend == Backend::cuda;
-  // acclab's own CUDA kernels live in .cu files; a CUDA variant whose source is plain C++ only
-  // calls a vendor library (cuBLAS, cuSPARSE), whose kernels NVIDIA compiled.
-  if (cuda && !variant->source.ends_with(".cu")) {
-    fmt::print(
-        "A vendor library variant: its GPU kernels are the library's, built by NVIDIA, so acclab "
-        "keeps no compiler notes for them.\n");
-    return 0;
-  }
-  const std::string stem = variant->source.substr(0, variant->source.rfind('.'));
-  const std::string file = fmt::format("{}/{}{}", workload, stem, cuda ? ".ptxas.txt" : ".txt");
-  std::filesystem::path notes;
-  std::error_code ignored;
-  const auto exe_dir = std::filesystem::read_symlink("/proc/self/exe", ignored).parent_path();
-  for (const std::filesystem::path dir :
-       {exe_dir / "notes", std::filesystem::path(ACCLAB_NOTES_DIR)}) {
-    if (std::filesystem::exists(dir / file)) {
-      notes = dir / file;
-      break;
-    }
-  }
-  if (notes.empty()) {
-    throw UsageError(fmt::format("explain {}: no compiler notes for {} beside the binary or in {}",
-                                 target, file, ACCLAB_NOTES_DIR));
-  }
-  fmt::print("notes     {}\n\n", notes.string());
-  std::ifstream in(notes);
-  std::string line;
-  if (cuda) {
-    // ptxas: one block per kernel; names demangled enough to read.
-    int reported = 0;
-    while (std::getline(in, line)) {
-      const auto entry = line.find("Compiling entry function '");
-      if (entry != std::string::npos) {
-        const auto begin = entry + 26, end = line.find('\'', begin);
-        int status = 0;
-        char* readable =
-            abi::__cxa_demangle(line.substr(begin, end - begin).c_str(), nullptr, nullptr, &status);
-        fmt::print("kernel {}\n", status == 0 ? readable : line.substr(begin, end - begin));
-        std::free(readable);
-      } else if (line.find("Used ") != std::string::npos ||
-                 line.find("bytes stack frame") != std::string::npos) {
-        // "ptxas info    : Used 32 registers, ..." or "    0 bytes stack frame, ...".
-        const auto colon = line.find(':');
-        const auto start = line.find_first_not_of(' ', colon == std::string::npos ? 0 : colon + 1);
-        if (start != std::string::npos) fmt::print("  {}\n", line.substr(start));
-        ++reported;
-      }
-    }
-    if (reported == 0) {
-      throw UsageError(fmt::format("explain {}: {} holds no ptxas report (rebuild acclab)", target,
-                                   notes.string()));
-    }
-    return 0;
-  }
-  // GCC: "path:line:col: kind: message", printed once each, grouped by file and line, beside
-  // the source line when the source is readable here.
-  std::map<std::string, std::map<int, std::vector<std::string>>> by_file;
-  while (std::getline(in, line)) {
-    const auto first = line.find(':');
-    const auto second = first == std::string::npos ? first : line.find(':', first + 1);
-    const auto third = second == std::string::npos ? second : line.find(':', second + 1);
-    if (third == std::string::npos || third + 2 > line.size()) continue;
-    int line_number = 0;
-    try {
-      line_number = std::stoi(line.substr(first + 1, second - first - 1));
-    } catch (const std::exception&) {
-      continue;
-    }
-    const std::string message = line.substr(third + 2);
-    // GCC's bookkeeping about variables it makes addressable says nothing about parallelism.
-    if (message.find("made addressable") != std::string::npos) continue;
-    auto& messages = by_file[line.substr(0, first)][line_number];
-    if (std::find(messages.begin(), messages.end(), message) == messages.end()) {
-      messages.push_back(message);
-    }
-  }
-  if (by_file.empty()) {
-    throw UsageError(
-        fmt::format("explain {}: {} holds no notes (rebuild acclab)", target, notes.string()));
-  }
-  std::size_t sharing = 0;
-  for (const auto& v : registry.variants()) {
-    sharing += v.workload == workload && v.source == variant->source;
-  }
-  if (sharing > 1) {
-    fmt::print("({} holds {} variants: the notes cover the whole file)\n\n", variant->source,
-               sharing);
-  }
-  for (const auto& [path, lines] : by_file) {
-    if (by_file.size() > 1) fmt::print("{}\n", path);
-    std::map<int, std::string> source_lines;
-    std::ifstream source(path);
-    for (int number = 1; std::getline(source, line); ++number) {
-      if (lines.count(number)) source_lines[number] = line;
-    }
-    for (const auto& [number, messages] : lines) {
-      fmt::print("{:>5} | {}\n", number,
-                 source_lines.count(number) ? source_lines[number] : "(source not here)");
-      for (const auto& message : messages) fmt::print("      ^ {}\n", message);
-    }
   }
   return 0;
 }
