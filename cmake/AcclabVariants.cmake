@@ -8,6 +8,8 @@
 #                  OPENACC c.cpp ...  # OpenACC (GPU via GCC's nvptx offload, or host fallback)
 #                  CUDA d.cu ...)     # built only where a CUDA toolkit was found
 #
+# A workload's files come from its ladder table through acclab_ladder() below.
+#
 # All sources go into the object library acclab_objects, which the acclab
 # executable and the test binary link (objects, not an archive, so that the
 # offload linker sees every OpenACC region).
@@ -36,7 +38,8 @@ function(acclab_sources)
   # Source properties are per directory: set them where acclab_objects lives.
   set(sources "")
   foreach(src IN LISTS ARG_PLAIN)
-    list(APPEND sources ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+    cmake_path(ABSOLUTE_PATH src BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})  # generated files
+    list(APPEND sources ${src})
   endforeach()
   foreach(src IN LISTS ARG_OPENMP)
     set(path ${CMAKE_CURRENT_SOURCE_DIR}/${src})
@@ -75,4 +78,171 @@ function(acclab_link_objects target)
   if(ACCLAB_HAVE_CUDA)
     target_link_libraries(${target} PRIVATE CUDA::cudart)
   endif()
+endfunction()
+
+# acclab_ladder(): reads the ladder table of the workload in the current folder
+# (ladder.json) and builds what it lists:
+#
+#   {"workload": "jacobi2d", "family": "jacobi",         # family: the default of the rows
+#    "sources": {"plain": [...], "openmp": [...], ...},   # the workload's own files
+#    "steps": [                                           # the ladder, in order
+#      {"name": "serial", "backend": "serial|openmp|openacc|cuda",
+#       "source": "reference.cpp",      # the variant's code: acclab explain shows its notes
+#       "factory": "make_serial",       # std::unique_ptr<Instance>(const Params&), in
+#                                       # namespace acclab::<workload>
+#       "description": "one line",
+#       "family": "...",                # optional: another ladder of the same workload
+#       "tunings": ["async"],           # optional: the workload parameters that are this
+#                                       # variant's knobs
+#       "needs": {"openmp": ["x.cpp"]}, # optional: more files the variant needs
+#       "requires": ["openblas"],       # optional: a library besides its backend
+#       "gpu_unavailable": "reason"}]}  # optional: why it must not run on a GPU
+#
+# A row is built when its backend (and what it requires) was found; step numbers
+# are positions among the rows built, within their family. A row's source is
+# compiled for its backend (serial and openmp rows: host C++ with OpenMP). The
+# rows built become the function ladder() of namespace acclab::<workload>, in a
+# generated file; the workload's register.cpp hands it to the registry.
+function(acclab_ladder)
+  set(table ${CMAKE_CURRENT_SOURCE_DIR}/ladder.json)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${table})
+  file(READ ${table} json)
+  string(JSON workload GET "${json}" workload)
+  string(JSON default_family GET "${json}" family)
+  foreach(flavour plain openmp openacc cuda)
+    set(files_${flavour} "")
+  endforeach()
+
+  # Appends the JSON array at <path...> of <object> to files_<flavour>.
+  macro(_acclab_append_files flavour object)
+    string(JSON _count ERROR_VARIABLE _missing LENGTH "${object}" ${ARGN})
+    if(NOT _missing AND _count GREATER 0)
+      math(EXPR _last "${_count} - 1")
+      foreach(_i RANGE ${_last})
+        string(JSON _file GET "${object}" ${ARGN} ${_i})
+        list(APPEND files_${flavour} ${_file})
+      endforeach()
+    endif()
+  endmacro()
+  foreach(flavour plain openmp openacc cuda)
+    _acclab_append_files(${flavour} "${json}" sources ${flavour})
+  endforeach()
+
+  set(declarations "")
+  set(rows "")
+  set(names "")
+  string(JSON step_count LENGTH "${json}" steps)
+  math(EXPR last_step "${step_count} - 1")
+  foreach(i RANGE ${last_step})
+    string(JSON row GET "${json}" steps ${i})
+    foreach(field name backend source factory description)
+      string(JSON ${field} ERROR_VARIABLE missing GET "${row}" ${field})
+      if(missing)
+        message(FATAL_ERROR "${table}: step ${i} has no \"${field}\"")
+      endif()
+    endforeach()
+    if(name IN_LIST names)
+      message(FATAL_ERROR "${table}: step ${i}: \"${name}\" is listed twice")
+    endif()
+    list(APPEND names ${name})
+    if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${source})
+      message(FATAL_ERROR "${table}: ${name}'s source ${source} does not exist")
+    endif()
+    string(JSON family ERROR_VARIABLE missing GET "${row}" family)
+    if(missing)
+      set(family ${default_family})
+    endif()
+    string(JSON gpu_unavailable ERROR_VARIABLE missing GET "${row}" gpu_unavailable)
+    if(missing)
+      set(gpu_unavailable "")
+    endif()
+
+    set(built TRUE)
+    if(backend STREQUAL "serial" OR backend STREQUAL "openmp")
+      set(flavour openmp)
+    elseif(backend STREQUAL "openacc")
+      set(flavour openacc)
+      if(NOT ACCLAB_HAVE_OPENACC)
+        set(built FALSE)
+      endif()
+    elseif(backend STREQUAL "cuda")
+      set(flavour cuda)
+      if(NOT ACCLAB_HAVE_CUDA)
+        set(built FALSE)
+      endif()
+    else()
+      message(FATAL_ERROR "${table}: ${name}: unknown backend \"${backend}\"")
+    endif()
+    string(JSON require_count ERROR_VARIABLE missing LENGTH "${row}" requires)
+    if(NOT missing AND require_count GREATER 0)
+      math(EXPR last_require "${require_count} - 1")
+      foreach(r RANGE ${last_require})
+        string(JSON library GET "${row}" requires ${r})
+        string(TOUPPER ${library} library)
+        if(NOT ACCLAB_HAVE_${library})
+          set(built FALSE)
+        endif()
+      endforeach()
+    endif()
+    if(NOT built)
+      continue()
+    endif()
+
+    list(APPEND files_${flavour} ${source})
+    foreach(needed_flavour plain openmp openacc cuda)
+      _acclab_append_files(${needed_flavour} "${row}" needs ${needed_flavour})
+    endforeach()
+    set(tunings "")
+    string(JSON tuning_count ERROR_VARIABLE missing LENGTH "${row}" tunings)
+    if(NOT missing AND tuning_count GREATER 0)
+      math(EXPR last_tuning "${tuning_count} - 1")
+      foreach(t RANGE ${last_tuning})
+        string(JSON tuning GET "${row}" tunings ${t})
+        string(APPEND tunings "\"${tuning}\", ")
+      endforeach()
+    endif()
+    string(APPEND declarations
+           "std::unique_ptr<Instance> ${factory}(const Params& params);\n")
+    string(APPEND rows
+           "      {\"${name}\", Backend::${backend}, \"${family}\", \"${source}\", ${factory},\n"
+           "       R\"acclab(${description})acclab\",\n"
+           "       {${tunings}},\n"
+           "       R\"acclab(${gpu_unavailable})acclab\"},\n")
+  endforeach()
+
+  # A file compiled two ways would be two objects with the same symbols.
+  foreach(flavour plain openmp openacc cuda)
+    list(REMOVE_DUPLICATES files_${flavour})
+    foreach(other plain openmp openacc cuda)
+      if(NOT other STREQUAL flavour)
+        foreach(file IN LISTS files_${flavour})
+          if(file IN_LIST files_${other})
+            message(FATAL_ERROR "${table}: ${file} is listed as ${flavour} and as ${other}")
+          endif()
+        endforeach()
+      endif()
+    endforeach()
+  endforeach()
+
+  set(generated ${PROJECT_BINARY_DIR}/generated/workloads/${workload}/ladder.cpp)
+  file(CONFIGURE OUTPUT ${generated} @ONLY CONTENT
+"// Generated by cmake/AcclabVariants.cmake from workloads/@workload@/ladder.json: edit that.
+// The rows of the ladder built into this binary, in order.
+#include \"core/registry.hpp\"
+
+namespace acclab::@workload@ {
+
+@declarations@
+std::vector<LadderRow> ladder() {
+  return {
+@rows@  };
+}
+
+}  // namespace acclab::@workload@
+")
+  acclab_sources(NAME ${workload}
+    PLAIN   ${files_plain} ${generated}
+    OPENMP  ${files_openmp}
+    OPENACC ${files_openacc}
+    CUDA    ${files_cuda})
 endfunction()

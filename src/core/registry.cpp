@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 
 #include "core/error.hpp"
 #include "core/glob.hpp"
@@ -39,6 +40,28 @@ void Registry::add_variant(Variant variant) {
     throw std::logic_error("variant registered twice: " + variant.id());
   }
   variants_.push_back(std::move(variant));
+}
+
+void Registry::add_ladder(const std::string& workload_name, const std::vector<LadderRow>& rows,
+                          const std::function<PerfModel(const LadderRow&)>& model_of,
+                          const std::function<void(Variant&)>& adjust) {
+  const Workload& owner = workload(workload_name);
+  std::map<std::string, int> steps;  // per family, the rows added so far
+  for (const LadderRow& row : rows) {
+    for (const auto& tuning : row.tunings) {
+      if (std::none_of(owner.params.begin(), owner.params.end(),
+                       [&](const ParamSpec& spec) { return spec.key == tuning; })) {
+        throw std::logic_error(fmt::format("{}/{}: tuning '{}' is no parameter of {}",
+                                           workload_name, row.name, tuning, workload_name));
+      }
+    }
+    Variant variant{workload_name, row.name, row.backend, row.family, ++steps[row.family],
+                    row.description, row.factory, model_of(row), row.gpu_unavailable_reason,
+                    row.source};
+    variant.tunings = row.tunings;
+    if (adjust) adjust(variant);
+    add_variant(std::move(variant));
+  }
 }
 
 const Workload& Registry::workload(const std::string& name) const {

@@ -101,6 +101,10 @@ struct Variant {
   // Optional: refuses parameters the variant cannot run with (throws UsageError). acclab checks
   // every selected variant with every parameter set before running any.
   std::function<void(const Params&)> check_params;
+  // The workload parameters that are this variant's own knobs (RAJAPerf's tunings): --set
+  // accepts them only for a selection that holds a variant declaring them, and every result
+  // names the values it ran with.
+  std::vector<std::string> tunings;
 
   std::string id() const { return workload + "/" + name; }
 };
@@ -118,10 +122,30 @@ struct Workload {
   std::function<double(const Params&)> device_bytes;
 };
 
+// One row of a workload's ladder table (workloads/<workload>/ladder.json), as the build
+// generates it for the rows whose backend was found.
+struct LadderRow {
+  std::string name;
+  Backend backend = Backend::serial;
+  std::string family;
+  std::string source;
+  std::function<std::unique_ptr<Instance>(const Params&)> factory;
+  std::string description;
+  std::vector<std::string> tunings;
+  std::string gpu_unavailable_reason;
+};
+
 class Registry {
  public:
   void add_workload(Workload workload);
   void add_variant(Variant variant);
+  // Adds the rows in order, each numbered by its position within its family among `rows`,
+  // with the performance model `model_of` gives it. `adjust`, when given, completes each
+  // variant before it is added. Throws std::logic_error for a tuning that names no
+  // parameter of the workload.
+  void add_ladder(const std::string& workload, const std::vector<LadderRow>& rows,
+                  const std::function<PerfModel(const LadderRow&)>& model_of,
+                  const std::function<void(Variant&)>& adjust = {});
 
   const std::vector<Workload>& workloads() const { return workloads_; }
   const std::vector<Variant>& variants() const { return variants_; }

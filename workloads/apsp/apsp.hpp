@@ -202,13 +202,8 @@ class ApspInstance : public Instance {
   std::optional<std::vector<Edge>> graph_;
 };
 
-std::unique_ptr<Instance> make_serial(const Params& params);
-std::unique_ptr<Instance> make_multicore(const Params& params);
-std::unique_ptr<Instance> make_managed(const Params& params);
-std::unique_ptr<Instance> make_optimize(const Params& params);
-std::unique_ptr<Instance> make_multidevice(const Params& params);
-std::unique_ptr<Instance> make_cuda_blocked(const Params& params);
-std::unique_ptr<Instance> make_cuda_blocked_multi(const Params& params);
+// The rows of ladder.json built into this binary (generated from the table).
+std::vector<LadderRow> ladder();
 
 void register_variants(Registry& registry);
 

@@ -130,13 +130,8 @@ class DiffusionInstance : public Instance {
   bool against_exact_ = false;  // the reference variant: also checked against the exact solution
 };
 
-std::unique_ptr<Instance> make_original(const Params& params);
-std::unique_ptr<Instance> make_openmp(const Params& params);
-std::unique_ptr<Instance> make_acc_kernels(const Params& params);
-std::unique_ptr<Instance> make_acc_loop(const Params& params);
-std::unique_ptr<Instance> make_acc_data_present(const Params& params);
-std::unique_ptr<Instance> make_acc_tuned(const Params& params);
-std::unique_ptr<Instance> make_cuda(const Params& params);
+// The rows of ladder.json built into this binary (generated from the table).
+std::vector<LadderRow> ladder();
 
 void register_variants(Registry& registry);
 

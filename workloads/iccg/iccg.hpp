@@ -165,14 +165,8 @@ namespace acc {
 Solution solve_device(const DeviceSystem& d, const Ordering& o, double eps, int max_iterations);
 }  // namespace acc
 
-std::unique_ptr<Instance> make_original(const Params& params);
-std::unique_ptr<Instance> make_setup(const Params& params);
-std::unique_ptr<Instance> make_unified(const Params& params);
-std::unique_ptr<Instance> make_data_present(const Params& params);
-std::unique_ptr<Instance> make_exclude_datacpy_time(const Params& params);
-std::unique_ptr<Instance> make_optimized(const Params& params);
-std::unique_ptr<Instance> make_cuda(const Params& params);
-std::unique_ptr<Instance> make_cusparse(const Params& params);
+// The rows of ladder.json built into this binary (generated from the table).
+std::vector<LadderRow> ladder();
 
 void register_variants(Registry& registry);
 

@@ -157,14 +157,8 @@ void JacobiInstance::iterate(float* u0, float* u1, Sweep&& sweep) {
   result_ = u0;
 }
 
-std::unique_ptr<Instance> make_serial(const Params& params);
-std::unique_ptr<Instance> make_openmp(const Params& params);
-std::unique_ptr<Instance> make_acc_copy_per_iter(const Params& params);
-std::unique_ptr<Instance> make_acc_data_region(const Params& params);
-std::unique_ptr<Instance> make_acc_gang_vector(const Params& params);
-std::unique_ptr<Instance> make_acc_tuned(const Params& params);
-std::unique_ptr<Instance> make_cuda(const Params& params);
-
+// The rows of ladder.json built into this binary (generated from the table).
+std::vector<LadderRow> ladder();
 void register_variants(Registry& registry);
 
 }  // namespace acclab::jacobi2d

@@ -22,3 +22,11 @@ void multiply_auto(const Problem& p, const double* a, const double* b, double* c
 }
 
 }  // namespace acclab::matmul::acc
+
+namespace acclab::matmul {
+
+std::unique_ptr<Instance> make_acc_auto(const Params& params) {
+  return make_acc(params, acc::multiply_auto);
+}
+
+}  // namespace acclab::matmul

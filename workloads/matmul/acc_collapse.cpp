@@ -22,3 +22,11 @@ void multiply_collapse(const Problem& p, const double* a, const double* b, doubl
 }
 
 }  // namespace acclab::matmul::acc
+
+namespace acclab::matmul {
+
+std::unique_ptr<Instance> make_acc_collapse(const Params& params) {
+  return make_acc(params, acc::multiply_collapse);
+}
+
+}  // namespace acclab::matmul

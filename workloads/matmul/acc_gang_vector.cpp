@@ -23,3 +23,11 @@ void multiply_gang_vector(const Problem& p, const double* a, const double* b, do
 }
 
 }  // namespace acclab::matmul::acc
+
+namespace acclab::matmul {
+
+std::unique_ptr<Instance> make_acc_gang_vector(const Params& params) {
+  return make_acc(params, acc::multiply_gang_vector);
+}
+
+}  // namespace acclab::matmul

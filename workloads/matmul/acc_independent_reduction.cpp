@@ -24,3 +24,11 @@ void multiply_independent_reduction(const Problem& p, const double* a, const dou
 }
 
 }  // namespace acclab::matmul::acc
+
+namespace acclab::matmul {
+
+std::unique_ptr<Instance> make_acc_independent_reduction(const Params& params) {
+  return make_acc(params, acc::multiply_independent_reduction);
+}
+
+}  // namespace acclab::matmul

@@ -23,3 +23,11 @@ void multiply_independent_seq(const Problem& p, const double* a, const double* b
 }
 
 }  // namespace acclab::matmul::acc
+
+namespace acclab::matmul {
+
+std::unique_ptr<Instance> make_acc_independent_seq(const Params& params) {
+  return make_acc(params, acc::multiply_independent_seq);
+}
+
+}  // namespace acclab::matmul

@@ -22,3 +22,11 @@ void multiply_tile(const Problem& p, const double* a, const double* b, double* c
 }
 
 }  // namespace acclab::matmul::acc
+
+namespace acclab::matmul {
+
+std::unique_ptr<Instance> make_acc_tile(const Params& params) {
+  return make_acc(params, acc::multiply_tile);
+}
+
+}  // namespace acclab::matmul

@@ -83,3 +83,11 @@ void multiply_tuned(const Problem& p, const double* a, const double* b, double* 
 }
 
 }  // namespace acclab::matmul::acc
+
+namespace acclab::matmul {
+
+std::unique_ptr<Instance> make_acc_tuned(const Params& params) {
+  return make_acc(params, acc::multiply_tuned);
+}
+
+}  // namespace acclab::matmul

@@ -110,21 +110,12 @@ class MatmulInstance : public Instance {
 // move them when they are not already present on the device (data=copy) and do nothing when the
 // instance holds them there (data=resident).
 using AccKernel = void (*)(const Problem& p, const double* a, const double* b, double* c);
-namespace acc {
-void multiply_auto(const Problem& p, const double* a, const double* b, double* c);
-void multiply_independent_seq(const Problem& p, const double* a, const double* b, double* c);
-void multiply_independent_reduction(const Problem& p, const double* a, const double* b, double* c);
-void multiply_gang_vector(const Problem& p, const double* a, const double* b, double* c);
-void multiply_tile(const Problem& p, const double* a, const double* b, double* c);
-void multiply_collapse(const Problem& p, const double* a, const double* b, double* c);
-void multiply_tuned(const Problem& p, const double* a, const double* b, double* c);
-}  // namespace acc
 
-std::unique_ptr<Instance> make_openmp(const Params& params);
-std::unique_ptr<Instance> make_cpu_blas(const Params& params);
+// The instance of every OpenACC step: the step's file holds its kernel and its factory.
 std::unique_ptr<Instance> make_acc(const Params& params, AccKernel kernel);
-std::unique_ptr<Instance> make_cuda_tiled(const Params& params);
-std::unique_ptr<Instance> make_cublas(const Params& params);
+
+// The rows of ladder.json built into this binary (generated from the table).
+std::vector<LadderRow> ladder();
 
 void register_variants(Registry& registry);
 

@@ -62,14 +62,8 @@ class CourseInstance : public Instance {
   bool c_on_host_ = true;  // false for steps that leave c on the device (07 reduction)
 };
 
-std::unique_ptr<Instance> make_original(const Params& params);
-std::unique_ptr<Instance> make_acc_kernels(const Params& params);
-std::unique_ptr<Instance> make_acc_kernels_copy(const Params& params);
-std::unique_ptr<Instance> make_acc_loop(const Params& params);
-std::unique_ptr<Instance> make_acc_data(const Params& params);
-std::unique_ptr<Instance> make_acc_present(const Params& params);
-std::unique_ptr<Instance> make_acc_reduction(const Params& params);
-std::unique_ptr<Instance> make_course_cuda(const Params& params);
+// The rows of ladder.json built into this binary (generated from the table).
+std::vector<LadderRow> ladder();
 
 // ---- bandwidth kernels -----------------------------------------------------------------------
 
@@ -94,13 +88,6 @@ class StreamInstance : public Instance {
   double dot_ = 0;
 };
 
-std::unique_ptr<Instance> make_triad_openmp(const Params& params);
-std::unique_ptr<Instance> make_dot_openmp(const Params& params);
-std::unique_ptr<Instance> make_triad_acc(const Params& params);
-std::unique_ptr<Instance> make_dot_acc_reduction(const Params& params);
-std::unique_ptr<Instance> make_dot_acc_partials(const Params& params);
-std::unique_ptr<Instance> make_triad_cuda(const Params& params);
-std::unique_ptr<Instance> make_dot_cuda(const Params& params);
 
 void register_variants(Registry& registry);
 
