@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -184,6 +185,114 @@ TEST(ParamsTest, ParseParamValueNamesTheOrigin) {
     FAIL() << "no UsageError for nt=-3";
   } catch (const UsageError& e) {
     EXPECT_TRUE(contains(e.what(), "somewhere.cfg line 4"));
+  }
+}
+
+// A maximum, a boolean switch, and reals bounded on both sides.
+std::vector<ParamSpec> bounded_specs() {
+  return {
+      {.key = "block",
+       .help = "rows at once",
+       .presets = same_in_all_presets("64"),
+       .maximum = 1024},
+      {.key = "colors",
+       .help = "colours",
+       .presets = same_in_all_presets("-20"),
+       .minimum = -1e6,
+       .maximum = 1e6},
+      {.key = "async",
+       .type = ParamType::boolean,
+       .help = "queue asynchronously",
+       .presets = presets_of("1", "0", "1")},
+      {.key = "eps",
+       .type = ParamType::real,
+       .help = "tolerance",
+       .presets = same_in_all_presets("1e-8"),
+       .minimum = 0,
+       .maximum = 1},
+  };
+}
+
+TEST(ParamsTest, MaximumItselfIsAllowed) {
+  const Params p = Params::resolve(bounded_specs(), "seed", {"block=1024", "colors=-1000000"});
+  EXPECT_EQ(p.integer("block"), 1024);
+  EXPECT_EQ(p.integer("colors"), -1000000);
+  EXPECT_EQ(Params::resolve(bounded_specs(), "seed", {"colors=1000000"}).integer("colors"),
+            1000000);
+}
+
+TEST(ParamsTest, IntegersAboveTheMaximumAreRefusedNamingTheKey) {
+  for (const std::string text : {"1025", "9223372036854775807"}) {
+    SCOPED_TRACE("block=" + text);
+    const std::string message = resolve_error(bounded_specs(), "small", {"block=" + text});
+    EXPECT_TRUE(contains(message, "--set block=" + text + ":"));
+    EXPECT_TRUE(contains(message, "block must be at most 1024"));
+  }
+  const std::string above = resolve_error(bounded_specs(), "small", {"colors=1000001"});
+  EXPECT_TRUE(contains(above, "--set colors=1000001: colors must be at most 1000000"));
+  // A negative minimum is printed as it is.
+  const std::string below = resolve_error(bounded_specs(), "small", {"colors=-1000001"});
+  EXPECT_TRUE(contains(below, "--set colors=-1000001: colors must be at least -1000000"));
+}
+
+TEST(ParamsTest, RealsMustBeBelowTheirMaximum) {
+  EXPECT_DOUBLE_EQ(Params::resolve(bounded_specs(), "seed", {"eps=0.999"}).real("eps"), 0.999);
+  // Strictly, as the minimum of a real.
+  for (const std::string text : {"1", "2", "1e300"}) {
+    SCOPED_TRACE("eps=" + text);
+    const std::string message = resolve_error(bounded_specs(), "small", {"eps=" + text});
+    EXPECT_TRUE(contains(message, "--set eps=" + text + ":"));
+    EXPECT_TRUE(contains(message, "eps must be less than 1"));
+  }
+}
+
+TEST(ParamsTest, APresetAboveTheMaximumIsNamed) {
+  std::vector<ParamSpec> broken = {
+      {.key = "n", .help = "size", .presets = {{"small", "11"}}, .maximum = 10}};
+  const std::string message = resolve_error(broken, "small", {});
+  EXPECT_TRUE(contains(message, "preset small"));
+  EXPECT_TRUE(contains(message, "n must be at most 10"));
+}
+
+TEST(ParamsTest, BooleansAreZeroOrOneStoredAsIntegers) {
+  const Params seed = Params::resolve(bounded_specs(), "seed", {});
+  EXPECT_TRUE(seed.flag("async"));
+  EXPECT_EQ(seed.integer("async"), 1);
+  const Params small = Params::resolve(bounded_specs(), "small", {});
+  EXPECT_FALSE(small.flag("async"));
+  EXPECT_EQ(small.integer("async"), 0);
+  // Printed and serialised as the integer switches they replace: 0 and 1, not false and true.
+  EXPECT_TRUE(seed.json()["async"].is_number_integer());
+  EXPECT_EQ(seed.json()["async"].dump(), "1");
+  EXPECT_EQ(small.json()["async"].dump(), "0");
+  EXPECT_TRUE(Params::resolve(bounded_specs(), "small", {"async=1"}).flag("async"));
+  EXPECT_FALSE(Params::resolve(bounded_specs(), "seed", {"async=0"}).flag("async"));
+}
+
+TEST(ParamsTest, BooleansRefuseEverythingButZeroAndOne) {
+  for (const std::string text : {"2", "-1", "01", "true", "yes", "", " 1", "1.0"}) {
+    SCOPED_TRACE("async=" + text);
+    const std::string message = resolve_error(bounded_specs(), "small", {"async=" + text});
+    EXPECT_TRUE(contains(message, "--set async=" + text + ":"));
+    EXPECT_TRUE(contains(message, "async must be 0 or 1"));
+  }
+}
+
+TEST(ParamsTest, FlagOfAnIntegerIsWhetherItIsNotZero) {
+  EXPECT_TRUE(Params::resolve(test_specs(), "small", {}).flag("nx"));
+}
+
+TEST(ParamsTest, PresetHelpersGiveEveryPreset) {
+  EXPECT_EQ(same_in_all_presets("0.1"), (std::map<std::string, std::string>{
+                                            {"seed", "0.1"}, {"small", "0.1"}, {"large", "0.1"}}));
+  EXPECT_EQ(
+      presets_of("128", "16", "256"),
+      (std::map<std::string, std::string>{{"seed", "128"}, {"small", "16"}, {"large", "256"}}));
+  // An empty value leaves an optional parameter unset in every preset.
+  const std::vector<ParamSpec> optional = {
+      {.key = "steps", .help = "steps", .presets = same_in_all_presets("")}};
+  for (const char* preset : {"seed", "small", "large"}) {
+    EXPECT_FALSE(Params::resolve(optional, preset, {}).has("steps")) << preset;
   }
 }
 

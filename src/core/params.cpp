@@ -27,8 +27,17 @@ nlohmann::json parse_param_value(const ParamSpec& spec, const std::string& text,
         throw UsageError(fmt::format("{}: {} must be at least {}", origin, spec.key,
                                      static_cast<std::int64_t>(spec.minimum)));
       }
+      if (static_cast<double>(value) > spec.maximum) {
+        throw UsageError(fmt::format("{}: {} must be at most {}", origin, spec.key,
+                                     static_cast<std::int64_t>(spec.maximum)));
+      }
       return value;
     }
+    case ParamType::boolean:
+      if (text != "0" && text != "1") {
+        throw UsageError(fmt::format("{}: {} must be 0 or 1", origin, spec.key));
+      }
+      return std::int64_t(text == "1");
     case ParamType::real: {
       double value = 0;
       auto [end, ec] = std::from_chars(first, last, value);
@@ -38,6 +47,10 @@ nlohmann::json parse_param_value(const ParamSpec& spec, const std::string& text,
       if (!(value > spec.minimum)) {
         throw UsageError(
             fmt::format("{}: {} must be greater than {}", origin, spec.key, spec.minimum));
+      }
+      if (!(value < spec.maximum)) {
+        throw UsageError(
+            fmt::format("{}: {} must be less than {}", origin, spec.key, spec.maximum));
       }
       return value;
     }
@@ -50,6 +63,15 @@ nlohmann::json parse_param_value(const ParamSpec& spec, const std::string& text,
       return text;
   }
   return nullptr;
+}
+
+std::map<std::string, std::string> same_in_all_presets(const std::string& value) {
+  return presets_of(value, value, value);
+}
+
+std::map<std::string, std::string> presets_of(const std::string& seed, const std::string& small,
+                                              const std::string& large) {
+  return {{"seed", seed}, {"small", small}, {"large", large}};
 }
 
 Params Params::resolve(const std::vector<ParamSpec>& specs, const std::string& preset,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -10,7 +11,10 @@
 
 namespace acclab {
 
-enum class ParamType { integer, real, text };
+// boolean: an on/off switch written 0 or 1, stored and printed as the integer 0 or 1 (so that
+// results and JSON keep the form they had as integer switches); read with Params::flag or
+// Params::integer.
+enum class ParamType { integer, real, text, boolean };
 
 // One parameter of a workload. `presets` maps a preset name (seed, small, large) to the
 // parameter's value in that preset, written as the user would write it after --set key=.
@@ -24,7 +28,16 @@ struct ParamSpec {
   std::vector<std::string> choices;
   // Smallest allowed value of a numeric parameter; real parameters must be strictly greater.
   double minimum = 1;
+  // Largest allowed value of a numeric parameter (infinity: none); real parameters must be
+  // strictly less.
+  double maximum = std::numeric_limits<double>::infinity();
 };
+
+// A parameter's presets when its value is the same in all three (seed, small, large).
+std::map<std::string, std::string> same_in_all_presets(const std::string& value);
+// A parameter's presets, one value each.
+std::map<std::string, std::string> presets_of(const std::string& seed, const std::string& small,
+                                              const std::string& large);
 
 // The parameter values one run uses. Values are stored as JSON scalars so that they print
 // and serialise as they are.
@@ -38,6 +51,8 @@ class Params {
                         const std::vector<std::string>& overrides);
 
   std::int64_t integer(std::string_view key) const;
+  // A boolean parameter's value (an integer one's is true when not 0).
+  bool flag(std::string_view key) const { return integer(key) != 0; }
   double real(std::string_view key) const;
   const std::string& text(std::string_view key) const;
   bool has(std::string_view key) const;
