@@ -101,9 +101,9 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
     }
   }
   // B: a lane per column outside K, stepping its m pivot values in order (through L1). Gangs
-  // of one warp, so that the n columns spread over every multiprocessor: 251 us at n = 16384
-  // on an H200, against 317 us in 128-lane gangs and 509 us as a gang per 32 columns with
-  // workers over the rows and a barrier per step.
+  // of one warp, so that the n columns spread over every multiprocessor (128-lane gangs, or a
+  // gang per 32 columns with workers over the rows and a barrier per step, leave most of them
+  // idle: bench/results/h200/apsp/NOTES.md).
 #pragma acc parallel loop gang vector vector_length(32) \
     present(rows [0:nl], snap [0:ns], hist [0:nh]) deviceptr(next, next_hist) async(queue)
   for (int j = 0; j < n; ++j) {
@@ -214,8 +214,8 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
         }
         // The loads of `steps` pivot steps at once, then their relaxations in order: a lane
         // has 8 loads a step (12 with paths) times `steps` in flight where it waited out each
-        // step's (one H200, n = 16384: 2.21 -> 1.74 s with 2 steps; -> 1.48 s with 4 and the
-        // addresses below). Past the last step the last is loaded again, and relaxing with it
+        // step's: at 25 % occupancy nothing else hides them (bench/results/h200/apsp/NOTES.md).
+        // Past the last step the last is loaded again, and relaxing with it
         // twice changes nothing (max and min are idempotent; improves is strict).
         // The lane's rows of H and columns of S at step 0; step s is s * count (s * n) on, one
         // offset for all four (GCC recomputed each load's address from s).

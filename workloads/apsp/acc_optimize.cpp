@@ -62,8 +62,9 @@ void relax_present_t(int n, float* d, int k) {
   }
 }
 
-// Its own kernel rather than relax_present_t with a successor argument: that argument, even as
-// a null deviceptr, cost about 37 us a launch (bench/results/h200/apsp_optimize_one_kernel/).
+// Its own kernel rather than relax_present_t with a successor argument: GCC maps that argument
+// at every launch, even as a null deviceptr, and at one launch a step that cost shows
+// (bench/results/h200/apsp/NOTES.md, "optimize in one kernel").
 template <bool max_plus, int U>
 void relax_present_paths_t(int n, float* d, std::int32_t* next, int k) {
   const std::int64_t nn = std::int64_t(n) * n;

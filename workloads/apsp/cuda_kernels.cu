@@ -39,9 +39,8 @@ __device__ __forceinline__ float none() {
 }
 
 // A, B and C step 64 values through 64 dependent steps each; spread over a warp or a block, a
-// step's latency is a shuffle or a barrier, where one thread stepping all 64 values took 71
-// (B) and 75 us (C) a round at n = 16384 (ncu), on a handful of blocks, while the rest of the
-// device waited.
+// step's latency is a shuffle or a barrier, where one thread stepping all 64 values runs the
+// whole chain on a handful of blocks while the rest of the device waits.
 constexpr unsigned all_lanes = 0xffffffffu;
 constexpr int tile_warps = T / 2;  // A: a warp per two rows of the pivot tile
 
@@ -206,7 +205,8 @@ __global__ void __launch_bounds__(side* side, 2)
   }
   // Most tiles lie inside the slab, clear of the pivot rows and columns: with rows of a multiple
   // of 4 floats and a whole round, their loads and stores need no tests and go 16 bytes at a
-  // time (ncu at n = 8192: 23 % of the instructions were neither an add nor a max before).
+  // time (otherwise the tests and addresses are a fifth of the instructions:
+  // bench/results/h200/apsp/NOTES.md).
   const bool clear = i0 + tile <= r1 && j0 + tile <= n && n % 4 == 0 && rounds == T &&
                      (kb + T <= i0 || kb >= i0 + tile) && (kb + T <= j0 || kb >= j0 + tile);
   float acc[per_thread][per_thread];

@@ -18,8 +18,8 @@ void step(const Problem& p, const float* f, float* fn) {
       for (int i = 0; i < nx; i++) {
         const int ix = nx * ny * k + nx * j + i;
         // The course's `i == nx - 1 ? ix : ix + 1` written without branches: GCC 12's kernels
-        // decomposition hands any loop nest with a conditional to parloops, which ran it on one
-        // gang (0.27 s per step at 128^3 on an H200). The offsets are the same.
+        // decomposition hands any loop nest with a conditional to parloops, which runs it on one
+        // gang (bench/results/h200/diffusion3d/NOTES.md). The offsets are the same.
         const int ip = ix + (i < nx - 1);
         const int im = ix - (i > 0);
         const int jp = ix + nx * (j < ny - 1);

@@ -1,4 +1,4 @@
-// Beyond the seed: the fastest directive formulation found for GCC 12 on an H200. Every one of
+// Beyond the seed: the fastest directive formulation we found for GCC 12 on an H200. Every one of
 // the seed's steps gives each thread one element of C, so each multiply-add loads one element
 // of A and one of B: the kernel is bound by load instructions and cache bandwidth, not by the
 // FP64 units. Here each vector lane keeps a register block of rows x cols elements of C
@@ -11,9 +11,8 @@
 // guarding the stores. GCC ignores the `cache` directive and has no shared-memory tiling in
 // OpenACC; registers are the only reuse a directive can ask for. The block is the acc_block
 // parameter; each shape is compiled separately, as GCC needs the block's size at compile time
-// to keep it in registers. On the H200 (bench/results/h200/matmul_sweep/), at 4096^3: 8x4 took
-// 23.7 ms, 4x8 25.9, 8x8 19.0 and 16x4 18.7 (0.12 of cuBLAS; 7.3 TFLOP/s); at 8192^3 16x4 was
-// again the fastest. The seed's tile(32, 32) reached 1.4 TFLOP/s at 2048 before we started.
+// to keep it in registers. 16 x 4 is the default because it was the fastest on the H200 at
+// 4096^3 and 8192^3 (bench/results/h200/matmul/NOTES.md has the sweep).
 #include "workloads/matmul/matmul.hpp"
 
 namespace acclab::matmul::acc {

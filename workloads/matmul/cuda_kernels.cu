@@ -9,9 +9,8 @@
 // (in_group + 4 c, group) register c, C's rows group and group + 8. The next slice is loaded
 // from global memory into registers while the current one is multiplied. Edges: out-of-range
 // elements are loaded as zeros and never stored, so any m, n, k and leading dimension works.
-// On the H200 (bench/results/h200/matmul_sweep/) m16n8k4 on 128 x 128 tiles is the fastest:
-// 4.14 ms at 4096^3 (33 TFLOP/s, 0.56 of cuBLAS), against 6.16 for m8n8k4; k8 and k16 gained
-// nothing over k4.
+// m16n8k4 on 128 x 128 tiles is the default: the fastest shape on the H200, where the larger
+// k8 and k16 shapes spill registers and gain nothing (bench/results/h200/matmul/NOTES.md).
 #include <algorithm>
 
 #include "core/cuda_check.hpp"

@@ -41,9 +41,9 @@ class AccReduction : public CourseInstance {
       }
       for (std::int64_t step = 0; step < size_.nt; ++step) calc(size_.nx, size_.ny, a, b, c);
         // The course writes `loop reduction(+:sum)` and its compiler finds the loop parallel by
-        // itself; GCC hands a loop not marked independent to parloops, which left it on one gang
-        // of 32 lanes (step 07 then ran 2.5x slower than step 06 on an H200). `independent`
-        // states what the course's compiler inferred.
+        // itself; GCC hands a loop not marked independent to parloops, which leaves it on one
+        // gang of 32 lanes, slower than step 06 (bench/results/h200/vector/NOTES.md).
+        // `independent` states what the course's compiler inferred.
 #pragma acc kernels present(c [0:n])
 #pragma acc loop independent reduction(+ : sum)
       for (std::int64_t i = 0; i < n; ++i) sum += c[i];
