@@ -10,24 +10,65 @@
 #include <openacc.h>
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
+#include <type_traits>
 
 #include "core/acc_data.hpp"
+#include "core/machine.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
 namespace {
 
-// Lanes of the strided loops: 8 gangs of 256 lanes per H200 multiprocessor (132 of them).
-// They must stay compile-time constants: with the same count read from a variable, GCC's code
-// fell from 0.84 to 0.61 of copy bandwidth (triad) and from 0.84 to 0.50 (dot) on the H200
-// (bench/results/h200/vector_bandwidth_large_runtime_lanes.json).
+// The strided loops run 8 gangs of 256 lanes per multiprocessor. Their lane count must be a
+// compile-time constant: read from a variable, it makes GCC's strided loops reach far less of
+// copy bandwidth (bench/results/h200/vector/NOTES.md). So the loops are instantiated for a few
+// multiprocessor counts, and setup() gives the device the smallest that covers its own (extra
+// gangs wait their turn; too few would leave multiprocessors idle), the largest where none
+// does: vector.hpp's acc_dot_partials sizes the partial sums for it. On the host fallback the
+// gangs run one after another and the count only sets the summation order: the largest again.
+constexpr std::array<std::int64_t, 4> multiprocessor_counts = {80, 108, 114, 132};
+constexpr std::int64_t gangs_per_multiprocessor = 8;
+constexpr std::int64_t partial_vector = 256;
+constexpr std::int64_t lanes_for(std::int64_t multiprocessors) {
+  return multiprocessors * gangs_per_multiprocessor * partial_vector;
+}
 // dot_acc_partials keeps one partial sum per lane; a second pass of one gang folds them into
 // second_lanes sums for the host.
-constexpr std::int64_t partial_gangs = 132 * 8;
-constexpr std::int64_t partial_vector = 256;
-constexpr std::int64_t partial_lanes = partial_gangs * partial_vector;
+constexpr std::int64_t most_lanes = lanes_for(multiprocessor_counts.back());
 constexpr std::int64_t second_lanes = 1024;
-static_assert(partial_lanes + second_lanes == acc_dot_partials, "vector.hpp counts them");
+static_assert(most_lanes + second_lanes == acc_dot_partials, "vector.hpp counts them");
+
+// Index into multiprocessor_counts for the current OpenACC device (0 multiprocessors: no GPU,
+// or acclab built without CUDA to ask).
+std::size_t shape_for_device() {
+  const int multiprocessors = acc_get_num_devices(acc_device_nvidia) > 0
+                                  ? cuda_multiprocessors(acc_get_device_num(acc_device_nvidia))
+                                  : 0;
+  for (std::size_t i = 0; i < multiprocessor_counts.size(); ++i) {
+    if (multiprocessors > 0 && multiprocessors <= multiprocessor_counts[i]) return i;
+  }
+  return multiprocessor_counts.size() - 1;
+}
+
+// Calls call(std::integral_constant<std::int64_t, multiprocessor_counts[shape]>): the kernels'
+// lane count as a compile-time constant.
+template <typename Call>
+void with_multiprocessors(std::size_t shape, Call call) {
+  using count = std::int64_t;
+  switch (shape) {
+    case 0:
+      return call(std::integral_constant<count, multiprocessor_counts[0]>{});
+    case 1:
+      return call(std::integral_constant<count, multiprocessor_counts[1]>{});
+    case 2:
+      return call(std::integral_constant<count, multiprocessor_counts[2]>{});
+    default:
+      return call(std::integral_constant<count, multiprocessor_counts[3]>{});
+  }
+}
+static_assert(multiprocessor_counts.size() == 4, "with_multiprocessors names each count");
 
 class StreamOpenACC : public StreamInstance {
  public:
@@ -36,8 +77,9 @@ class StreamOpenACC : public StreamInstance {
 
   void setup() override {
     StreamInstance::setup();
+    shape_ = shape_for_device();
     if (kernel_ == Kernel::dot) {
-      partial_.resize(partial_lanes);
+      partial_.resize(most_lanes);
       partial2_.resize(second_lanes);
     }
     const std::int64_t n = size_.n();
@@ -46,7 +88,7 @@ class StreamOpenACC : public StreamInstance {
     acc_enter_copyin(b_.data(), n);
     acc_enter_copyin(c_.data(), n);
     acc_enter_create(a_.data(), kernel_ == Kernel::triad ? n : 0);
-    acc_enter_create(partial_.data(), kernel_ == Kernel::dot ? partial_lanes : 0);
+    acc_enter_create(partial_.data(), kernel_ == Kernel::dot ? most_lanes : 0);
     acc_enter_create(partial2_.data(), kernel_ == Kernel::dot ? second_lanes : 0);
     resident_ = true;
   }
@@ -57,7 +99,8 @@ class StreamOpenACC : public StreamInstance {
   }
 
  protected:
-  std::vector<double> partial_, partial2_;  // the dot product's, from setup()
+  std::vector<double> partial_, partial2_;                // the dot product's, from setup()
+  std::size_t shape_ = multiprocessor_counts.size() - 1;  // into multiprocessor_counts
 
  private:
   void release() {
@@ -66,7 +109,7 @@ class StreamOpenACC : public StreamInstance {
     acc_exit_delete(a_.data(), kernel_ == Kernel::triad ? n : 0);
     acc_exit_delete(b_.data(), n);
     acc_exit_delete(c_.data(), n);
-    acc_exit_delete(partial_.data(), kernel_ == Kernel::dot ? partial_lanes : 0);
+    acc_exit_delete(partial_.data(), kernel_ == Kernel::dot ? most_lanes : 0);
     acc_exit_delete(partial2_.data(), kernel_ == Kernel::dot ? second_lanes : 0);
     resident_ = false;
   }
@@ -77,20 +120,29 @@ class TriadAcc : public StreamOpenACC {
  public:
   explicit TriadAcc(const Params& params) : StreamOpenACC(params, Kernel::triad) {}
   void run() override {
+    with_multiprocessors(
+        shape_, [this](auto multiprocessors) { passes<decltype(multiprocessors)::value>(); });
+  }
+
+ private:
+  template <std::int64_t multiprocessors>
+  void passes() {
+    constexpr std::int64_t lanes = lanes_for(multiprocessors);
+    constexpr std::int64_t gangs = multiprocessors * gangs_per_multiprocessor;
     const std::int64_t n = size_.n();
     float* a = a_.data();
     const float* b = b_.data();
     const float* c = c_.data();
     // A grid-stride loop written with directives: a fixed number of lanes, each walking the
-    // array with a stride of all lanes. GCC's own split of `parallel loop gang vector` over
-    // n reached 0.75 of copy bandwidth on the H200 (1 GiB arrays); this one keeps every lane
-    // busy with independent loads, as the CUDA triad does.
+    // array with a stride of all lanes. GCC's own split of `parallel loop gang vector` over n
+    // reaches less of copy bandwidth (bench/results/h200/vector/NOTES.md); this one keeps every
+    // lane busy with independent loads, as the CUDA triad does.
     for (std::int64_t pass = 0; pass < size_.nt; ++pass) {
-#pragma acc parallel loop gang vector num_gangs(partial_gangs) vector_length(partial_vector) \
+#pragma acc parallel loop gang vector num_gangs(gangs) vector_length(partial_vector) \
     present(a [0:n], b [0:n], c [0:n])
-      for (std::int64_t t = 0; t < partial_lanes; ++t) {
+      for (std::int64_t t = 0; t < lanes; ++t) {
 #pragma acc loop seq
-        for (std::int64_t i = t; i < n; i += partial_lanes) a[i] = b[i] + triad_scalar * c[i];
+        for (std::int64_t i = t; i < n; i += lanes) a[i] = b[i] + triad_scalar * c[i];
       }
     }
   }
@@ -116,6 +168,15 @@ class DotAccPartials : public StreamOpenACC {
  public:
   explicit DotAccPartials(const Params& params) : StreamOpenACC(params, Kernel::dot) {}
   void run() override {
+    with_multiprocessors(
+        shape_, [this](auto multiprocessors) { passes<decltype(multiprocessors)::value>(); });
+  }
+
+ private:
+  template <std::int64_t multiprocessors>
+  void passes() {
+    constexpr std::int64_t lanes = lanes_for(multiprocessors);
+    constexpr std::int64_t gangs = multiprocessors * gangs_per_multiprocessor;
     const std::int64_t n = size_.n();
     const float* b = b_.data();
     const float* c = c_.data();
@@ -123,21 +184,21 @@ class DotAccPartials : public StreamOpenACC {
     double* partial2 = partial2_.data();
     for (std::int64_t pass = 0; pass < size_.nt; ++pass) {
       // Lane t sums b[t], b[t + lanes], ...: neighbouring lanes read neighbouring elements.
-#pragma acc parallel loop gang vector num_gangs(partial_gangs) vector_length(partial_vector) \
-    present(b [0:n], c [0:n], partial [0:partial_lanes])
-      for (std::int64_t t = 0; t < partial_lanes; ++t) {
+#pragma acc parallel loop gang vector num_gangs(gangs) vector_length(partial_vector) \
+    present(b [0:n], c [0:n], partial [0:lanes])
+      for (std::int64_t t = 0; t < lanes; ++t) {
         double sum = 0.0;
 #pragma acc loop seq
-        for (std::int64_t i = t; i < n; i += partial_lanes) sum += double(b[i]) * double(c[i]);
+        for (std::int64_t i = t; i < n; i += lanes) sum += double(b[i]) * double(c[i]);
         partial[t] = sum;
       }
       // The same again over the partials, with one gang of second_lanes lanes.
 #pragma acc parallel loop gang vector num_gangs(1) vector_length(second_lanes) \
-    present(partial [0:partial_lanes], partial2 [0:second_lanes])
+    present(partial [0:lanes], partial2 [0:second_lanes])
       for (std::int64_t t = 0; t < second_lanes; ++t) {
         double sum = 0.0;
 #pragma acc loop seq
-        for (std::int64_t i = t; i < partial_lanes; i += second_lanes) sum += partial[i];
+        for (std::int64_t i = t; i < lanes; i += second_lanes) sum += partial[i];
         partial2[t] = sum;
       }
 #pragma acc update self(partial2 [0:second_lanes])
