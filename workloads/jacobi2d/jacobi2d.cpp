@@ -33,7 +33,7 @@ Problem problem_of(const Params& params) {
   p.tol_mode = params.has("tol");
   p.tol = p.tol_mode ? params.real("tol") : 0.0;
   p.check_every = params.integer("check_every");
-  p.async = params.integer("async") != 0;
+  p.async = params.flag("async");
   // As the seed: hx = height / row, wy = width / col with row = rows - 1, col = cols - 1.
   p.hx = static_cast<float>(p.height / static_cast<double>(p.rows - 1));
   p.wy = static_cast<float>(p.width / static_cast<double>(p.cols - 1));
@@ -57,38 +57,38 @@ Workload make_workload() {
   w.params = {
       {.key = "rows",
        .help = "grid points along x, boundaries included",
-       .presets = {{"seed", "8192"}, {"small", "258"}, {"large", "16384"}},
+       .presets = presets_of("8192", "258", "16384"),
        .minimum = 3},
       {.key = "cols",
        .help = "grid points along y, boundaries included",
-       .presets = {{"seed", "1024"}, {"small", "130"}, {"large", "16384"}},
+       .presets = presets_of("1024", "130", "16384"),
        .minimum = 3},
       {.key = "height",
        .type = ParamType::real,
        .help = "extent along x",
-       .presets = {{"seed", "1"}, {"small", "1"}, {"large", "1"}},
+       .presets = same_in_all_presets("1"),
        .minimum = 0},
       {.key = "width",
        .type = ParamType::real,
        .help = "extent along y",
-       .presets = {{"seed", "2"}, {"small", "2"}, {"large", "2"}},
+       .presets = same_in_all_presets("2"),
        .minimum = 0},
       {.key = "iters",
        .help = "optional: sweeps (default 100, the seed's); in tol mode the most sweeps allowed "
                "(default: twice what the Jacobi iteration's spectral radius says tol needs)",
-       .presets = {{"seed", ""}, {"small", ""}, {"large", ""}}},
+       .presets = same_in_all_presets("")},
       {.key = "tol",
        .type = ParamType::real,
        .help = "optional: sweep until the max-norm change falls below tol",
-       .presets = {{"seed", ""}, {"small", ""}, {"large", ""}},
+       .presets = same_in_all_presets(""),
        .minimum = 0},
       {.key = "check_every",
        .help = "sweeps between two convergence checks in tol mode",
-       .presets = {{"seed", "10"}, {"small", "10"}, {"large", "10"}}},
+       .presets = same_in_all_presets("10")},
       {.key = "async",
+       .type = ParamType::boolean,
        .help = "acc_tuned only: 1 queues the sweeps asynchronously, 0 waits for each",
-       .presets = {{"seed", "1"}, {"small", "1"}, {"large", "1"}},
-       .minimum = 0},
+       .presets = same_in_all_presets("1")},
   };
   w.validate = [](const Params& params) {
     const std::int64_t rows = params.integer("rows"), cols = params.integer("cols");
@@ -114,9 +114,6 @@ Workload make_workload() {
           fmt::format("--set check_every={}: more than iters={}, so tol would never "
                       "be checked",
                       params.integer("check_every"), p.iters));
-    }
-    if (params.integer("async") > 1) {
-      throw UsageError(fmt::format("--set async={}: expected 0 or 1", params.integer("async")));
     }
   };
   // Two float grids and the initial one kept for resets, plus, at verification, the cached
@@ -302,7 +299,6 @@ double serial_tolerance(const Problem& p, std::int64_t sweeps) {
   return 6 * std::sqrt(roundings_per_sweep / 12) * float_eps * umax_of(p) *
          std::sqrt(double(sweeps));
 }
-
 
 Verification verify_result(const Problem& p, const float* result, std::int64_t sweeps_done,
                            double residual, bool against_exact) {
