@@ -27,7 +27,7 @@ Problem problem_of(const Params& params) {
   p.ny = params.integer("ny");
   p.nz = params.integer("nz");
   p.kappa = params.real("kappa");
-  p.async = params.integer("async") != 0;
+  p.async = params.flag("async");
   const auto shape = std::find(acc_shape_names.begin(), acc_shape_names.end(),
                                std::string_view(params.text("acc_shape")));
   if (shape == acc_shape_names.end()) {  // Params checks the choices: only a new name gets here
@@ -37,8 +37,8 @@ Problem problem_of(const Params& params) {
   p.acc_shape = static_cast<AccShape>(shape - acc_shape_names.begin());
   p.cuda_planes = static_cast<int>(params.integer("cuda_planes"));
   p.cuda_tile_y = static_cast<int>(params.integer("cuda_tile_y"));
-  p.cuda_x4 = params.integer("cuda_x4") != 0;
-  p.cuda_pdl = params.integer("cuda_pdl") != 0;
+  p.cuda_x4 = params.flag("cuda_x4");
+  p.cuda_pdl = params.flag("cuda_pdl");
   p.dx = 1.0 / double(p.nx);
   p.dy = 1.0 / double(p.ny);
   p.dz = 1.0 / double(p.nz);
@@ -78,70 +78,68 @@ Workload make_workload() {
   Workload w;
   w.name = "diffusion3d";
   w.description = "course openacc_diffusion: 7-point heat equation, analytic error";
-  auto same = [](const char* value) {
-    return std::map<std::string, std::string>{{"seed", value}, {"small", value}, {"large", value}};
-  };
   w.params = {
       {.key = "nx",
        .help = "cells along x",
-       .presets = {{"seed", "128"}, {"small", "24"}, {"large", "256"}},
+       .presets = presets_of("128", "24", "256"),
        .minimum = 2},
       {.key = "ny",
        .help = "cells along y",
-       .presets = {{"seed", "128"}, {"small", "20"}, {"large", "256"}},
+       .presets = presets_of("128", "20", "256"),
        .minimum = 2},
       {.key = "nz",
        .help = "cells along z",
-       .presets = {{"seed", "128"}, {"small", "16"}, {"large", "256"}},
+       .presets = presets_of("128", "16", "256"),
        .minimum = 2},
       {.key = "kappa",
        .type = ParamType::real,
        .help = "diffusion coefficient",
-       .presets = same("0.1"),
+       .presets = same_in_all_presets("0.1"),
        .minimum = 0},
       {.key = "end_time",
        .type = ParamType::real,
        .help = "step while time + dt/2 < end_time",
-       .presets = same("0.1"),
+       .presets = same_in_all_presets("0.1"),
        .minimum = 0},
       {.key = "steps",
        .help = "optional: this many steps instead of end_time",
-       .presets = {{"seed", ""}, {"small", ""}, {"large", "100"}}},
+       .presets = presets_of("", "", "100"),
+       .maximum = 2e9},
       {.key = "dt",
        .type = ParamType::real,
        .help = "optional: time step (default 0.1 min(dx^2, dy^2, dz^2) / kappa)",
-       .presets = same(""),
+       .presets = same_in_all_presets(""),
        .minimum = 0},
       {.key = "async",
+       .type = ParamType::boolean,
        .help = "acc_tuned's flat, rows and march shapes: 1 queues the steps asynchronously, 0 "
                "waits for each",
-       .presets = same("1"),
-       .minimum = 0},
+       .presets = same_in_all_presets("1")},
       {.key = "acc_shape",
        .type = ParamType::text,
        .help = "acc_tuned only: flat (one gang-vector loop over all cells), rows (gang-worker "
                "over (k, j) rows, vector over i), march (a lane per (i, j) column marching 16 "
                "planes along z), resident (every step in one construct, a gang per multiprocessor, "
                "steps separated by a barrier across gangs)",
-       .presets = same("resident"),
+       .presets = same_in_all_presets("resident"),
        .choices = std::vector<std::string>(acc_shape_names.begin(), acc_shape_names.end())},
       {.key = "cuda_planes",
        .help = "cuda only: planes each thread block marches through along z: 4, 8, 16, 32, 64, "
                "or 0 for all nz in one chunk",
-       .presets = same("4"),
+       .presets = same_in_all_presets("4"),
        .minimum = 0},
       {.key = "cuda_tile_y",
        .help = "cuda only: thread rows of a block's 32-wide (i, j) tile: 4, 8 or 16",
-       .presets = same("4")},
+       .presets = same_in_all_presets("4")},
       {.key = "cuda_x4",
+       .type = ParamType::boolean,
        .help = "cuda only: 1 gives each thread four cells along x (float4) where nx % 4 == 0",
-       .presets = same("1"),
-       .minimum = 0},
+       .presets = same_in_all_presets("1")},
       {.key = "cuda_pdl",
+       .type = ParamType::boolean,
        .help = "cuda only: 1 launches each step as a programmatic dependent of the one before "
                "(its launch overlaps that step's end) on devices of compute capability 9.0 and up",
-       .presets = same("1"),
-       .minimum = 0},
+       .presets = same_in_all_presets("1")},
   };
   w.validate = [](const Params& params) {
     const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
@@ -151,9 +149,6 @@ Workload make_workload() {
     if (ny > max_points / nx || nz > max_points / (nx * ny)) {
       throw UsageError(fmt::format("--set nx={} ny={} nz={}: 2^31 cells or more", nx, ny, nz));
     }
-    if (params.integer("async") > 1) {
-      throw UsageError(fmt::format("--set async={}: expected 0 or 1", params.integer("async")));
-    }
     const auto listed = [](const auto& choices, std::int64_t value) {
       return std::find(choices.begin(), choices.end(), value) != choices.end();
     };
@@ -161,11 +156,6 @@ Workload make_workload() {
       throw UsageError(
           fmt::format("--set cuda_planes={}: expected 4, 8, 16, 32, 64 or 0 (all planes)",
                       params.integer("cuda_planes")));
-    }
-    for (const char* key : {"cuda_x4", "cuda_pdl"}) {
-      if (params.integer(key) > 1) {
-        throw UsageError(fmt::format("--set {}={}: expected 0 or 1", key, params.integer(key)));
-      }
     }
     if (!listed(cuda_tile_y_choices, params.integer("cuda_tile_y"))) {
       throw UsageError(
@@ -178,9 +168,6 @@ Workload make_workload() {
       throw UsageError(fmt::format(
           "--set kappa={}: outside double range for this grid (dt = {:g}, stability bound {:g})",
           p.kappa, p.dt, limit));
-    }
-    if (params.has("steps") && params.integer("steps") > 2000000000) {
-      throw UsageError(fmt::format("--set steps={}: more than 2e9 steps", params.integer("steps")));
     }
     if (p.dt > limit) {
       throw UsageError(fmt::format(
