@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/compare.hpp"
 #include "core/error.hpp"
 
 namespace acclab::vector {
@@ -19,15 +20,11 @@ Workload make_workload() {
   w.name = "vector";
   w.description = "course openacc_basic: c += a + b for nt steps, then the mean; triad and dot";
   w.params = {
-      {.key = "nx",
-       .help = "array width",
-       .presets = {{"seed", "4096"}, {"small", "2048"}, {"large", "16384"}}},
-      {.key = "ny",
-       .help = "array height",
-       .presets = {{"seed", "4096"}, {"small", "2048"}, {"large", "16384"}}},
+      {.key = "nx", .help = "array width", .presets = presets_of("4096", "2048", "16384")},
+      {.key = "ny", .help = "array height", .presets = presets_of("4096", "2048", "16384")},
       {.key = "nt",
        .help = "time steps (passes for triad and dot)",
-       .presets = {{"seed", "1000"}, {"small", "10"}, {"large", "20"}}},
+       .presets = presets_of("1000", "10", "20")},
   };
   w.validate = [](const Params& params) {
     // Checked factor by factor so that nothing below can overflow.
@@ -74,9 +71,6 @@ std::int64_t sum_of_remainders(std::int64_t n, std::int64_t m) {
 // |value - expected|, NaN when value is.
 double difference(double value, double expected) { return std::fabs(value - expected); }
 
-// The larger of two differences, NaN once either is.
-double worse(double worst, double d) { return std::isnan(worst) || d <= worst ? worst : d; }
-
 }  // namespace
 
 double course_mean(std::int64_t n, std::int64_t nt) {
@@ -90,7 +84,7 @@ Verification verify_course(std::int64_t n, std::int64_t nt, const std::vector<fl
   Verification v;
   v.outputs["mean"] = mean;
   v.outputs["tolerance"] = 0.0;
-  double worst = 0;
+  Difference worst;  // over c (indices 0 to n - 1) and the mean (index n)
   std::string first_wrong;
   if (c_on_host) {
     for (std::int64_t i = 0; i < n; ++i) {
@@ -99,7 +93,7 @@ Verification verify_course(std::int64_t n, std::int64_t nt, const std::vector<fl
       if (!(d == 0) && first_wrong.empty()) {
         first_wrong = fmt::format("c[{}] = {} but nt*(a+b) = {}", i, c[i], expected);
       }
-      worst = worse(worst, d);
+      fold_difference(worst, d, i);
     }
   }
   const double expected_mean = course_mean(n, nt);
@@ -107,9 +101,9 @@ Verification verify_course(std::int64_t n, std::int64_t nt, const std::vector<fl
   if (!(d == 0) && first_wrong.empty()) {
     first_wrong = fmt::format("mean = {} but {} steps give {}", mean, nt, expected_mean);
   }
-  worst = worse(worst, d);
-  v.outputs["difference"] = worst;
-  v.ok = worst == 0;
+  fold_difference(worst, d, n);
+  v.outputs["difference"] = worst.value_or_nan();
+  v.ok = worst.value == 0;
   v.detail =
       v.ok ? fmt::format(fmt::runtime(c_on_host ? "all {} elements of c equal nt*(a+b) and the "
                                                   "mean {}"
@@ -169,7 +163,7 @@ Verification StreamInstance::verify() {
   Verification v;
   v.outputs["tolerance"] = 0.0;
   if (kernel_ == Kernel::triad) {
-    double worst = 0;
+    Difference worst;
     std::string first_wrong;
     for (std::size_t i = 0; i < a_.size(); ++i) {
       const auto at = std::int64_t(i);
@@ -178,10 +172,10 @@ Verification StreamInstance::verify() {
       if (!(d == 0) && first_wrong.empty()) {
         first_wrong = fmt::format("a[{}] = {} but b + {}*c = {}", i, a_[i], triad_scalar, expected);
       }
-      worst = worse(worst, d);
+      fold_difference(worst, d, at);
     }
-    v.outputs["difference"] = worst;
-    v.ok = worst == 0;
+    v.outputs["difference"] = worst.value_or_nan();
+    v.ok = worst.value == 0;
     v.detail = v.ok ? fmt::format("all {} elements of a equal b + {}*c", a_.size(), triad_scalar)
                     : first_wrong;
     return v;
