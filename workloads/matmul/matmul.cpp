@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 
+#include "core/compare.hpp"
 #include "core/error.hpp"
 
 namespace acclab::matmul {
@@ -65,45 +66,45 @@ Workload make_workload() {
   Workload w;
   w.name = "matmul";
   w.description = "seed matmul directives: C = A B in double, ladder of loop directives";
-  auto same = [](const char* value) {
-    return std::map<std::string, std::string>{{"seed", value}, {"small", value}, {"large", value}};
-  };
-  auto dims = [](const char* seed, const char* small, const char* large) {
-    return std::map<std::string, std::string>{{"seed", seed}, {"small", small}, {"large", large}};
-  };
   w.params = {
-      {.key = "m", .help = "rows of A and C", .presets = dims("1024", "65", "4096")},
-      {.key = "n", .help = "columns of B and C", .presets = dims("1024", "47", "4096")},
-      {.key = "k", .help = "columns of A, rows of B", .presets = dims("1024", "33", "4096")},
-      {.key = "lda", .help = "optional: leading dimension of A (>= k)", .presets = same("")},
-      {.key = "ldb", .help = "optional: leading dimension of B (>= n)", .presets = same("")},
-      {.key = "ldc", .help = "optional: leading dimension of C (>= n)", .presets = same("")},
+      {.key = "m", .help = "rows of A and C", .presets = presets_of("1024", "65", "4096")},
+      {.key = "n", .help = "columns of B and C", .presets = presets_of("1024", "47", "4096")},
+      {.key = "k", .help = "columns of A, rows of B", .presets = presets_of("1024", "33", "4096")},
+      {.key = "lda",
+       .help = "optional: leading dimension of A (>= k)",
+       .presets = same_in_all_presets("")},
+      {.key = "ldb",
+       .help = "optional: leading dimension of B (>= n)",
+       .presets = same_in_all_presets("")},
+      {.key = "ldc",
+       .help = "optional: leading dimension of C (>= n)",
+       .presets = same_in_all_presets("")},
       {.key = "init",
        .type = ParamType::text,
        .help = "seed: A[i][p] = i + p, B[p][j] = p - j (exact products); random: uniform [-1, 1)",
-       .presets = same("seed"),
+       .presets = same_in_all_presets("seed"),
        .choices = {"seed", "random"}},
       {.key = "random_seed",
        .help = "seed of init=random's generator (mt19937_64)",
-       .presets = same("1"),
+       .presets = same_in_all_presets("1"),
        .minimum = 0},
       {.key = "data",
        .type = ParamType::text,
        .help = "GPU variants: resident keeps A, B, C on the device; copy moves them every run",
-       .presets = same("resident"),
+       .presets = same_in_all_presets("resident"),
        .choices = {"resident", "copy"}},
       {.key = "acc_block",
        .type = ParamType::text,
        .help = "acc_tuned only: register block of C per vector lane, rows x columns",
-       .presets = same("16x4"),
+       .presets = same_in_all_presets("16x4"),
        .choices = acc_block_names},
       {.key = "cuda_tile",
        .help = "cuda_tiled only: block tile, 64 or 128",
-       .presets = same("128")},
+       .presets = same_in_all_presets("128")},
       {.key = "cuda_mma",
        .type = ParamType::text,
        .help = "cuda_tiled only: FP64 MMA instruction shape (m16n8k* need sm_90)",
-       .presets = same("m16n8k4"),
+       .presets = same_in_all_presets("m16n8k4"),
        .choices = cuda_mma_names},
   };
   w.validate = [](const Params& params) {
@@ -203,18 +204,16 @@ Verification MatmulInstance::verify() {
     const bool exact = seed_products_exact(p_);
     const double bound =
         exact ? 0.0 : gamma_k * double(p_.k) * (double(p_.m) + p_.k) * (double(p_.k) + p_.n);
-    double max_diff = 0;
-    int wi = 0, wj = 0;
+    Difference largest;  // indexed i n + j
     for (int i = 0; i < p_.m; ++i) {
       for (int j = 0; j < p_.n; ++j) {
         const double diff = std::abs(c_[std::int64_t(i) * p_.ldc + j] - seed_product(p_, i, j));
-        if (!(diff <= max_diff)) {  // a NaN counts as an infinite difference
-          max_diff = std::isnan(diff) ? std::numeric_limits<double>::infinity() : diff;
-          wi = i;
-          wj = j;
-        }
+        fold_difference(largest, diff, std::int64_t(i) * p_.n + j);
       }
     }
+    const double max_diff = largest.value;
+    const std::int64_t wi = largest.index < 0 ? 0 : largest.index / p_.n;
+    const std::int64_t wj = largest.index < 0 ? 0 : largest.index % p_.n;
     v.ok = max_diff <= bound;
     v.outputs["max_abs_error"] = max_diff;
     v.outputs["tolerance"] = bound;

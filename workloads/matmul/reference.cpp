@@ -7,20 +7,18 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <tuple>
 
+#include "core/compare.hpp"
+#include "core/reference_memo.hpp"
 #include "workloads/matmul/matmul.hpp"
 
 namespace acclab::matmul {
 
 const std::vector<double>& reference_product(const Problem& p) {
   using Key = std::tuple<int, int, int, int, int, Init, std::uint64_t>;
-  static std::mutex mutex;
-  static std::pair<Key, std::vector<double>> cached;
-  std::lock_guard lock(mutex);
-  const Key key{p.m, p.n, p.k, p.lda, p.ldb, p.init, p.random_seed};
-  if (cached.second.empty() || cached.first != key) {
+  static ReferenceMemo<Key, std::vector<double>> memo;
+  return memo.get(Key{p.m, p.n, p.k, p.lda, p.ldb, p.init, p.random_seed}, [&] {
     const std::vector<double> a = matrix_a(p), b = matrix_b(p);
     std::vector<double> r(static_cast<std::size_t>(std::int64_t(p.m) * p.n), 0.0);
     // i-q-j loops, blocked over q and j so that a block of B stays in cache while every row of
@@ -41,9 +39,8 @@ const std::vector<double>& reference_product(const Problem& p) {
         }
       }
     }
-    cached = {key, std::move(r)};
-  }
-  return cached.second;
+    return r;
+  });
 }
 
 PlainProduct plain_product(const Problem& p) {
@@ -85,19 +82,14 @@ ReferenceCheck check_reference(const Problem& p, const std::vector<double>& refe
   const bool exact = p.init == Init::seed && seed_products_exact(p);
   ReferenceCheck check;
   double largest_magnitude = 0;
-  int wi = 0, wj = 0;
-  for (int i = 0; i < p.m; ++i) {
-    for (int j = 0; j < p.n; ++j) {
-      const std::size_t e = std::size_t(i) * p.n + j;
-      largest_magnitude = std::max(largest_magnitude, double(plain.magnitude[e]));
-      const double diff = double(std::fabs((long double)reference[e] - plain.value[e]));
-      if (!(diff <= check.difference)) {  // a NaN counts as an infinite difference
-        check.difference = std::isnan(diff) ? std::numeric_limits<double>::infinity() : diff;
-        wi = i;
-        wj = j;
-      }
-    }
+  for (std::size_t e = 0; e < plain.magnitude.size(); ++e) {
+    largest_magnitude = std::max(largest_magnitude, double(plain.magnitude[e]));
   }
+  const Difference largest =
+      max_abs_difference(reference.data(), plain.value.data(), std::int64_t(plain.value.size()));
+  check.difference = largest.value;
+  const std::int64_t wi = largest.index < 0 ? 0 : largest.index / p.n;
+  const std::int64_t wj = largest.index < 0 ? 0 : largest.index % p.n;
   check.tolerance = exact ? 0.0 : gamma_k * (1 + 0x1p-11) * largest_magnitude;
   check.ok = check.difference <= check.tolerance;
   check.detail = fmt::format(
