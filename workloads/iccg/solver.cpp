@@ -8,9 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <tuple>
 
+#include "core/compare.hpp"
+#include "core/reference_memo.hpp"
 #include "workloads/iccg/iccg.hpp"
 
 namespace acclab::iccg {
@@ -164,21 +165,17 @@ Solution solve_iccg(const Csr& a, const std::vector<double>& b, const Ordering& 
 
 namespace {
 
-// The serial solve of `p` (mesh, ordering, eps), cached for the last problem asked.
+// The serial solve of `p` (mesh, ordering, eps), kept for the last problem asked.
 const Solution& serial_solution(const Problem& p, const Csr& a, const std::vector<double>& b,
                                 const Ordering& o) {
   using Key = std::tuple<int, int, int, int, double, int>;
-  static std::mutex mutex;
-  static std::pair<Key, Solution> cached;
-  std::lock_guard lock(mutex);
-  const Key key{p.nx, p.ny, p.nz, p.colors, p.eps, p.max_iterations};
-  if (cached.second.x.empty() || cached.first != key) {
+  static ReferenceMemo<Key, Solution> memo;
+  return memo.get(Key{p.nx, p.ny, p.nz, p.colors, p.eps, p.max_iterations}, [&] {
     // Threads where they pay: the arithmetic is that of one thread, bit for bit (fixed-block
     // dots).
-    cached = {key, solve_iccg(a, b, o, p.eps, p.max_iterations,
-                              useful_threads(a.n, o.colors, omp_get_max_threads()))};
-  }
-  return cached.second;
+    return solve_iccg(a, b, o, p.eps, p.max_iterations,
+                      useful_threads(a.n, o.colors, omp_get_max_threads()));
+  });
 }
 
 class Original : public IccgInstance {
@@ -267,13 +264,13 @@ Verification IccgInstance::verify() {
   // is the same; otherwise both residuals are below the tolerance, so
   // max |x - serial| <= ||x - serial||_2 <= 2 tolerance ||b||_2 / lambda_min.
   const double lambda_min = mesh_smallest_eigenvalue(p_.nz);
-  double max_diff = 0, max_serial = 0;
-  for (std::size_t i = 0; i < serial.x.size(); ++i) {
-    const double diff = std::abs(solution_.x[i] - serial.x[i]);
-    if (!(diff <= max_diff)) max_diff = diff;  // a NaN sticks
-    max_serial = std::max(max_serial, std::abs(serial.x[i]));
-  }
-  const double serial_difference = finite ? max_diff / max_serial : HUGE_VAL;
+  double max_serial = 0;
+  for (double value : serial.x) max_serial = std::max(max_serial, std::abs(value));
+  // (finite: x has the serial solve's n elements, none of them NaN or infinite.)
+  const std::int64_t n = std::int64_t(serial.x.size());
+  const double serial_difference =
+      finite ? max_abs_difference(solution_.x.data(), serial.x.data(), n).value / max_serial
+             : HUGE_VAL;
   const double serial_tolerance =
       same_arithmetic_as_serial() ? 0.0 : 2 * tolerance * norm_b / lambda_min / max_serial;
   v.outputs["max_diff_vs_serial"] = serial_difference;
