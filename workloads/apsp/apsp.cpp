@@ -14,6 +14,7 @@
 #include <set>
 #include <utility>
 
+#include "core/compare.hpp"
 #include "core/error.hpp"
 
 namespace acclab::apsp {
@@ -28,8 +29,8 @@ Problem problem_of(const Params& params) {
   p.random_seed = static_cast<std::uint64_t>(params.integer("random_seed"));
   p.devices = static_cast<int>(std::min<std::int64_t>(params.integer("devices"), 1 << 20));
   p.block = static_cast<int>(std::min<std::int64_t>(params.integer("block"), 1 << 20));
-  p.paths = params.integer("paths") != 0;
-  p.share_gpus = params.integer("share_gpus") != 0;
+  p.paths = params.flag("paths");
+  p.share_gpus = params.flag("share_gpus");
   const std::string lookahead = params.text("lookahead");
   p.lookahead = lookahead == "on"    ? Problem::Lookahead::on
                 : lookahead == "off" ? Problem::Lookahead::off
@@ -50,58 +51,56 @@ Workload make_workload() {
   Workload w;
   w.name = "apsp";
   w.description = "Floyd seed: all-pairs longest (max-plus) or shortest paths, several GPUs";
-  auto same = [](const char* value) {
-    return std::map<std::string, std::string>{{"seed", value}, {"small", value}, {"large", value}};
-  };
   w.params = {
-      {.key = "n",
-       .help = "vertices",
-       .presets = {{"seed", "4096"}, {"small", "97"}, {"large", "16384"}},
-       .minimum = 2},
+      {.key = "n", .help = "vertices", .presets = presets_of("4096", "97", "16384"), .minimum = 2},
       {.key = "semiring",
        .type = ParamType::text,
        .help = "max-plus: longest paths (the seed's); min-plus: shortest paths (weights negated)",
-       .presets = same("max-plus"),
+       .presets = same_in_all_presets("max-plus"),
        .choices = {"max-plus", "min-plus"}},
       {.key = "graph",
        .type = ParamType::text,
        .help = "seed: the seed's C-library rand() graph; random: the same kind from mt19937_64",
-       .presets = {{"seed", "seed"}, {"small", "random"}, {"large", "random"}},
+       .presets = presets_of("seed", "random", "random"),
        .choices = {"seed", "random"}},
       {.key = "edges_per_vertex",
        .help = "distinct directed edges per vertex (the seed's 20)",
-       .presets = same("20")},
-      {.key = "random_seed", .help = "graph=random's seed", .presets = same("1"), .minimum = 0},
+       .presets = same_in_all_presets("20")},
+      {.key = "random_seed",
+       .help = "graph=random's seed",
+       .presets = same_in_all_presets("1"),
+       .minimum = 0},
       {.key = "devices",
        .help = "multidevice, cuda_blocked_multi: GPUs to split the rows over (multidevice: "
                "partitions on the host without a GPU)",
-       .presets = same("1")},
+       .presets = same_in_all_presets("1"),
+       .maximum = max_devices},
       {.key = "block",
        .help = "multidevice: pivot rows exchanged at once (rows per partition are multiples)",
-       .presets = same("64")},
+       .presets = same_in_all_presets("64"),
+       .maximum = 1024},
       {.key = "lookahead",
        .type = ParamType::text,
        .help = "multidevice: the next pivot rows' owner steps them, and starts their copy, before "
                "the rest of the round (auto: with two or more partitions)",
-       .presets = same("auto"),
+       .presets = same_in_all_presets("auto"),
        .choices = {"auto", "on", "off"}},
       {.key = "share_gpus",
+       .type = ParamType::boolean,
        .help = "multidevice, cuda_blocked_multi: 1 lets partitions share GPUs (partition q on GPU "
                "q mod GPUs), each with its own queues: the exchange checked on one GPU",
-       .presets = same("0"),
-       .minimum = 0},
+       .presets = same_in_all_presets("0")},
       {.key = "unroll",
        .type = ParamType::text,
        .help = "optimize, managed: columns a vector lane relaxes an iteration, its loads issued "
                "together (auto: 16 from n = 16384 up, fewer on smaller rows)",
-       .presets = same("auto"),
+       .presets = same_in_all_presets("auto"),
        .choices = {"auto", "1", "2", "4", "8", "16"}},
       {.key = "paths",
+       .type = ParamType::boolean,
        .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "
-               "multidevice), "
-               "verified against the serial loop's and by re-summing paths",
-       .presets = same("0"),
-       .minimum = 0},
+               "multidevice), verified against the serial loop's and by re-summing paths",
+       .presets = same_in_all_presets("0")},
   };
   w.validate = [](const Params& params) {
     const std::int64_t n = params.integer("n");
@@ -113,22 +112,12 @@ Workload make_workload() {
           "--set edges_per_vertex={}: more than the n - 1 = {} distinct edges a vertex can have",
           edges, n - 1));
     }
-    if (params.integer("devices") > max_devices) {
-      throw UsageError(
-          fmt::format("--set devices={}: at most {}", params.integer("devices"), max_devices));
-    }
-    const std::int64_t block = params.integer("block");
-    if (block > 1024) throw UsageError(fmt::format("--set block={}: at most 1024", block));
-    const std::int64_t paths = params.integer("paths");
-    if (paths > 1) throw UsageError(fmt::format("--set paths={}: expected 0 or 1", paths));
-    const std::int64_t share = params.integer("share_gpus");
-    if (share > 1) throw UsageError(fmt::format("--set share_gpus={}: expected 0 or 1", share));
   };
   // The matrix and its initial state, the cached reference, the edge list; with paths the
   // successors, the reference's and multidevice's partition copies.
   w.host_bytes = [](const Params& params) {
     const double n = double(params.integer("n"));
-    const double successors = params.integer("paths") != 0 ? 3.0 * sizeof(std::int32_t) : 0.0;
+    const double successors = params.flag("paths") ? 3.0 * sizeof(std::int32_t) : 0.0;
     // The edges (12 bytes each), and verify()'s Dijkstra: the graph again, its adjacency lists
     // (16 bytes an edge, twice for the vectors' growth, 24 a vertex), its heap (16 an edge) and
     // a row of distances.
@@ -141,7 +130,7 @@ Workload make_workload() {
     const double partitions = double(params.integer("devices"));
     const double multidevice =
         sizeof(float) * (n * n + partitions * 2 * block * n + block * n + 2 * block * n) +
-        (params.integer("paths") != 0 ? sizeof(std::int32_t) * block * n : 0.0);
+        (params.flag("paths") ? sizeof(std::int32_t) * block * n : 0.0);
     return (3.0 * sizeof(float) + successors) * n * n + 12.0 * edges +
            (12.0 + 32.0 + 16.0) * edges + (24.0 + 8.0) * n + multidevice;
   };
@@ -149,7 +138,7 @@ Workload make_workload() {
   // the others need less. With paths (optimize) the successors too.
   w.device_bytes = [](const Params& params) {
     const double n = double(params.integer("n"));
-    const double successors = params.integer("paths") != 0 ? sizeof(std::int32_t) : 0.0;
+    const double successors = params.flag("paths") ? sizeof(std::int32_t) : 0.0;
     return (2.0 * sizeof(float) + successors) * n * n +
            2.0 * sizeof(float) * n * std::max<double>(64, double(params.integer("block")));
   };
@@ -260,6 +249,7 @@ double rounding_bound(const Problem& p, double sum_abs, float d) {
 PathCheck check_successor_paths(const Problem& p, const float* initial, const float* d,
                                 const std::int32_t* next, const std::vector<int>& sources) {
   PathCheck check;
+  Difference worst;  // the largest difference over its bound, indexed u n + v
   auto fail = [&](int u, int v, const std::string& what) {
     if (check.broken++ == 0) check.first_broken = fmt::format("path {} -> {}: {}", u, v, what);
   };
@@ -291,7 +281,8 @@ PathCheck check_successor_paths(const Problem& p, const float* initial, const fl
         sum_abs += std::abs(initial[std::size_t(path[s]) * p.n + path[s + 1]]);
       }
       const double over = std::abs(along - double(duv)) / rounding_bound(p, sum_abs, duv);
-      check.worst_over_bound = std::max(check.worst_over_bound, over);
+      fold_difference(worst, over, std::int64_t(u) * p.n + v);
+      check.worst_over_bound = worst.value;
       if (!(over <= 1.0)) {
         fail(u, v, fmt::format("length {} along the path, {} in the matrix", along, duv));
       }
@@ -447,7 +438,7 @@ Verification ApspInstance::verify() {
   const int sources = p_.n <= dijkstra_all_rows_limit ? p_.n : std::min(p_.n, 8);
   std::vector<int> rows;
   for (int s = 0; s < sources; ++s) rows.push_back(int(std::int64_t(s) * p_.n / sources));
-  double worst = 0;
+  Difference worst;  // the largest difference over its bound, indexed source n + j
   std::int64_t mismatched = 0;
   for (const int source : rows) {
     const auto dist = dijkstra(p_, out, source);
@@ -460,13 +451,8 @@ Verification ApspInstance::verify() {
       }
       const double diff = std::abs(got - expected);
       const double bound = double(p_.n) * 0x1p-24 * std::abs(expected) + 1e-30;
-      if (!(diff <= bound)) {
-        ++mismatched;
-        worst = std::isnan(diff) ? std::numeric_limits<double>::infinity()
-                                 : std::max(worst, diff / bound);
-      } else {
-        worst = std::max(worst, diff / bound);
-      }
+      mismatched += !(diff <= bound);
+      fold_difference(worst, diff / bound, std::int64_t(source) * p_.n + j);
     }
   }
   v.ok = differ == 0 && mismatched == 0;
@@ -479,11 +465,11 @@ Verification ApspInstance::verify() {
   } else {
     v.outputs["tolerance"] = 1.0;
     v.outputs["difference"] =
-        mismatched > 0 && worst <= 1 ? std::numeric_limits<double>::infinity() : worst;
+        mismatched > 0 && worst.value <= 1 ? std::numeric_limits<double>::infinity() : worst.value;
   }
   v.outputs["rows_checked_by_dijkstra"] = sources;
   v.outputs["matrix_digest"] = matrix_digest(p_, d_.data());
-  v.outputs["dijkstra_worst_over_bound"] = worst;
+  v.outputs["dijkstra_worst_over_bound"] = worst.value;
   v.detail = fmt::format("{}; {} {} rows {} Dijkstra within n u |length|{}", serial,
                          sources == p_.n ? "all" : "sampled", sources,
                          mismatched == 0 ? "match" : "do not match",

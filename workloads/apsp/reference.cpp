@@ -4,10 +4,10 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <mutex>
 #include <stdexcept>
 #include <tuple>
 
+#include "core/reference_memo.hpp"
 #include "workloads/apsp/apsp.hpp"
 
 namespace acclab::apsp {
@@ -91,23 +91,24 @@ struct Reference {
 };
 
 // The serial result for p, its successors too when p.paths (the distances are the same).
-const Reference& reference(const Problem& p) {
-  using Key = std::tuple<int, Semiring, Generator, int, std::uint64_t>;
-  static std::mutex mutex;
-  static std::pair<Key, Reference> cached;
-  std::lock_guard lock(mutex);
-  const Key key{p.n, p.semiring, p.generator, p.edges_per_vertex, p.random_seed};
-  if (cached.second.d.empty() || cached.first != key || (p.paths && cached.second.next.empty())) {
-    Reference r;
-    r.d = initial_matrix(p, generate_graph(p));
-    if (p.paths) {
-      r.next.resize(r.d.size());
-      initial_successors(p, r.d.data(), r.next.data());
-    }
-    floyd_warshall_threads(p, r.d.data(), p.paths ? r.next.data() : nullptr);
-    cached = {key, std::move(r)};
+Reference compute_reference(const Problem& p) {
+  Reference r;
+  r.d = initial_matrix(p, generate_graph(p));
+  if (p.paths) {
+    r.next.resize(r.d.size());
+    initial_successors(p, r.d.data(), r.next.data());
   }
-  return cached.second;
+  floyd_warshall_threads(p, r.d.data(), p.paths ? r.next.data() : nullptr);
+  return r;
+}
+
+// The serial result for p, kept for the last problem asked. Keyed by paths too: a result kept
+// without successors cannot serve a run with them.
+const Reference& reference(const Problem& p) {
+  using Key = std::tuple<int, Semiring, Generator, int, std::uint64_t, bool>;
+  static ReferenceMemo<Key, Reference> memo;
+  const Key key{p.n, p.semiring, p.generator, p.edges_per_vertex, p.random_seed, p.paths};
+  return memo.get(key, [&] { return compute_reference(p); });
 }
 
 }  // namespace
