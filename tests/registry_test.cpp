@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -32,44 +34,131 @@ std::vector<std::string> names_of(const std::vector<const Variant*>& variants) {
   return names;
 }
 
-struct Expected {
-  std::string name;
-  Backend backend;
-  std::string family;
-  int step;
+// One row of a workload's ladder table, as the tests read workloads/<workload>/ladder.json
+// themselves (apart from the build's generator).
+struct TableRow {
+  std::string name, backend, family, source, description, gpu_unavailable;
+  std::vector<std::string> tunings, files;  // files: the source and what the row needs
+  bool built = true;
 };
 
-// What this build must register for the vector workload, in registration order. The OpenACC
-// and CUDA variants exist only where their compiler was found.
-std::vector<Expected> expected_vector_variants() {
-  std::vector<Expected> e = {{"original", Backend::serial, "course", 1}};
-#ifdef ACCLAB_HAVE_OPENACC
-  e.insert(e.end(), {{"acc_kernels", Backend::openacc, "course", 2},
-                     {"acc_kernels_copy", Backend::openacc, "course", 3},
-                     {"acc_loop", Backend::openacc, "course", 4},
-                     {"acc_data", Backend::openacc, "course", 5},
-                     {"acc_present", Backend::openacc, "course", 6},
-                     {"acc_reduction", Backend::openacc, "course", 7}});
+std::vector<std::string> workloads_with_a_table() {
+  return {"vector", "jacobi2d", "diffusion3d", "matmul", "apsp", "iccg"};
+}
+
+std::filesystem::path workload_dir(const std::string& workload) {
+  return std::filesystem::path(ACCLAB_SOURCE_DIR) / "workloads" / workload;
+}
+
+std::vector<TableRow> read_table(const std::string& workload) {
+  std::ifstream in(workload_dir(workload) / "ladder.json");
+  const auto table = nlohmann::json::parse(in);
+  EXPECT_EQ(table.at("workload"), workload);
+  std::vector<TableRow> rows;
+  for (const auto& step : table.at("steps")) {
+    TableRow row;
+    row.name = step.at("name");
+    row.backend = step.at("backend");
+    row.family = step.value("family", table.at("family").get<std::string>());
+    row.source = step.at("source");
+    row.description = step.at("description");
+    row.gpu_unavailable = step.value("gpu_unavailable", "");
+    row.tunings = step.value("tunings", std::vector<std::string>{});
+    row.files.push_back(row.source);
+    for (const auto& [flavour, files] : step.value("needs", nlohmann::json::object()).items()) {
+      for (const auto& file : files) row.files.push_back(file);
+    }
+#ifndef ACCLAB_HAVE_OPENACC
+    if (row.backend == "openacc") row.built = false;
 #endif
-#ifdef ACCLAB_HAVE_CUDA
-  e.push_back({"cuda", Backend::cuda, "course", 8});
+#ifndef ACCLAB_HAVE_CUDA
+    if (row.backend == "cuda") row.built = false;
 #endif
-  e.push_back({"triad_openmp", Backend::openmp, "triad", 1});
-#ifdef ACCLAB_HAVE_OPENACC
-  e.push_back({"triad_acc", Backend::openacc, "triad", 2});
+#ifndef ACCLAB_HAVE_OPENBLAS
+    for (const auto& library : step.value("requires", std::vector<std::string>{})) {
+      if (library == "openblas") row.built = false;
+    }
 #endif
-#ifdef ACCLAB_HAVE_CUDA
-  e.push_back({"triad_cuda", Backend::cuda, "triad", 3});
-#endif
-  e.push_back({"dot_openmp", Backend::openmp, "dot", 1});
-#ifdef ACCLAB_HAVE_OPENACC
-  e.insert(e.end(), {{"dot_acc_reduction", Backend::openacc, "dot", 2},
-                     {"dot_acc_partials", Backend::openacc, "dot", 3}});
-#endif
-#ifdef ACCLAB_HAVE_CUDA
-  e.push_back({"dot_cuda", Backend::cuda, "dot", 4});
-#endif
-  return e;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// The rows this build holds, in table order.
+std::vector<TableRow> built_rows(const std::string& workload) {
+  std::vector<TableRow> rows;
+  for (const auto& row : read_table(workload)) {
+    if (row.built) rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<std::string> built_names(const std::string& workload) {
+  std::vector<std::string> names;
+  for (const auto& row : built_rows(workload)) names.push_back(row.name);
+  return names;
+}
+
+TEST(LadderTableTest, EveryWorkloadHasATableAndEveryTableAWorkload) {
+  std::vector<std::string> registered;
+  for (const auto& w : all().workloads()) registered.push_back(w.name);
+  EXPECT_EQ(registered, workloads_with_a_table());
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::path(ACCLAB_SOURCE_DIR) / "workloads")) {
+    if (!entry.is_directory()) continue;
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_TRUE(std::filesystem::exists(entry.path() / "ladder.json"));
+    EXPECT_NE(std::find(registered.begin(), registered.end(), entry.path().filename().string()),
+              registered.end());
+  }
+}
+
+// The registry holds exactly the table's rows that this build has backends for, in the table's
+// order, numbered by their position among those rows within their family: no gaps whichever
+// backends were found.
+TEST(LadderTableTest, RegistryHoldsTheBuiltRowsNumberedByPosition) {
+  for (const auto& workload : workloads_with_a_table()) {
+    SCOPED_TRACE(workload);
+    const auto rows = built_rows(workload);
+    std::vector<const Variant*> registered;
+    for (const auto& v : all().variants()) {
+      if (v.workload == workload) registered.push_back(&v);
+    }
+    ASSERT_EQ(registered.size(), rows.size());
+    std::map<std::string, int> steps;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      SCOPED_TRACE(rows[i].name);
+      const Variant& v = *registered[i];
+      EXPECT_EQ(v.name, rows[i].name);
+      EXPECT_STREQ(to_string(v.backend), rows[i].backend.c_str());
+      EXPECT_EQ(v.family, rows[i].family);
+      EXPECT_EQ(v.step, ++steps[rows[i].family]);
+      EXPECT_EQ(v.source, rows[i].source);
+      EXPECT_EQ(v.description, rows[i].description);
+      EXPECT_EQ(v.tunings, rows[i].tunings);
+      EXPECT_EQ(v.gpu_unavailable_reason, rows[i].gpu_unavailable);
+    }
+  }
+}
+
+TEST(LadderTableTest, RowsNameFilesAndParametersThatExist) {
+  for (const auto& workload : workloads_with_a_table()) {
+    const Workload& w = all().workload(workload);
+    for (const auto& row : read_table(workload)) {
+      SCOPED_TRACE(workload + "/" + row.name);
+      EXPECT_TRUE(row.backend == "serial" || row.backend == "openmp" || row.backend == "openacc" ||
+                  row.backend == "cuda");
+      EXPECT_FALSE(row.description.empty());
+      for (const auto& file : row.files) {
+        EXPECT_TRUE(std::filesystem::is_regular_file(workload_dir(workload) / file)) << file;
+      }
+      for (const auto& tuning : row.tunings) {
+        EXPECT_TRUE(std::any_of(w.params.begin(), w.params.end(),
+                                [&](const ParamSpec& spec) { return spec.key == tuning; }))
+            << tuning;
+      }
+    }
+  }
 }
 
 TEST(RegistryTest, VectorWorkloadIsRegistered) {
@@ -105,36 +194,6 @@ TEST(RegistryTest, CourseLadderHasTheSevenSteps) {
 }
 #endif
 
-TEST(RegistryTest, VectorVariantsAreExactlyTheExpectedOnes) {
-  const auto expected = expected_vector_variants();
-  std::vector<std::string> registered, wanted;
-  for (const auto& v : all().variants()) {
-    if (v.workload == "vector") registered.push_back(v.name);
-  }
-  for (const auto& e : expected) wanted.push_back(e.name);
-  EXPECT_EQ(registered, wanted) << "registration order is the order acclab list shows";
-  for (const auto& e : expected) {
-    SCOPED_TRACE(e.name);
-    const Variant* v = find_variant("vector", e.name);
-    ASSERT_NE(v, nullptr);
-    EXPECT_EQ(v->backend, e.backend);
-    EXPECT_EQ(v->family, e.family);
-    EXPECT_EQ(v->step, e.step);
-  }
-}
-
-TEST(RegistryTest, CudaVariantsExistExactlyInCudaBuilds) {
-  for (const char* name : {"cuda", "triad_cuda", "dot_cuda"}) {
-    SCOPED_TRACE(name);
-#ifdef ACCLAB_HAVE_CUDA
-    ASSERT_NE(find_variant("vector", name), nullptr);
-    EXPECT_EQ(find_variant("vector", name)->backend, Backend::cuda);
-#else
-    EXPECT_EQ(find_variant("vector", name), nullptr);
-#endif
-  }
-}
-
 TEST(RegistryTest, EveryVariantIsComplete) {
   for (const auto& v : all().variants()) {
     SCOPED_TRACE(v.id());
@@ -155,34 +214,11 @@ TEST(RegistryTest, EveryVariantIsComplete) {
   }
 }
 
-// Steps are positions on a family's whole ladder, so a build without a backend (OpenACC, CUDA,
-// OpenBLAS) leaves its variants' steps unused. What holds in every build: each family starts at
-// step 1 (its CPU reference, always built) and its steps, in registration order, increase (hence
-// unique); in a build with every backend they are 1, 2, 3, ... without gaps.
-TEST(RegistryTest, StepsOfEachFamilyIncreaseFromOne) {
-#if defined(ACCLAB_HAVE_OPENACC) && defined(ACCLAB_HAVE_CUDA) && defined(ACCLAB_HAVE_OPENBLAS)
-  constexpr bool every_backend_built = true;
-#else
-  constexpr bool every_backend_built = false;
-#endif
-  std::map<std::string, std::vector<int>> steps;  // "workload/family" -> steps in order
-  for (const auto& v : all().variants()) steps[v.workload + "/" + v.family].push_back(v.step);
-  for (const auto& [family, list] : steps) {
-    SCOPED_TRACE(family);
-    ASSERT_FALSE(list.empty());
-    EXPECT_EQ(list.front(), 1);
-    for (std::size_t i = 1; i < list.size(); ++i) EXPECT_GT(list[i], list[i - 1]);
-    if (every_backend_built) {
-      for (std::size_t i = 0; i < list.size(); ++i) EXPECT_EQ(list[i], static_cast<int>(i) + 1);
-    }
-  }
-}
-
 TEST(RegistryTest, SelectAllIsInLadderOrder) {
-  const auto selected = all().select("vector", "*");
-  std::vector<std::string> expected;
-  for (const auto& e : expected_vector_variants()) expected.push_back(e.name);
-  EXPECT_EQ(names_of(selected), expected);
+  for (const auto& workload : workloads_with_a_table()) {
+    SCOPED_TRACE(workload);
+    EXPECT_EQ(names_of(all().select(workload, "*")), built_names(workload));
+  }
 }
 
 #ifdef ACCLAB_HAVE_OPENACC
@@ -280,6 +316,53 @@ TEST_F(SmallRegistryTest, DuplicatesAreRejected) {
   orphan.name = "x";
   EXPECT_ANY_THROW(registry_.add_variant(orphan));
   EXPECT_EQ(registry_.variants().size(), 5u);
+}
+
+// Rows of two families, interleaved: each row's step is its position within its family.
+TEST(AddLadderTest, StepsArePositionsWithinEachFamily) {
+  Registry registry;
+  registry.add_workload({.name = "w", .params = {{.key = "knob"}}});
+  const auto row = [](const std::string& name, const std::string& family) {
+    LadderRow r;
+    r.name = name;
+    r.family = family;
+    r.source = name + ".cpp";
+    return r;
+  };
+  std::vector<LadderRow> rows = {row("a", "one"), row("b", "two"), row("c", "one"),
+                                 row("d", "one"), row("e", "two")};
+  rows[2].tunings = {"knob"};
+  int models = 0;
+  registry.add_ladder("w", rows, [&](const LadderRow&) {
+    ++models;
+    return PerfModel{};
+  });
+  EXPECT_EQ(models, 5);
+  std::vector<std::pair<std::string, int>> steps;
+  for (const auto& v : registry.variants()) steps.emplace_back(v.name, v.step);
+  EXPECT_EQ(steps, (std::vector<std::pair<std::string, int>>{
+                       {"a", 1}, {"b", 1}, {"c", 2}, {"d", 3}, {"e", 2}}));
+  EXPECT_EQ(registry.variants()[2].tunings, std::vector<std::string>{"knob"});
+  EXPECT_EQ(registry.variants()[2].source, "c.cpp");
+  EXPECT_EQ(names_of(registry.select("w", "*")),
+            (std::vector<std::string>{"a", "c", "d", "b", "e"}));
+}
+
+TEST(AddLadderTest, AdjustCompletesEachVariantAndUnknownTuningsAreRefused) {
+  Registry registry;
+  registry.add_workload({.name = "w", .params = {{.key = "knob"}}});
+  LadderRow row;
+  row.name = "a";
+  row.family = "f";
+  registry.add_ladder(
+      "w", {row}, [](const LadderRow&) { return PerfModel{}; },
+      [](Variant& v) { v.description = "adjusted " + v.name; });
+  EXPECT_EQ(registry.variants().at(0).description, "adjusted a");
+  row.name = "b";
+  row.tunings = {"no_such_parameter"};
+  EXPECT_THROW(registry.add_ladder("w", {row}, [](const LadderRow&) { return PerfModel{}; }),
+               std::logic_error);
+  EXPECT_EQ(registry.variants().size(), 1u);
 }
 
 TEST(BackendTest, Names) {
