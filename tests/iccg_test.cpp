@@ -22,12 +22,16 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/runner.hpp"
 #include "io/matrix_market.hpp"
+#include "io/text_vector.hpp"
 #include "support.hpp"
 #include "workloads/iccg/color_ell.hpp"
+#include "workloads/iccg/matrix_solve.hpp"
 
 namespace acclab {
 namespace {
@@ -639,6 +643,168 @@ INSTANTIATE_TEST_SUITE_P(
                        "3 values"),
         std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--out", "@"},
                        "--out")));
+
+// ---- the matrix solve behind acclab iccg (workloads/iccg/matrix_solve.hpp) ----------------------
+
+// The UsageError `call` throws, or "" when it throws none.
+template <typename Call>
+std::string usage_error_from(Call&& call) {
+  try {
+    call();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// tridiag(-1, 4, -1) of order 3 as a file would store it: entries (row, col, value), 1-based.
+io::MatrixMarket stored_matrix(io::MatrixSymmetry symmetry,
+                               std::vector<std::tuple<int, int, double>> entries) {
+  io::MatrixMarket m;
+  m.rows = m.cols = 3;
+  m.symmetry = symmetry;
+  m.size_line = 2;
+  for (const auto& [row, col, value] : entries) m.entries.push_back({row - 1, col - 1, value});
+  return m;
+}
+
+TEST(IccgMatrixSolveTest, CsrOfEitherStorageHoldsBothTriangles) {
+  const Csr lower = iccg::csr_of(
+      "m.mtx", stored_matrix(io::MatrixSymmetry::symmetric,
+                             {{1, 1, 4}, {2, 1, -1}, {2, 2, 4}, {3, 2, -1}, {3, 3, 4}}));
+  const Csr general = iccg::csr_of(
+      "m.mtx",
+      stored_matrix(
+          io::MatrixSymmetry::general,
+          {{3, 3, 4}, {1, 2, -1}, {2, 1, -1}, {2, 3, -1}, {3, 2, -1}, {1, 1, 4}, {2, 2, 4}}));
+  for (const Csr* a : {&lower, &general}) {
+    EXPECT_EQ(a->n, 3);
+    EXPECT_EQ(a->diagonal, (std::vector<double>{4, 4, 4}));
+    EXPECT_EQ(a->start, (std::vector<std::int64_t>{0, 1, 3, 4}));
+    EXPECT_EQ(a->column, (std::vector<std::int64_t>{1, 0, 2, 1}));
+    EXPECT_EQ(a->value, (std::vector<double>{-1, -1, -1, -1}));
+  }
+  EXPECT_EQ(iccg::row_sums(lower), (std::vector<double>{3, 2, 3}));
+}
+
+TEST(IccgMatrixSolveTest, CsrOfRefusesWhatIccgCannotTakeNamingIt) {
+  using io::MatrixSymmetry;
+  const std::vector<std::tuple<int, int, double>> diagonal = {{1, 1, 4}, {2, 2, 4}, {3, 3, 4}};
+  auto with = [&](std::vector<std::tuple<int, int, double>> more) {
+    more.insert(more.end(), diagonal.begin(), diagonal.end());
+    return more;
+  };
+  auto error = [](const io::MatrixMarket& m) {
+    return usage_error_from([&] { iccg::csr_of("m.mtx", m); });
+  };
+  io::MatrixMarket wide = stored_matrix(MatrixSymmetry::general, diagonal);
+  wide.cols = 4;
+  EXPECT_EQ(error(wide), "m.mtx:2: 3 x 4: not square");
+  EXPECT_NE(error(stored_matrix(MatrixSymmetry::general, with({{1, 2, -1}, {2, 1, -2}})))
+                .find("m.mtx: not symmetric: entry (1, 2) = -1 has no equal (2, 1)"),
+            std::string::npos);
+  EXPECT_NE(error(stored_matrix(MatrixSymmetry::general, with({{3, 1, -1}}))).find("not symmetric"),
+            std::string::npos);
+  EXPECT_EQ(error(stored_matrix(MatrixSymmetry::symmetric, with({{2, 1, -1}, {2, 1, -1}}))),
+            "m.mtx: entry (1, 2) given twice");
+  EXPECT_NE(error(stored_matrix(MatrixSymmetry::general, {{1, 1, 4}, {2, 2, 4}}))
+                .find("m.mtx:2: 3 rows but 2 diagonal entries"),
+            std::string::npos);
+  EXPECT_NE(error(stored_matrix(MatrixSymmetry::general, {{1, 1, 4}, {2, 2, 0}, {3, 3, 4}}))
+                .find("diagonal entry (2, 2) = 0 is not positive"),
+            std::string::npos);
+  EXPECT_EQ(error(stored_matrix(MatrixSymmetry::symmetric, with({{2, 1, -1}}))), "");
+}
+
+TEST(IccgMatrixSolveTest, TextVectorsReadBothLayoutsAndCountTheirValues) {
+  test::TempDir dir;
+  const auto plain = dir.path() / "b.txt", array = dir.path() / "b.mtx";
+  std::ofstream(plain) << "# b\n1 -2.5\n\n% more\n+3e-1\n";
+  std::ofstream(array) << "%%MatrixMarket matrix array real general\n% b\n3 1\n1\n-2.5\n0.3\n";
+  for (const auto& path : {plain, array}) {
+    EXPECT_EQ(io::read_text_vector(path, 3), (std::vector<double>{1, -2.5, 0.3})) << path;
+  }
+  const std::string file = plain.string();
+  EXPECT_EQ(usage_error_from([&] { io::read_text_vector(plain, 2); }),
+            file + ":5: more than the 2 values of a matrix of 2 rows");
+  EXPECT_EQ(usage_error_from([&] { io::read_text_vector(plain, 4); }),
+            file + ": 3 values for a matrix of 4 rows");
+  std::ofstream(plain) << "1\nnan\n2\n";
+  EXPECT_EQ(usage_error_from([&] { io::read_text_vector(plain, 3); }),
+            file + ":2: 'nan' is not a finite number");
+}
+
+TEST(IccgMatrixSolveTest, WrittenVectorsReadBackBitwise) {
+  test::TempDir dir;
+  const auto path = dir.path() / "x.mtx";
+  const std::vector<double> x = {0.1, 1.0 / 3, -1e-300, 12345678.9, 0};
+  io::write_matrix_market_vector(path, "--out", x, "the solution");
+  EXPECT_EQ(io::read_text_vector(path, 5), x);
+  EXPECT_EQ(test::read_file(path).substr(0, 56),
+            "%%MatrixMarket matrix array real general\n% the solution\n");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"x.mtx"});
+}
+
+TEST(IccgMatrixSolveTest, SolvesToTheRecomputedResidualAndStopsShortWhenCapped) {
+  const iccg::MatrixSystem system = iccg::read_matrix_system(data_file("matrices/494_bus.mtx"), "");
+  ASSERT_TRUE(system.b_is_row_sums);
+  EXPECT_EQ(system.b, iccg::row_sums(system.a));
+  const iccg::MatrixSolveOptions options{.colors = 5, .tol = 1e-8};
+  const iccg::MatrixSolution s = iccg::solve_matrix(system, options);
+  ASSERT_TRUE(s.converged);
+  EXPECT_TRUE(s.finite);
+  EXPECT_EQ(s.rows, 494);
+  EXPECT_EQ(
+      s.nonzeros,
+      std::int64_t(
+          io::expand_symmetric(io::read_matrix_market(data_file("matrices/494_bus.mtx"))).size()));
+  EXPECT_GE(s.colors, 5);
+  EXPECT_LT(s.residual, options.tol);
+  EXPECT_EQ(s.residual, iccg::true_relative_residual(system.a, system.b, s.x));
+  ASSERT_TRUE(s.error_from_ones);
+  double error = 0;
+  for (double xi : s.x) error = std::max(error, std::abs(xi - 1));
+  EXPECT_EQ(*s.error_from_ones, error);
+  EXPECT_LT(error, 1e-5);
+  // One iteration fewer does not reach the tolerance.
+  iccg::MatrixSolveOptions capped = options;
+  capped.max_iterations = s.iterations - 1;
+  const iccg::MatrixSolution short_one = iccg::solve_matrix(system, capped);
+  EXPECT_FALSE(short_one.converged);
+  EXPECT_GE(short_one.residual, options.tol);
+}
+
+TEST(IccgMatrixSolveTest, BreakdownNamesTheRowAndTheShiftFactorsIt) {
+  const iccg::MatrixSystem system = iccg::read_matrix_system(data_file("matrices/LFAT5.mtx"), "");
+  const std::string error = usage_error_from([&] { iccg::solve_matrix(system, {}); });
+  EXPECT_NE(error.find("LFAT5.mtx: IC(0) breaks down at row "), std::string::npos) << error;
+  EXPECT_NE(error.find("Cholesky factor exists"), std::string::npos) << error;
+  const iccg::MatrixSolution shifted = iccg::solve_matrix(system, {.tol = 1e-10, .shift = 1});
+  EXPECT_TRUE(shifted.converged);
+  EXPECT_LT(shifted.residual, 1e-10);
+}
+
+TEST(IccgMatrixSolveTest, OptionsOutOfRangeAreRefusedNamingThem) {
+  EXPECT_EQ(usage_error_from([] { iccg::check_options({}); }), "");
+  EXPECT_NE(usage_error_from([] { iccg::check_options({.colors = 1}); }).find("--colors 1"),
+            std::string::npos);
+  EXPECT_NE(usage_error_from([] { iccg::check_options({.tol = 1}); }).find("--tol 1"),
+            std::string::npos);
+  EXPECT_NE(usage_error_from([] { iccg::check_options({.tol = 1e-17}); }).find("below double"),
+            std::string::npos);
+  EXPECT_NE(usage_error_from([] { iccg::check_options({.max_iterations = 0}); }).find("--maxiter"),
+            std::string::npos);
+  EXPECT_NE(usage_error_from([] { iccg::check_options({.shift = -1}); }).find("--shift -1"),
+            std::string::npos);
+}
+
+TEST(IccgMatrixSolveTest, RightHandSideErrorsNameTheOption) {
+  test::TempDir dir;
+  const std::string missing = (dir.path() / "b.txt").string();
+  const std::string error =
+      usage_error_from([&] { iccg::read_matrix_system(data_file("matrices/LFAT5.mtx"), missing); });
+  EXPECT_TRUE(error.starts_with("--rhs " + missing + ": cannot open")) << error;
+}
 
 }  // namespace
 }  // namespace acclab

@@ -1,0 +1,271 @@
+#include "workloads/iccg/matrix_solve.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "io/text_vector.hpp"
+
+namespace acclab::iccg {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A in the permuted numbering, its system and the solve's state, and the vectors back in the
+// matrix file's numbering.
+struct PermutedSystem {
+  const Csr& original;
+  const std::vector<double>& b;
+  const Ordering& ordering;
+  const Csr& a;
+
+  std::vector<double> unpermuted(const std::vector<double>& permuted_x) const {
+    std::vector<double> x(permuted_x.size());
+    for (std::int64_t v = 0; v < a.n; ++v) x[v] = permuted_x[ordering.new_of_old[v]];
+    return x;
+  }
+  // b - A x in the permuted numbering, from the file's matrix.
+  std::vector<double> residual(const std::vector<double>& x) const {
+    std::vector<double> r(static_cast<std::size_t>(a.n));
+    for (std::int64_t i = 0; i < original.n; ++i) {
+      double ax = original.diagonal[i] * x[i];
+      for (std::int64_t e = original.start[i]; e < original.start[i + 1]; ++e) {
+        ax += original.value[e] * x[original.column[e]];
+      }
+      r[ordering.new_of_old[i]] = b[i] - ax;
+    }
+    return r;
+  }
+};
+
+struct Outcome {
+  std::vector<double> x;  // in the file's numbering
+  double residual = 0;
+  double recurrence = 0;
+  int iterations = 0;
+  int restarts = 0;
+  bool stagnated = false;
+  Solution last;  // breakdown, indefinite, not finite, converged
+};
+
+// The solve, then the restarts solve_matrix describes.
+Outcome solve_to_true_residual(const PermutedSystem& system, const std::vector<double>& pb,
+                               double tol, int max_iterations, int threads, double shift) {
+  constexpr int max_restarts = 5;
+  Outcome out;
+  out.last = solve_iccg(system.a, pb, system.ordering, tol, max_iterations, threads, shift);
+  out.iterations = out.last.iterations;
+  out.recurrence = out.last.relative_residual;
+  if (out.last.breakdown_row >= 0) return out;
+  std::vector<double> x = out.last.x;
+  out.x = system.unpermuted(x);
+  out.residual = true_relative_residual(system.original, system.b, out.x);
+  while (out.last.converged && !(out.residual < tol) && std::isfinite(out.residual) &&
+         out.iterations < max_iterations && out.restarts < max_restarts) {
+    const std::vector<double> r = system.residual(out.x);
+    const double inner_tol = std::clamp(tol / out.residual, 0.0, 0.5);
+    const Solution d = solve_iccg(system.a, r, system.ordering, inner_tol,
+                                  max_iterations - out.iterations, threads, shift);
+    ++out.restarts;
+    out.iterations += d.iterations;
+    out.last = d;
+    if (d.not_finite || d.indefinite) return out;
+    std::vector<double> next = x;
+    for (std::size_t i = 0; i < next.size(); ++i) next[i] += d.x[i];
+    const std::vector<double> next_x = system.unpermuted(next);
+    const double next_residual = true_relative_residual(system.original, system.b, next_x);
+    if (!(next_residual <= 0.5 * out.residual)) {
+      out.stagnated = true;
+      break;
+    }
+    out.recurrence = d.relative_residual * out.residual;  // d's is relative to the old residual
+    x = std::move(next);
+    out.x = next_x;
+    out.residual = next_residual;
+  }
+  return out;
+}
+
+// IC(0) broke down at `row` (the file's numbering, 1-based): whether the matrix is positive
+// definite all the same, where the size allows the direct solve (a full Cholesky factorisation)
+// to tell, decides what to suggest.
+[[noreturn]] void throw_breakdown(const MatrixSystem& system, std::int64_t row, double shift) {
+  const bool checkable = reference_solve_fits(system.a.n, bandwidth(system.a));
+  if (checkable && !reference_solve(system.a, system.b).empty()) {
+    throw UsageError(
+        fmt::format("{}: IC(0) breaks down at row {} although the matrix is positive definite (its "
+                    "Cholesky factor exists): {}",
+                    system.name, row,
+                    shift > 0 ? fmt::format("a --shift larger than {:g} may factor it", shift)
+                              : "--shift S factors (1 + S) times the diagonal instead"));
+  }
+  throw UsageError(fmt::format(
+      "{}: IC(0) breaks down at row {} (pivot not positive): the matrix is not positive "
+      "definite{}",
+      system.name, row,
+      checkable ? " (nor is its Cholesky factor defined)"
+                : " (or IC(0) cannot factor it: try --shift S)"));
+}
+
+}  // namespace
+
+Csr csr_of(const std::string& path, const io::MatrixMarket& m) {
+  if (m.rows != m.cols) {
+    throw UsageError(fmt::format("{}:{}: {} x {}: not square", path, m.size_line, m.rows, m.cols));
+  }
+  // Every row needs its positive diagonal entry: counted before anything of size rows is
+  // allocated, so that a size line declaring far more rows than the file holds stops here.
+  const auto diagonal_entries = std::count_if(m.entries.begin(), m.entries.end(),
+                                              [](const auto& e) { return e.row == e.col; });
+  if (diagonal_entries < m.rows) {
+    throw UsageError(
+        fmt::format("{}:{}: {} rows but {} diagonal entries: not positive definite "
+                    "(every row needs a positive diagonal entry)",
+                    path, m.size_line, m.rows, diagonal_entries));
+  }
+  std::vector<io::MatrixEntry> entries = io::expand_symmetric(m);
+  std::sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) {
+    return x.row != y.row ? x.row < y.row : x.col < y.col;
+  });
+  Csr a;
+  a.n = m.rows;
+  a.diagonal.assign(static_cast<std::size_t>(a.n), 0.0);
+  a.start.assign(static_cast<std::size_t>(a.n) + 1, 0);
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    const auto& x = entries[e];
+    if (e > 0 && entries[e - 1].row == x.row && entries[e - 1].col == x.col) {
+      throw UsageError(fmt::format("{}: entry ({}, {}) given twice", path, x.row + 1, x.col + 1));
+    }
+    if (x.row == x.col) {
+      a.diagonal[x.row] = x.value;
+    } else {
+      a.column.push_back(x.col);
+      a.value.push_back(x.value);
+    }
+    a.start[x.row + 1] = std::int64_t(a.column.size());
+  }
+  for (std::int64_t i = 0; i < a.n; ++i) a.start[i + 1] = std::max(a.start[i + 1], a.start[i]);
+  // General storage must hold a symmetric matrix: each (i, j) equal to (j, i).
+  for (std::int64_t i = 0; i < a.n; ++i) {
+    for (std::int64_t e = a.start[i]; e < a.start[i + 1]; ++e) {
+      const std::int64_t j = a.column[e];
+      const auto begin = a.column.begin() + a.start[j], end = a.column.begin() + a.start[j + 1];
+      const auto at = std::lower_bound(begin, end, i);
+      if (at == end || *at != i || a.value[at - a.column.begin()] != a.value[e]) {
+        throw UsageError(
+            fmt::format("{}: not symmetric: entry ({}, {}) = {:g} has no equal ({}, {})", path,
+                        i + 1, j + 1, a.value[e], j + 1, i + 1));
+      }
+    }
+    if (!(a.diagonal[i] > 0)) {
+      throw UsageError(
+          fmt::format("{}: diagonal entry ({}, {}) = {:g} is not positive: not "
+                      "positive definite",
+                      path, i + 1, i + 1, a.diagonal[i]));
+    }
+  }
+  return a;
+}
+
+std::vector<double> row_sums(const Csr& a) {
+  std::vector<double> b(static_cast<std::size_t>(a.n), 0.0);
+  for (std::int64_t i = 0; i < a.n; ++i) {
+    b[i] = a.diagonal[i];
+    for (std::int64_t e = a.start[i]; e < a.start[i + 1]; ++e) b[i] += a.value[e];
+  }
+  return b;
+}
+
+MatrixSystem read_matrix_system(const std::string& matrix_path, const std::string& rhs_path) {
+  const auto start = std::chrono::steady_clock::now();
+  MatrixSystem system;
+  system.name = matrix_path;
+  system.a = csr_of(matrix_path, io::read_matrix_market(matrix_path));
+  system.b_is_row_sums = rhs_path.empty();
+  if (system.b_is_row_sums) {
+    system.b = row_sums(system.a);
+  } else {
+    try {
+      system.b = io::read_text_vector(rhs_path, system.a.n);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--rhs {}", e.what()));
+    }
+  }
+  system.read_s = seconds_since(start);
+  return system;
+}
+
+void check_options(const MatrixSolveOptions& options) {
+  if (options.colors == 1) throw UsageError("--colors 1: expected 0, -1, <= -2 or >= 2");
+  if (!(options.tol > 0 && options.tol < 1)) {
+    throw UsageError(fmt::format("--tol {}: expected between 0 and 1", options.tol));
+  }
+  // Computing A x alone rounds by about u ||A|| ||x||, so a relative residual below the machine
+  // epsilon is out of reach: refused rather than iterated on until NaN.
+  if (options.tol < std::numeric_limits<double>::epsilon()) {
+    throw UsageError(
+        fmt::format("--tol {:g}: below double precision's {:.2g}, no solve can reach it",
+                    options.tol, std::numeric_limits<double>::epsilon()));
+  }
+  if (options.max_iterations < 1 || options.max_iterations > 1000000000) {
+    throw UsageError(fmt::format("--maxiter {}: expected 1 to 10^9", options.max_iterations));
+  }
+  if (!(options.shift >= 0 && options.shift <= 1e6)) {
+    throw UsageError(fmt::format("--shift {}: expected 0 to 10^6", options.shift));
+  }
+}
+
+MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions& options) {
+  const Csr& original = system.a;
+  const auto setup_start = std::chrono::steady_clock::now();
+  const Ordering ordering = order_rows(original, options.colors);
+  const Csr a = permuted(original, ordering);
+  std::vector<double> pb(system.b.size());
+  for (std::int64_t v = 0; v < a.n; ++v) pb[ordering.new_of_old[v]] = system.b[v];
+  MatrixSolution s;
+  s.setup_s = seconds_since(setup_start);
+  const auto solve_start = std::chrono::steady_clock::now();
+  s.threads = useful_threads(a.n, ordering.colors, omp_get_max_threads());
+  const PermutedSystem permuted_system{original, system.b, ordering, a};
+  Outcome out = solve_to_true_residual(permuted_system, pb, options.tol, options.max_iterations,
+                                       s.threads, options.shift);
+  s.solve_s = seconds_since(solve_start);
+  if (out.last.breakdown_row >= 0) {
+    throw_breakdown(system, ordering.old_of_new[out.last.breakdown_row] + 1, options.shift);
+  }
+  if (out.last.indefinite) {
+    throw UsageError(
+        fmt::format("{}: p . A p <= 0 after {} iterations: the matrix is not positive definite",
+                    system.name, out.iterations));
+  }
+  s.rows = a.n;
+  s.nonzeros = a.n + std::int64_t(a.column.size());
+  s.colors = ordering.colors;
+  s.residual = out.residual;
+  s.recurrence = out.recurrence;
+  s.iterations = out.iterations;
+  s.restarts = out.restarts;
+  s.stagnated = out.stagnated;
+  s.finite = !out.last.not_finite && std::isfinite(out.residual);
+  for (double xi : out.x) s.finite = s.finite && std::isfinite(xi);
+  s.converged = s.finite && s.residual < options.tol;
+  const double bytes = (3.0 * 12 * (a.n + double(a.column.size())) + 8.0 * 8 * a.n) * s.iterations;
+  s.gbytes_per_s = bytes / s.solve_s / 1e9;
+  s.seconds_per_iteration = s.solve_s / std::max(1, s.iterations);
+  if (system.b_is_row_sums && s.finite) {
+    double error = 0;
+    for (double xi : out.x) error = std::max(error, std::abs(xi - 1.0));
+    s.error_from_ones = error;
+  }
+  s.x = std::move(out.x);
+  return s;
+}
+
+}  // namespace acclab::iccg

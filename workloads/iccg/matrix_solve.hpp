@@ -1,0 +1,77 @@
+// ICCG on a user's matrix (acclab iccg MATRIX.mtx): the Matrix Market file as a Csr, checked
+// for what ICCG needs (square, symmetric, a positive diagonal), a right-hand side read or made,
+// and the solve carried on until the residual recomputed from the file's matrix, not only the
+// recurrence's, is below the tolerance.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/matrix_market.hpp"
+#include "workloads/iccg/iccg.hpp"
+
+namespace acclab::iccg {
+
+// The matrix as a Csr (both triangles, the diagonal apart). Throws UsageError naming `path` for
+// a matrix that is not square, not symmetric (general storage whose (i, j) differs from
+// (j, i)), has an entry twice or a row without a positive diagonal entry.
+Csr csr_of(const std::string& path, const io::MatrixMarket& m);
+
+// A 1: b for which the solution is x = 1, so that the error can be reported too.
+std::vector<double> row_sums(const Csr& a);
+
+// The system the user gave: the matrix and b, read from their files.
+struct MatrixSystem {
+  std::string name;  // the matrix file, for messages
+  Csr a;
+  std::vector<double> b;
+  bool b_is_row_sums = false;  // no --rhs: b = A 1
+  double read_s = 0;           // reading, checking and converting both
+};
+
+// Reads the matrix and the right-hand side (empty `rhs_path`: b = A 1). Errors name the file
+// and line, those of the right-hand side prefixed with "--rhs".
+MatrixSystem read_matrix_system(const std::string& matrix_path, const std::string& rhs_path);
+
+struct MatrixSolveOptions {
+  int colors = -20;  // as order_rows takes it
+  double tol = 1e-8;
+  int max_iterations = 10000;
+  double shift = 0;  // > 0: factor (1 + shift) times the diagonal
+};
+
+// Throws UsageError naming the option (--colors, --tol, --maxiter, --shift) that is out of range.
+void check_options(const MatrixSolveOptions& options);
+
+struct MatrixSolution {
+  std::vector<double> x;  // in the file's numbering
+  std::int64_t rows = 0, nonzeros = 0;
+  int colors = 0;          // of the ordering
+  double residual = 0;     // ||b - A x|| / ||b|| recomputed from the file's matrix
+  double recurrence = 0;   // the last solve's own
+  int iterations = 0;      // over every restart
+  int restarts = 0;        // solves of A d = b - A x after the first
+  bool stagnated = false;  // a restart did not halve the residual: double precision's limit
+  bool finite = false;     // x and the residual hold no NaN or Inf
+  bool converged = false;  // finite and residual < tol
+  int threads = 1;
+  double setup_s = 0, solve_s = 0;
+  // Per iteration: the matrix read three times (12 bytes a nonzero) and eight vectors.
+  double gbytes_per_s = 0;
+  double seconds_per_iteration = 0;
+  // With b = A 1 and a finite x: max |x - 1|.
+  std::optional<double> error_from_ones;
+};
+
+// Orders, factors and solves. While the recurrence says converged but the recomputed residual
+// is not below tol, restarts on that residual (x += the solve of A d = b - A x): rounding makes
+// the recurrence's residual part from the true one near double precision's limit, and a restart
+// that does not halve the true residual means the limit is reached (stagnated). Throws
+// UsageError naming the matrix when it is not positive definite (IC(0) breaks down without a
+// shift, saying whether its Cholesky factor exists where that is cheap to find out, or
+// p . A p <= 0).
+MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions& options);
+
+}  // namespace acclab::iccg
