@@ -125,6 +125,36 @@ TEST(CliListTest, JsonListsEveryVariantWithItsAvailability) {
 #endif
 }
 
+// Every variant lists its tunings (RAJAPerf's word for a variant's own knobs) with the value of
+// the workload's default preset.
+TEST(CliListTest, JsonListsEachVariantsTunings) {
+  const Outcome o = run_acclab({"list", "--format", "json"});
+  ASSERT_EQ(o.status, 0) << o;
+  const auto doc = parse_json(o.out);
+  const nlohmann::json* serial = nullptr;
+  const nlohmann::json* acc_tuned = nullptr;
+  for (const auto& v : doc["variants"]) {
+    SCOPED_TRACE(v.dump());
+    ASSERT_TRUE(v["tunings"].is_array());
+    for (const auto& tuning : v["tunings"]) {
+      for (const char* field : {"name", "type", "help", "default"}) {
+        EXPECT_TRUE(tuning.contains(field)) << field;
+      }
+    }
+    if (v["workload"] == "jacobi2d" && v["variant"] == "serial") serial = &v;
+    if (v["workload"] == "jacobi2d" && v["variant"] == "acc_tuned") acc_tuned = &v;
+  }
+  ASSERT_NE(serial, nullptr);
+  EXPECT_TRUE((*serial)["tunings"].empty());
+#ifdef ACCLAB_HAVE_OPENACC
+  ASSERT_NE(acc_tuned, nullptr);
+  ASSERT_EQ((*acc_tuned)["tunings"].size(), 1u);
+  EXPECT_EQ((*acc_tuned)["tunings"][0]["name"], "async");
+  EXPECT_EQ((*acc_tuned)["tunings"][0]["type"], "boolean");
+  EXPECT_EQ((*acc_tuned)["tunings"][0]["default"], "1");
+#endif
+}
+
 TEST(CliListTest, TableNamesEveryVariant) {
   const Outcome o = run_acclab({"list"});
   ASSERT_EQ(o.status, 0) << o;
@@ -666,6 +696,44 @@ TEST(CliExplainTest, BadTargetsAreUsageErrors) {
   EXPECT_TRUE(is_usage_error(run_acclab({"explain", "vector/nope"}), {"vector/nope"}));
   EXPECT_TRUE(is_usage_error(run_acclab({"explain", "vector"}), {"WORKLOAD/VARIANT"}));
   EXPECT_TRUE(is_usage_error(run_acclab({"explain", "nowork/acc_loop"}), {"nowork"}));
+}
+
+// ---- tunings -----------------------------------------------------------------------------------
+
+// jacobi2d's small problem, cut to a few sweeps.
+const std::vector<std::string> tiny_jacobi = {"--set", "rows=18", "--set", "cols=12",
+                                              "--set", "iters=4", "--reps", "1"};
+
+#ifdef ACCLAB_HAVE_OPENACC
+TEST(CliTuningTest, ASetOfATuningNoSelectedVariantHasIsRefused) {
+  const Outcome o =
+      run_acclab(with({"run", "jacobi2d", "--variant", "serial,openmp", "--set", "async=0"},
+                      tiny_jacobi));
+  EXPECT_TRUE(is_usage_error(o, {"--set async=0", "acc_tuned"})) << o;
+}
+
+TEST(CliTuningTest, EachResultNamesTheTuningItRanWith) {
+  const Outcome o = run_acclab(with({"run", "jacobi2d", "--variant", "serial,acc_tuned", "--set",
+                                     "async=0", "--format", "json"},
+                                    tiny_jacobi));
+  ASSERT_EQ(o.status, 0) << o;
+  const auto doc = parse_json(o.out);
+  ASSERT_EQ(doc["results"].size(), 2u);
+  EXPECT_EQ(doc["results"][0]["variant"], "serial");
+  EXPECT_EQ(doc["results"][0]["tuning"], "default");
+  EXPECT_EQ(doc["results"][1]["variant"], "acc_tuned");
+  EXPECT_EQ(doc["results"][1]["tuning"], "async=0");
+  // The table says it too, beside the result.
+  const Outcome table =
+      run_acclab(with({"run", "jacobi2d", "--variant", "acc_tuned"}, tiny_jacobi));
+  ASSERT_EQ(table.status, 0) << table;
+  EXPECT_NE(table.out.find("tuning async=1"), std::string::npos) << table;
+}
+#endif
+
+TEST(CliTuningTest, ProblemParametersPassWhateverIsSelected) {
+  const Outcome o = run_acclab(with({"run", "jacobi2d", "--variant", "serial"}, tiny_jacobi));
+  EXPECT_EQ(o.status, 0) << o;
 }
 
 }  // namespace

@@ -139,6 +139,7 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   const std::vector<Params> parameter_list = parameter_sets(command, args, workload, preset);
   if (args.reps < 1) throw UsageError(fmt::format("--reps {}: must be at least 1", args.reps));
   auto variants = registry.select(args.workload, args.variant);
+  check_tuning_overrides(registry, args.workload, variants, args.sets);
 
   Runner runner(machine);
   // A variant named exactly must run; one reached through a glob may report unavailable.
@@ -227,6 +228,7 @@ int list_command(const std::string& format, Registry& registry) {
                                  {"family", v.family},
                                  {"step", v.step},
                                  {"description", v.description},
+                                 {"tunings", tunings_json(v, registry.workload(v.workload))},
                                  {"available", !runner.unavailable_reason(v).has_value()}});
     }
     std::cout << doc.dump(2) << '\n';
@@ -241,6 +243,15 @@ int list_command(const std::string& format, Registry& registry) {
       auto reason = runner.unavailable_reason(v);
       fmt::print("  {:<18} {:<8} {:<7} {:>2}  {}{}\n", v.name, to_string(v.backend), v.family,
                  v.step, v.description, reason ? fmt::format("  [unavailable: {}]", *reason) : "");
+      if (!v.tunings.empty()) {
+        std::vector<std::string> knobs;
+        for (const auto& tuning : tunings_json(v, w)) {
+          const auto& value = tuning["default"];
+          knobs.push_back(fmt::format("{}={}", tuning["name"].get<std::string>(),
+                                      value.is_string() ? value.get<std::string>() : "(unset)"));
+        }
+        fmt::print("  {:<18} tunings: {}\n", "", fmt::join(knobs, " "));
+      }
     }
   }
   return 0;

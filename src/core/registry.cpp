@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "core/error.hpp"
@@ -106,6 +107,83 @@ std::vector<const Variant*> Registry::select(const std::string& workload_name,
     return ra != rb ? ra < rb : a->step < b->step;
   });
   return selected;
+}
+
+namespace {
+
+bool declares(const Variant& variant, const std::string& key) {
+  return std::find(variant.tunings.begin(), variant.tunings.end(), key) != variant.tunings.end();
+}
+
+const char* type_name(ParamType type) {
+  switch (type) {
+    case ParamType::integer:
+      return "integer";
+    case ParamType::real:
+      return "real";
+    case ParamType::text:
+      return "text";
+    case ParamType::boolean:
+      return "boolean";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string tuning_name(const Variant& variant, const Params& params) {
+  std::vector<std::string> values;
+  for (const auto& key : variant.tunings) {
+    if (!params.has(key)) continue;
+    const nlohmann::json& value = params.json()[key];
+    values.push_back(key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+  }
+  return values.empty() ? "default" : fmt::format("{}", fmt::join(values, ","));
+}
+
+nlohmann::json tunings_json(const Variant& variant, const Workload& workload) {
+  nlohmann::json tunings = nlohmann::json::array();
+  for (const auto& key : variant.tunings) {
+    const auto spec = std::find_if(workload.params.begin(), workload.params.end(),
+                                   [&](const ParamSpec& s) { return s.key == key; });
+    if (spec == workload.params.end()) continue;  // add_ladder refuses these
+    const auto preset = spec->presets.find(workload.default_preset);
+    nlohmann::json tuning = {
+        {"name", key},
+        {"type", type_name(spec->type)},
+        {"help", spec->help},
+        {"default", preset == spec->presets.end() || preset->second.empty()
+                        ? nlohmann::json(nullptr)
+                        : nlohmann::json(preset->second)}};
+    if (!spec->choices.empty()) {
+      tuning["choices"] = spec->choices;
+    } else if (spec->type == ParamType::integer || spec->type == ParamType::real) {
+      tuning["minimum"] = spec->minimum;
+      if (std::isfinite(spec->maximum)) tuning["maximum"] = spec->maximum;
+    }
+    tunings.push_back(std::move(tuning));
+  }
+  return tunings;
+}
+
+void check_tuning_overrides(const Registry& registry, const std::string& workload,
+                            const std::vector<const Variant*>& selected,
+                            const std::vector<std::string>& overrides) {
+  for (const auto& override : overrides) {
+    const std::string key = override.substr(0, override.find('='));
+    std::vector<std::string> owners;
+    for (const auto& variant : registry.variants()) {
+      if (variant.workload == workload && declares(variant, key)) owners.push_back(variant.name);
+    }
+    if (owners.empty()) continue;  // a parameter of the problem, not a tuning
+    if (std::any_of(selected.begin(), selected.end(),
+                    [&](const Variant* v) { return declares(*v, key); })) {
+      continue;
+    }
+    throw UsageError(fmt::format(
+        "--set {}: {} is a tuning of {} only (see acclab list), and none of them is selected",
+        override, key, fmt::join(owners, ", ")));
+  }
 }
 
 }  // namespace acclab

@@ -161,6 +161,22 @@ class Registry {
   std::vector<Variant> variants_;
 };
 
+// The values `variant`'s tunings take in `params`, as "key=value,key=value" in the order the
+// variant declares them: the name of the tuning a result ran with. "default" for a variant
+// without tunings.
+std::string tuning_name(const Variant& variant, const Params& params);
+
+// A variant's tunings as `acclab list --format json` shows them: name, help, type, the value
+// in the workload's default preset, and the allowed choices or range.
+nlohmann::json tunings_json(const Variant& variant, const Workload& workload);
+
+// Refuses (UsageError naming the --set) an override of a tuning that none of the `selected`
+// variants declares: it would change nothing that runs. Overrides of the workload's other
+// parameters pass.
+void check_tuning_overrides(const Registry& registry, const std::string& workload,
+                            const std::vector<const Variant*>& selected,
+                            const std::vector<std::string>& overrides);
+
 // Registers every workload and variant built into this binary.
 void register_all_workloads(Registry& registry);
 

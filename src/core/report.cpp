@@ -100,7 +100,9 @@ class TableReporter : public Reporter {
                         [&] { return fmt::format("{:.2f}x", *r.speedup_vs_previous); }));
       }
       std::string note = outputs_text(r.outputs);
-      for (const auto& extra : {r.note, r.error}) {
+      const std::string tuning = tuning_name(*r.variant, r.params);
+      for (const auto& extra :
+           {r.note, r.error, tuning == "default" ? std::string() : "tuning " + tuning}) {
         if (!extra.empty()) note += (note.empty() ? "" : "; ") + extra;
       }
       fmt::print(out_, "  {:<11} {}\n", to_string(r.status), note);
@@ -174,6 +176,7 @@ class CsvReporter : public Reporter {
                                     "family",
                                     "step",
                                     "params",
+                                    "tuning",
                                     "reps",
                                     "min_s",
                                     "median_s",
@@ -229,6 +232,7 @@ nlohmann::json result_to_json(const Result& r) {
       {"family", r.variant->family},
       {"step", r.variant->step},
       {"params", r.params.json()},
+      {"tuning", tuning_name(*r.variant, r.params)},
       {"reps", r.reps},
       {"place", r.place == Place::gpu ? "gpu" : "host"},
       {"time_s", timed ? nlohmann::json{{"min", r.min_s}, {"median", r.median_s}, {"max", r.max_s}}
