@@ -10,8 +10,9 @@
 //   - conservation of the total of f by the zero-flux walls, for every variant;
 //   - every registered variant through the real harness (Runner) on the small preset and
 //     non-cubic grids, a field one step short failing the bound, the transfer share, async;
-//   - every value of the tuning parameters (acc_tuned's acc_shape, cuda's cuda_planes and
-//     cuda_tile_y) against the original on the same grids;
+//   - every loop shape of the OpenACC steps (acc_flat, acc_rows, acc_march, acc_tuned) and every
+//     value of cuda's tunings (cuda_planes, cuda_tile_y, ...) against the original on the same
+//     grids;
 //   - the real binary: reports, ladder speedups, and bad input (status 2, one line).
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
@@ -235,13 +236,10 @@ TEST(DiffusionProblemTest, TuningParametersDefaultToTheMeasuredShapes) {
   for (const char* preset : {"seed", "small", "large"}) {
     SCOPED_TRACE(preset);
     const Problem p = problem({}, preset);
-    EXPECT_EQ(p.acc_shape, diffusion3d::AccShape::resident);
     EXPECT_EQ(p.cuda_planes, 4);
     EXPECT_EQ(p.cuda_tile_y, 4);
     EXPECT_TRUE(p.cuda_pdl);
   }
-  EXPECT_EQ(problem({"acc_shape=rows"}).acc_shape, diffusion3d::AccShape::rows);
-  EXPECT_NE(validate_error({"acc_shape=rows_globals"}), "");  // removed: wrong on the H200
   const Problem p = problem({"cuda_planes=0", "cuda_tile_y=16"});
   EXPECT_EQ(p.cuda_planes, 0);
   EXPECT_EQ(p.cuda_tile_y, 16);
@@ -488,7 +486,8 @@ TEST(DiffusionAnalyticTest, SeedBoundLiesBetweenTheGpuRoundingAndTheLastStep) {
   SCOPED_TRACE(testing::Message() << "last step " << change << ", bound " << tolerance);
   EXPECT_GT(change, 4 * tolerance);
   EXPECT_GT(tolerance, 3 * 9.9e-6);
-  EXPECT_GT(8 * float_eps * double(p.steps), change) << "a linear worst-case bound lets a step short through";
+  EXPECT_GT(8 * float_eps * double(p.steps), change)
+      << "a linear worst-case bound lets a step short through";
 }
 
 // Halving h (dt = 0.1 h^2 / kappa goes with it) divides the error by about 4: second order.
@@ -800,8 +799,8 @@ TEST_P(DiffusionVariantTest, MatchesOriginalOnSmallPresetAndNonCubicGrids) {
 // field is verified as the field after steps steps, once with the steps its loop counted (the
 // count gives it away) and once as if the count said steps (a variant whose loop counts a step
 // it never does): then only the tolerance can catch it. The small preset, and a case like the
-// seed's, where a worst case added linearly, 8 eps steps, is looser than the last step's change (16 x 12 x 8
-// with dt = 2e-5, 300 steps: the last step changes the field by 1.0e-4, that bound 2.9e-4,
+// seed's, where a worst case added linearly, 8 eps steps, is looser than the last step's change (16
+// x 12 x 8 with dt = 2e-5, 300 steps: the last step changes the field by 1.0e-4, that bound 2.9e-4,
 // the bound 1.6e-5).
 TEST_P(DiffusionVariantTest, OneStepShortFailsVerification) {
   if (auto reason = runner_.unavailable_reason(variant())) GTEST_SKIP() << *reason;
@@ -884,7 +883,8 @@ TEST(DiffusionTransferTest, OnlyVariantsThatCopyInsideARunReportTransferTime) {
   }
 }
 
-TEST(DiffusionAsyncTest, AccTunedVerifiesQueuedAndSynchronous) {
+// The shapes that launch a construct a step, with their steps queued and waited for one by one.
+TEST(DiffusionAsyncTest, ShapesOfAConstructAStepVerifyQueuedAndSynchronous) {
 #ifndef ACCLAB_HAVE_OPENACC
   GTEST_SKIP() << "no OpenACC variants in this build";
 #endif
@@ -892,27 +892,29 @@ TEST(DiffusionAsyncTest, AccTunedVerifiesQueuedAndSynchronous) {
   Runner runner(machine);
   RunOptions options;
   options.reps = 2;
-  for (const char* async : {"async=0", "async=1"}) {
-    for (const std::vector<std::string>& overrides :
-         {std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=5", async},
-          std::vector<std::string>{"steps=8", async}}) {
-      const Params params = diffusion_params(overrides);
-      SCOPED_TRACE(params.json().dump());
-      EXPECT_EQ(diffusion3d::problem_of(params).async, std::string(async) == "async=1");
-      const Result r =
-          runner.run(diffusion_variant("acc_tuned"), diffusion_workload(), params, options);
-      ASSERT_EQ(r.status, Status::verified) << r.error;
-      EXPECT_EQ(r.outputs["steps"].get<std::int64_t>(), params.integer("steps"));
-      EXPECT_LE(r.outputs["max_diff_vs_original"].get<double>(),
-                diffusion3d::original_tolerance(params.integer("steps")));
+  for (const char* shape : {"acc_flat", "acc_rows", "acc_march"}) {
+    for (const char* async : {"async=0", "async=1"}) {
+      for (const std::vector<std::string>& overrides :
+           {std::vector<std::string>{"nx=17", "ny=9", "nz=33", "steps=5", async},
+            std::vector<std::string>{"steps=8", async}}) {
+        const Params params = diffusion_params(overrides);
+        SCOPED_TRACE(std::string(shape) + " " + params.json().dump());
+        EXPECT_EQ(diffusion3d::problem_of(params).async, std::string(async) == "async=1");
+        const Result r =
+            runner.run(diffusion_variant(shape), diffusion_workload(), params, options);
+        ASSERT_EQ(r.status, Status::verified) << r.error;
+        EXPECT_EQ(r.outputs["steps"].get<std::int64_t>(), params.integer("steps"));
+        EXPECT_LE(r.outputs["max_diff_vs_original"].get<double>(),
+                  diffusion3d::original_tolerance(params.integer("steps")));
+      }
     }
   }
 }
 
-// ---- every value of the tuning parameters -------------------------------------------------------
+// ---- every loop shape and every value of the tunings ------------------------------------------
 
-// One variant with one setting of its tuning parameters (acc_shape for acc_tuned, cuda_planes
-// and cuda_tile_y for cuda).
+// One variant with one setting of its tunings (none for the OpenACC loop shapes, cuda_planes and
+// cuda_tile_y for cuda).
 struct TuningCase {
   std::string name;
   std::string variant;
@@ -930,11 +932,8 @@ std::vector<TuningCase> tuning_cases() {
   const auto registered = [&](const char* name) {
     return std::find(names.begin(), names.end(), name) != names.end();
   };
-  if (registered("acc_tuned")) {
-    for (std::string_view shape : diffusion3d::acc_shape_names) {
-      cases.push_back(
-          {"acc_tuned_" + std::string(shape), "acc_tuned", {"acc_shape=" + std::string(shape)}});
-    }
+  for (const char* shape : {"acc_flat", "acc_rows", "acc_march", "acc_tuned"}) {
+    if (registered(shape)) cases.push_back({shape, shape, {}});
   }
   if (registered("cuda")) {
     for (int planes : diffusion3d::cuda_planes_choices) {
@@ -992,7 +991,7 @@ TEST_P(DiffusionTuningTest, EveryValueMatchesOriginal) {
     EXPECT_EQ(r.outputs["steps"].get<std::int64_t>(), p.steps);
     EXPECT_LE(r.outputs["max_diff_vs_original"].get<double>(),
               diffusion3d::original_tolerance(p.steps));
-    if (p.acc_shape == diffusion3d::AccShape::resident && c.variant == "acc_tuned") {
+    if (c.variant == "acc_tuned") {  // the resident construct
       EXPECT_GT(r.outputs.value("resident_gangs", 0), 0);
     }
   }
@@ -1138,7 +1137,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"CudaPlanesNegative", {"cuda_planes=-16"}, {"cuda_planes=-16"}},
         BadInput{"CudaTileY32", {"cuda_tile_y=32"}, {"cuda_tile_y=32"}},
         BadInput{"CudaTileYZero", {"cuda_tile_y=0"}, {"cuda_tile_y=0"}},
-        BadInput{"AccShapeUnknown", {"acc_shape=tiles"}, {"acc_shape", "tiles"}},
+        // The loop shapes are steps of the ladder (acc_flat, ...), no longer a parameter.
+        BadInput{"AccShapeIsNoParameter", {"acc_shape=flat"}, {"acc_shape"}},
         BadInput{"Grid4000Cubed", {"nx=4000", "ny=4000", "nz=4000"}, {"nx=4000"}},
         BadInput{"TwoTo31Cells", {"nx=2048", "ny=1024", "nz=1024"}, {"nx=2048", "nz=1024"}},
         BadInput{"ProductOverflows", {"nx=2097152", "ny=2097152", "nz=2097152"}, {"nx=2097152"}},

@@ -173,16 +173,17 @@ void check_tuning_overrides(const Registry& registry, const std::string& workloa
     const std::string key = override.substr(0, override.find('='));
     std::vector<std::string> owners;
     for (const auto& variant : registry.variants()) {
-      if (variant.workload == workload && declares(variant, key)) owners.push_back(variant.name);
+      if (variant.workload == workload && declares(variant, key)) owners.push_back(variant.id());
     }
     if (owners.empty()) continue;  // a parameter of the problem, not a tuning
     if (std::any_of(selected.begin(), selected.end(),
                     [&](const Variant* v) { return declares(*v, key); })) {
       continue;
     }
-    throw UsageError(fmt::format(
-        "--set {}: {} is a tuning of {} only (see acclab list), and none of them is selected",
-        override, key, fmt::join(owners, ", ")));
+    std::vector<std::string> chosen;
+    for (const Variant* v : selected) chosen.push_back(v->id());
+    throw UsageError(fmt::format("--set {}: {} is a tuning of {} only (see acclab list), not of {}",
+                                 override, key, fmt::join(owners, ", "), fmt::join(chosen, ", ")));
   }
 }
 

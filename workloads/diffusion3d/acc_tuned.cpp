@@ -1,32 +1,31 @@
 // Beyond the course: fields resident on the device for the whole measurement (entered in
-// setup, the result brought back in finish). The loop shape is the acc_shape parameter; the
+// setup, the result brought back in finish), in four loop shapes, each a step of the ladder. The
 // shapes that launch a construct a step queue them on an async queue unless async=0:
-//   flat          one flat `parallel loop gang vector vector_length(256)` over all cells with
+//   acc_flat      one flat `parallel loop gang vector vector_length(256)` over all cells with
 //                 32-bit indices, i, j and k recovered by unsigned division and remainder
 //                 (one level of parallelism: GCC hands nothing between gang-redundant and
-//                 vector-partitioned code). The shape reached 0.54 of copy bandwidth for
-//                 jacobi2d on an H200, but here costs three runtime divisions per cell.
-//   rows          `parallel loop gang worker collapse(2)` over the (k, j) rows, 8 workers per
+//                 vector-partitioned code): the simplest shape, at the price of three runtime
+//                 divisions per cell.
+//   acc_rows      `parallel loop gang worker collapse(2)` over the (k, j) rows, 8 workers per
 //                 gang, and `loop vector` (32 lanes, one warp) over i: no division per cell,
 //                 the j and k neighbour offsets once per row, a row's hand-over from its worker
 //                 to the warp's lanes a shuffle. Same arguments as flat: present() and the
 //                 coefficients, mapped at each launch.
-//   march         `parallel loop gang vector collapse(3)` over chunks of 16 planes along z and
+//   acc_march     `parallel loop gang vector collapse(3)` over chunks of 16 planes along z and
 //                 the (j, i) columns: each lane marches its column through the chunk with the
 //                 cells below, at and above in registers, the directive form of the cuda
 //                 variant's kernel. Five loads a cell instead of seven (the z neighbours come
 //                 from registers), no division per cell, four planes' loads before their
 //                 stores.
-//   resident      every step in one `parallel` construct: a gang per multiprocessor, 16 workers
+//   acc_tuned     every step in one `parallel` construct: a gang per multiprocessor, 16 workers
 //                 of 32 lanes, the steps separated by grid_barrier (core/acc_grid_barrier.hpp),
-//                 so one launch instead of one a step (GCC's runtime spends about 26 us on a
-//                 launch, as long as a 256^3 step's loads and stores at copy bandwidth). A warp
-//                 takes whole (j, k) rows, its lanes four cells 32 apart at once (all their
+//                 so one launch instead of one a step (at these sizes GCC's runtime spends about
+//                 as long on a launch as a step's loads and stores take at copy bandwidth). A
+//                 warp takes whole (j, k) rows, its lanes four cells 32 apart at once (all their
 //                 loads before the stores). Without CUDA to count the multiprocessors it runs
 //                 flat instead; the output resident_gangs says which ran (0 for flat).
-// A fifth shape, the rows loops with their arguments in a `declare create` global so that a
-// launch maps nothing, verified on the host but not on the H200 (it returned wrong fields in a
-// tenth of the time), and was removed (bench/results/h200/diffusion3d_sweep/).
+// The history of these shapes, and of one removed because it was wrong on the H200, is in
+// bench/results/h200/diffusion3d/NOTES.md.
 #include <openacc.h>
 
 #include <fmt/format.h>
@@ -52,14 +51,16 @@ constexpr int resident_cells = 4;     // cells a lane of the resident shape load
 constexpr int host_gangs = 3;         // the resident shape's gangs where it runs on the host
 constexpr int gang_dimension = 0;     // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size
 
+enum class AccShape { flat, rows, march, resident };
+
 class AccTuned : public DiffusionInstance {
  public:
-  using DiffusionInstance::DiffusionInstance;
+  AccTuned(const Params& params, AccShape shape) : DiffusionInstance(params), shape_(shape) {}
   void setup() override {
     DiffusionInstance::setup();
     device_.enter(initial_.data(), f_.data(), fn_.data(), p_.points());
     gangs_ = 0;
-    if (p_.acc_shape == AccShape::resident) {  // validate keeps the cells under 2^31
+    if (shape_ == AccShape::resident) {  // validate keeps the cells under 2^31
       gangs_ = acc_get_num_devices(acc_device_nvidia) > 0
                    ? cuda_multiprocessors(acc_get_device_num(acc_device_nvidia))
                    : host_gangs;
@@ -73,7 +74,7 @@ class AccTuned : public DiffusionInstance {
   void reset() override { device_.reset(); }
   void run() override {
     const int queue = p_.async ? 1 : acc_async_sync;
-    switch (p_.acc_shape) {
+    switch (shape_) {
       case AccShape::flat: run_flat(queue); break;
       case AccShape::rows: run_rows(queue); break;
       case AccShape::march: run_march(queue); break;
@@ -270,8 +271,8 @@ class AccTuned : public DiffusionInstance {
     if (counted & grid_barrier_stalled) {
       throw std::runtime_error(fmt::format(
           "diffusion3d acc_tuned: a gang waited {} polls at a barrier across gangs and gave up: "
-          "were all {} gangs running at once (another process on the device?); --set "
-          "acc_shape=flat launches a construct per step instead",
+          "were all {} gangs running at once (another process on the device?); acc_flat "
+          "launches a construct per step instead",
           grid_barrier_max_polls, gangs));
     }
     if (counted != state[0] || state[0] != state[1] * std::uint64_t(steps)) {
@@ -282,6 +283,7 @@ class AccTuned : public DiffusionInstance {
     }
   }
 
+  AccShape shape_;
   AccResidentPair device_;
   int gangs_ = 0;  // the resident shape's gangs, 0 where it runs flat
   unsigned long long* arrived_ = nullptr;  // its barrier's count, on the device
@@ -289,8 +291,20 @@ class AccTuned : public DiffusionInstance {
 
 }  // namespace
 
+std::unique_ptr<Instance> make_acc_flat(const Params& params) {
+  return std::make_unique<AccTuned>(params, AccShape::flat);
+}
+
+std::unique_ptr<Instance> make_acc_rows(const Params& params) {
+  return std::make_unique<AccTuned>(params, AccShape::rows);
+}
+
+std::unique_ptr<Instance> make_acc_march(const Params& params) {
+  return std::make_unique<AccTuned>(params, AccShape::march);
+}
+
 std::unique_ptr<Instance> make_acc_tuned(const Params& params) {
-  return std::make_unique<AccTuned>(params);
+  return std::make_unique<AccTuned>(params, AccShape::resident);
 }
 
 }  // namespace acclab::diffusion3d

@@ -28,13 +28,6 @@ Problem problem_of(const Params& params) {
   p.nz = params.integer("nz");
   p.kappa = params.real("kappa");
   p.async = params.flag("async");
-  const auto shape = std::find(acc_shape_names.begin(), acc_shape_names.end(),
-                               std::string_view(params.text("acc_shape")));
-  if (shape == acc_shape_names.end()) {  // Params checks the choices: only a new name gets here
-    throw UsageError(fmt::format("--set acc_shape={}: not one of {}", params.text("acc_shape"),
-                                 fmt::join(acc_shape_names, ", ")));
-  }
-  p.acc_shape = static_cast<AccShape>(shape - acc_shape_names.begin());
   p.cuda_planes = static_cast<int>(params.integer("cuda_planes"));
   p.cuda_tile_y = static_cast<int>(params.integer("cuda_tile_y"));
   p.cuda_x4 = params.flag("cuda_x4");
@@ -112,17 +105,9 @@ Workload make_workload() {
        .minimum = 0},
       {.key = "async",
        .type = ParamType::boolean,
-       .help = "acc_tuned's flat, rows and march shapes: 1 queues the steps asynchronously, 0 "
-               "waits for each",
+       .help = "acc_flat, acc_rows, acc_march: 1 queues the steps asynchronously, 0 waits for "
+               "each",
        .presets = same_in_all_presets("1")},
-      {.key = "acc_shape",
-       .type = ParamType::text,
-       .help = "acc_tuned only: flat (one gang-vector loop over all cells), rows (gang-worker "
-               "over (k, j) rows, vector over i), march (a lane per (i, j) column marching 16 "
-               "planes along z), resident (every step in one construct, a gang per multiprocessor, "
-               "steps separated by a barrier across gangs)",
-       .presets = same_in_all_presets("resident"),
-       .choices = std::vector<std::string>(acc_shape_names.begin(), acc_shape_names.end())},
       {.key = "cuda_planes",
        .help = "cuda only: planes each thread block marches through along z: 4, 8, 16, 32, 64, "
                "or 0 for all nz in one chunk",

@@ -13,10 +13,6 @@
 
 namespace acclab::diffusion3d {
 
-// acc_tuned's loop shapes (the acc_shape parameter; acc_tuned.cpp says what each does).
-enum class AccShape { flat, rows, march, resident };
-inline constexpr std::array<std::string_view, 4> acc_shape_names = {"flat", "rows", "march",
-                                                                    "resident"};
 // The cuda variant's compiled block shapes (cuda_kernels.hpp): planes per block (0: all nz)
 // and thread rows per tile.
 inline constexpr std::array<int, 6> cuda_planes_choices = {0, 4, 8, 16, 32, 64};
@@ -28,7 +24,6 @@ struct Problem {
   double dt = 0;
   std::int64_t steps = 0;
   bool async = true;  // acc_tuned: queue the steps asynchronously
-  AccShape acc_shape = AccShape::resident;
   int cuda_planes = 4, cuda_tile_y = 4;  // cuda: the block shape
   bool cuda_x4 = true;                   // cuda: four cells per thread where nx % 4 == 0
   bool cuda_pdl = true;                  // cuda: programmatic dependent launch where there is one
