@@ -12,7 +12,7 @@ part=${PART:-all}
 if [[ $part == all || $part == check ]]; then
   echo "== correctness on the GPU"
   for sets in "" "--set colors=0" "--set colors=7 --set nx=33 --set ny=9 --set nz=17" \
-              "--set colors=-1 --set async=0" "--set resident=0" "--set resident=0 --set async=1" \
+              "--set colors=-1 --set async=0" "--variant optimized_per_color --set async=1" \
               "--preset seed --variant optimized"; do
     # shellcheck disable=SC2086
     timeout 300 "$acclab" run iccg $sets --reps 1 --format json | statuses
@@ -23,12 +23,12 @@ if [[ $part == all || $part == main ]]; then
   # machine's cores and on one.
   run iccg_seed_ladder ladder iccg --preset seed --reps 1
   # The fast GPU steps against each other and cuSPARSE, 5 solves each, and their knobs.
-  run iccg_seed_gpu run iccg --preset seed --reps 5 --variant optimized,cuda,cusparse
-  # Each step's knobs off: optimized a construct per colour and phase, synchronous and async.
-  run iccg_seed_knobs_off run iccg --preset seed --reps 3 --variant optimized,cuda \
-      --set resident=0 --set cuda_overlap=0
-  run iccg_seed_optimized_async run iccg --preset seed --reps 3 --variant optimized \
-      --set resident=0 --set async=1
+  run iccg_seed_gpu run iccg --preset seed --reps 5 \
+      --variant optimized_per_color,optimized,cuda,cusparse
+  # The knobs off: cuda's kernels one after the other; optimized_per_color on an async queue.
+  run iccg_seed_knobs_off run iccg --preset seed --reps 3 --variant cuda --set cuda_overlap=0
+  run iccg_seed_optimized_async run iccg --preset seed --reps 3 --variant optimized_per_color \
+      --set async=1
   run iccg_large_gpu run iccg --preset large --reps 3 --variant optimized,cuda,cusparse
 fi
 if [[ $part == all || $part == colors ]]; then

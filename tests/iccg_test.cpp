@@ -348,9 +348,9 @@ TEST_P(IccgVariantTest, ConvergesToTheSerialSolveForEveryOrdering) {
         std::vector<std::string>{"colors=-1", "nx=9", "ny=5", "nz=13"},
         std::vector<std::string>{"colors=7", "nx=2", "ny=2", "nz=2"},
         std::vector<std::string>{"colors=-2", "eps=1e-10", "async=0"},
-        // optimized's launches per colour, synchronous and on one async queue.
-        std::vector<std::string>{"colors=5", "resident=0", "async=0"},
-        std::vector<std::string>{"colors=-3", "nx=7", "ny=11", "nz=6", "resident=0", "async=1"}}) {
+        // optimized_per_color's launches synchronous and on one async queue.
+        std::vector<std::string>{"colors=5", "async=0"},
+        std::vector<std::string>{"colors=-3", "nx=7", "ny=11", "nz=6", "async=1"}}) {
     const Params params = test::params_of("iccg", overrides);
     SCOPED_TRACE(params.json().dump());
     const Result r = run(params, 1);
@@ -359,9 +359,9 @@ TEST_P(IccgVariantTest, ConvergesToTheSerialSolveForEveryOrdering) {
     EXPECT_LT(r.outputs["residual"].get<double>(), 10 * params.real("eps"));
     EXPECT_GT(r.outputs["iterations"].get<int>(), 0);
     EXPECT_GT(r.gflops, 0);
-    if (variant().name == "optimized") {
-      // The one construct unless asked for a construct per colour (0 gangs says which ran).
-      const bool per_color = params.integer("resident") == 0;
+    if (variant().name == "optimized" || variant().name == "optimized_per_color") {
+      // The one construct, or a construct per colour (0 gangs says which ran).
+      const bool per_color = variant().name == "optimized_per_color";
       ASSERT_TRUE(r.outputs.contains("resident_gangs"));
       EXPECT_EQ(r.outputs["resident_gangs"].get<int>() == 0, per_color);
     }

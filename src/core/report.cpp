@@ -101,8 +101,9 @@ class TableReporter : public Reporter {
       }
       std::string note = outputs_text(r.outputs);
       const std::string tuning = tuning_name(*r.variant, r.params);
+      const bool ran = r.status != Status::unavailable;
       for (const auto& extra :
-           {r.note, r.error, tuning == "default" ? std::string() : "tuning " + tuning}) {
+           {r.note, r.error, tuning == "default" || !ran ? std::string() : "tuning " + tuning}) {
         if (!extra.empty()) note += (note.empty() ? "" : "; ") + extra;
       }
       fmt::print(out_, "  {:<11} {}\n", to_string(r.status), note);

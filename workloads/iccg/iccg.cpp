@@ -305,16 +305,9 @@ Workload make_workload() {
        .maximum = 1e9},
       {.key = "async",
        .type = ParamType::boolean,
-       .help = "optimized with resident=0 only: 1 queues an iteration's kernels on one async "
-               "queue, 0 waits for each (GCC 12's async launches cost more: 0 is faster on the "
-               "H200)",
+       .help = "optimized_per_color only: 1 queues an iteration's kernels on one async queue, 0 "
+               "waits for each (GCC 12's async launches cost more than its synchronous ones)",
        .presets = same_in_all_presets("0")},
-      {.key = "resident",
-       .help = "optimized only: 1 runs the whole solve as one compute construct, a gang per "
-               "multiprocessor, colours separated by a barrier across gangs; 0 launches a "
-               "construct per colour and phase (44 an iteration at 20 colours)",
-       .presets = same_in_all_presets("1"),
-       .minimum = 0},
       {.key = "cuda_overlap",
        .type = ParamType::boolean,
        .help = "cuda only: 1 launches each kernel as a programmatic dependent launch of the one "
@@ -326,10 +319,6 @@ Workload make_workload() {
                        nz = params.integer("nz");
     if (ny > (std::int64_t(1) << 31) / nx || nz > (std::int64_t(1) << 31) / (nx * ny)) {
       throw UsageError(fmt::format("--set nx={} ny={} nz={}: 2^31 cells or more", nx, ny, nz));
-    }
-    if (params.integer("resident") > 1) {
-      throw UsageError(
-          fmt::format("--set resident={}: expected 0 or 1", params.integer("resident")));
     }
     if (params.integer("colors") == 1) {
       throw UsageError("--set colors=1: expected 0 (CM), -1 (RCM), <= -2 (CM-RCM) or >= 2");
