@@ -29,11 +29,13 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "core/runner.hpp"
 #include "io/dense_matrix.hpp"
 #include "io/graph.hpp"
 #include "support.hpp"
+#include "workloads/apsp/graph_solve.hpp"
 
 namespace acclab {
 namespace {
@@ -970,6 +972,168 @@ INSTANTIATE_TEST_SUITE_P(
                                                 "multicore", "--paths"},
                        "--variant multicore"),
         std::make_pair(std::vector<std::string>{"@big.txt", "--out", "@d.bin"}, "overflows")));
+
+// ---- the graph solve behind acclab apsp (workloads/apsp/graph_solve.hpp) ----------------------
+
+// The UsageError `call` throws, or "" when it throws none.
+template <typename Call>
+std::string graph_solve_error(Call&& call) {
+  try {
+    call();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A graph as an edge list file would give it: 0-based ids, named "g.txt".
+apsp::UserGraph user_graph(std::int64_t n, std::vector<io::Edge> edges) {
+  apsp::UserGraph user;
+  user.graph.n = n;
+  user.graph.edges = std::move(edges);
+  user.source = "g.txt";
+  user.kind = "edge list";
+  return user;
+}
+
+apsp::GraphSolution solve(const apsp::UserGraph& user, apsp::GraphSolveOptions options) {
+  Machine machine;
+  return apsp::solve_graph(user, options, test::all(), machine);
+}
+
+TEST(ApspGraphSolveTest, LongestPathsTheirSummaryAndAQueryReadOffTheMatrix) {
+  // A parallel edge 0 -> 1 worse than the other: the query's re-sum takes the best.
+  const auto user = user_graph(3, {{0, 1, 2.5}, {0, 1, 1}, {1, 2, 1}, {2, 0, -10}});
+  const auto s =
+      solve(user, {.variant = "serial", .query = std::pair<std::int64_t, std::int64_t>{0, 2}});
+  EXPECT_EQ(s.variant, "serial");
+  const std::vector<float> expected = {0, 2.5, 3.5, -9, 0, 1, -10, -7.5, 0};
+  EXPECT_EQ(std::vector<float>(s.distances().begin(), s.distances().end()), expected);
+  EXPECT_EQ(s.reachable, 6);
+  EXPECT_EQ(s.extreme, 3.5f);
+  EXPECT_FALSE(s.path_check);
+  EXPECT_TRUE(s.seed_lines.empty());
+  ASSERT_TRUE(s.query);
+  EXPECT_EQ(s.query->outcome, apsp::PathQuery::Outcome::found);
+  EXPECT_EQ(s.query->vertices, (std::vector<std::int64_t>{0, 1, 2}));
+  EXPECT_EQ(s.query->length, 3.5f);
+  EXPECT_EQ(s.query->along, 3.5);
+  EXPECT_TRUE(s.paths_ok());
+}
+
+TEST(ApspGraphSolveTest, PathsFollowTheSuccessorsInTheUsersIds) {
+  auto user = user_graph(3, {{0, 1, 0}, {1, 0, 0}, {0, 2, 1}, {1, 2, 5}});
+  user.base = 1;  // as DIMACS would number them
+  const auto s = solve(user, {.semiring = Semiring::min_plus,
+                              .variant = "multicore",
+                              .paths = true,
+                              .query = std::pair<std::int64_t, std::int64_t>{2, 3}});
+  ASSERT_TRUE(s.path_check);
+  EXPECT_EQ(s.path_sources, 3);
+  EXPECT_EQ(s.path_check->paths, 4) << "vertex 3 reaches none";
+  EXPECT_EQ(s.path_check->broken, 0);
+  EXPECT_EQ(s.reachable, 4);
+  ASSERT_TRUE(s.query);
+  EXPECT_EQ(s.query->outcome, apsp::PathQuery::Outcome::found);
+  EXPECT_EQ(s.query->from, 2);
+  EXPECT_EQ(s.query->vertices, (std::vector<std::int64_t>{2, 1, 3}));
+  EXPECT_EQ(s.query->along, 1.0);
+  EXPECT_EQ(s.extreme, 0.0f);
+  // No path back to vertex 3's predecessors: unreachable, not a failure.
+  const auto back = solve(user, {.semiring = Semiring::min_plus,
+                                 .variant = "serial",
+                                 .paths = true,
+                                 .query = std::pair<std::int64_t, std::int64_t>{3, 1}});
+  EXPECT_EQ(back.query->outcome, apsp::PathQuery::Outcome::unreachable);
+  EXPECT_TRUE(back.paths_ok());
+}
+
+TEST(ApspGraphSolveTest, OneVertexRunsPaddedAndComesBackAlone) {
+  const auto s = solve(user_graph(1, {}), {.semiring = Semiring::min_plus});
+  EXPECT_EQ(std::vector<float>(s.distances().begin(), s.distances().end()), std::vector<float>{0});
+  EXPECT_EQ(s.reachable, 0);
+  EXPECT_FALSE(s.extreme);
+}
+
+TEST(ApspGraphSolveTest, UndefinedOrOutOfRangeResultsAndBadRequestsAreUsageErrors) {
+  const auto cycle = user_graph(3, {{0, 1, 4}, {1, 2, -1}, {2, 1, -1}});
+  const std::string negative =
+      graph_solve_error([&] { solve(cycle, {.semiring = Semiring::min_plus}); });
+  EXPECT_TRUE(negative.starts_with("g.txt: vertex 1 lies on a negative cycle") ||
+              negative.starts_with("g.txt: vertex 2 lies on a negative cycle"))
+      << negative;
+  const auto big = user_graph(4, {{0, 1, 3e38}, {1, 2, 3e38}, {2, 3, -3e38}});
+  EXPECT_NE(graph_solve_error([&] { solve(big, {}); }).find("overflows float"), std::string::npos);
+  EXPECT_NE(graph_solve_error([&] {
+              solve(user_graph(2, {{0, 1, 1e39}}), {});
+            }).find("g.txt: edge 0 -> 1: weight 1e+39 outside float range"),
+            std::string::npos);
+  const auto ok = user_graph(3, {{0, 1, -1}, {1, 2, -1}});
+  EXPECT_EQ(graph_solve_error([&] {
+              solve(ok, {.query = std::pair<std::int64_t, std::int64_t>{0, 3}});
+            }),
+            "--query 0 3: vertex 3 outside 0..2");
+  EXPECT_TRUE(graph_solve_error([&] {
+                solve(ok, {.variant = "bellman"});
+              }).starts_with("--variant bellman: "));
+  // The variants that split over devices are the registry's, as built.
+  std::vector<std::string> splitting;
+  for (const auto& name : test::variant_names("apsp")) {
+    const auto& tunings = test::variant_of("apsp", name).tunings;
+    if (std::find(tunings.begin(), tunings.end(), "devices") != tunings.end()) {
+      splitting.push_back(name);
+    }
+  }
+  EXPECT_EQ(graph_solve_error([&] { solve(ok, {.variant = "serial", .devices = 4}); }),
+            fmt::format("--devices 4: --variant serial runs on one device (only {} split over "
+                        "several)",
+                        fmt::join(splitting, " and ")));
+}
+
+TEST(ApspGraphSolveTest, DefaultVariantRunsHereAndKeepsSuccessorsWhenAsked) {
+  Machine machine;
+  for (const bool paths : {false, true}) {
+    SCOPED_TRACE(paths);
+    const Variant& v = apsp::default_graph_variant(test::all(), machine, paths);
+    EXPECT_EQ(v.workload, "apsp");
+    if (paths) {
+      EXPECT_NE(std::find(v.tunings.begin(), v.tunings.end(), "paths"), v.tunings.end()) << v.name;
+    }
+    const bool gpu = machine.cuda_available() || machine.openacc_runs_on_gpu();
+    if (!gpu) {
+      EXPECT_EQ(v.name, "multicore") << "without a GPU the fastest CPU variant";
+    } else {
+      EXPECT_NE(v.backend, Backend::serial);
+      EXPECT_NE(v.backend, Backend::openmp);
+    }
+  }
+}
+
+TEST(ApspGraphSolveTest, UserGraphsNameTheirVerticesAsTheirFilesDo) {
+  test::TempDir dir;
+  write_text(dir.path() / "g.gr", "p sp 3 2\na 1 2 4\na 2 3 -1\n");
+  const auto dimacs = apsp::read_user_graph((dir.path() / "g.gr").string());
+  EXPECT_EQ(dimacs.base, 1);
+  EXPECT_EQ(dimacs.kind, "DIMACS");
+  EXPECT_EQ(dimacs.graph.n, 3);
+  EXPECT_FALSE(dimacs.seed);
+  write_text(dir.path() / "g.txt", "0 46340 1\n");
+  const std::string large = (dir.path() / "g.txt").string();
+  EXPECT_EQ(graph_solve_error([&] { apsp::read_user_graph(large); }),
+            large +
+                ": 46341 vertices: the dense n x n matrix would reach 2^31 elements (at most "
+                "46340 vertices)");
+  EXPECT_NE(graph_solve_error([] {
+              apsp::seed_user_graph(20, Semiring::max_plus);
+            }).find("--seed-graph 20"),
+            std::string::npos);
+  const auto seed = apsp::seed_user_graph(21, Semiring::min_plus);
+  ASSERT_TRUE(seed.seed);
+  EXPECT_EQ(seed.graph.edges.size(), 21u * 20);
+  EXPECT_EQ(seed.base, 0);
+  const auto s = solve(seed, {.semiring = Semiring::min_plus, .variant = "serial"});
+  EXPECT_EQ(s.seed_lines.size(), 20u);
+}
 
 }  // namespace
 }  // namespace acclab

@@ -177,6 +177,10 @@ std::string_view to_string(GraphFormat format) {
   return "?";
 }
 
+std::int64_t first_vertex_id(GraphFormat format) {
+  return format == GraphFormat::edge_list ? 0 : 1;
+}
+
 GraphFormat detect_graph_format(const std::filesystem::path& path) {
   LineReader reader(path);
   std::string line;

@@ -48,6 +48,10 @@ enum class GraphFormat { dimacs, matrix_market, edge_list };
 
 std::string_view to_string(GraphFormat format);
 
+// The id a file of this format gives vertex 0: 1 in DIMACS and Matrix Market, 0 in an edge list.
+// Messages and printed paths name vertices as the file does.
+std::int64_t first_vertex_id(GraphFormat format);
+
 // The format read_graph() will read the file as (rules above). Throws UsageError for a file that
 // cannot be opened.
 GraphFormat detect_graph_format(const std::filesystem::path& path);
