@@ -14,7 +14,7 @@ struct ApspArgs {
   std::string file;
   std::int64_t seed_graph = 0;  // instead of a file: the seed's graph of this many vertices
   std::string semiring = "max-plus";
-  std::string variant;  // empty: cuda_blocked with a CUDA GPU, else multicore
+  std::string variant;  // empty: apsp::default_graph_variant (workloads/apsp/graph_solve.hpp)
   int devices = 1;
   std::string out;
   std::string out_format;  // empty: csv for a .csv path, else binary
