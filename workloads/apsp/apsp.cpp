@@ -198,15 +198,6 @@ std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edg
   return d;
 }
 
-bool supports_paths(std::string_view variant) {
-  return std::find(paths_variants.begin(), paths_variants.end(), variant) != paths_variants.end();
-}
-
-bool uses_devices(std::string_view variant) {
-  return std::find(devices_variants.begin(), devices_variants.end(), variant) !=
-         devices_variants.end();
-}
-
 void initial_successors(const Problem& p, const float* initial, std::int32_t* next) {
   const float none = p.none();
   for (int i = 0; i < p.n; ++i) {

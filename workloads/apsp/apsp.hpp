@@ -94,16 +94,9 @@ std::vector<std::string> seed_test_lines(const Problem& p, const std::vector<flo
 // generators never make), none() elsewhere.
 std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edges);
 
-// The variants that keep the successor matrix; the others refuse paths=1 (UsageError naming
-// the variant, from the check and the factory registered for them).
-inline constexpr std::array<std::string_view, 4> paths_variants = {"serial", "multicore",
-                                                                   "optimize", "multidevice"};
-bool supports_paths(std::string_view variant);
-
-// The variants that split the rows over `devices` GPUs; the others ignore the parameter.
-inline constexpr std::array<std::string_view, 2> devices_variants = {"multidevice",
-                                                                     "cuda_blocked_multi"};
-bool uses_devices(std::string_view variant);
+// Which variants keep the successor matrix (the tuning paths) and which split the rows over
+// GPUs (the tuning devices) is said by their rows in ladder.json; the others refuse paths=1
+// (register.cpp).
 // The most GPUs (partitions) the devices parameter may ask for.
 inline constexpr int max_devices = 64;
 
