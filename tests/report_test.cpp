@@ -245,6 +245,35 @@ TEST(JsonReportTest, ResultToJsonCarriesLadderSpeedups) {
   EXPECT_DOUBLE_EQ(j["transfer_share"].get<double>(), 0.25);
 }
 
+// The profile says when an OpenACC step's every launch had one gang (GCC's sequential fallback)
+// and stays quiet when any launch had more.
+TEST(ProfileNotesTest, OneGangOnlyWhenEveryLaunchHadOne) {
+  const auto notes_with_gangs = [](std::vector<std::uint64_t> gangs) {
+    Result r;
+    r.variant = &failed_variant();  // an OpenACC variant
+    r.place = Place::gpu;
+    profile::Profile p;
+    p.openacc_callbacks = true;
+    profile::RegionProfile region;
+    region.path = "matmul/acc_tile";
+    for (std::uint64_t g : gangs) {
+      profile::Stats stats;
+      stats.add(1e-3);
+      region.acc_launches.push_back({{"kernel" + std::to_string(g), g, 1, 32}, stats});
+    }
+    p.regions.push_back(region);
+    r.profile = p;
+    const auto notes = profile_notes(r);
+    return std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+      return note.find("one gang") != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(notes_with_gangs({1}));
+  EXPECT_TRUE(notes_with_gangs({1, 1}));
+  EXPECT_FALSE(notes_with_gangs({1, 132}));
+  EXPECT_FALSE(notes_with_gangs({}));
+}
+
 TEST(CsvReportTest, HeaderAndOneRecordPerResult) {
   const auto records = parse_csv(report("csv", test_results()));
   ASSERT_EQ(records.size(), 4u);

@@ -296,6 +296,19 @@ std::vector<std::string> profile_notes(const Result& r) {
                               "raises launch events only when it offloads to a GPU)"
                             : "kernel launches: none reported by the OpenACC runtime");
       }
+      if (p.acc_launch_total() > 0) {
+        std::uint64_t most_gangs = 0;
+        for (const auto& region : p.regions) {
+          for (const auto& [launch, stats] : region.acc_launches) {
+            most_gangs = std::max(most_gangs, launch.num_gangs);
+          }
+        }
+        if (most_gangs == 1) {
+          notes.push_back(
+              "every kernel launch ran on one gang (num_gangs = 1): the compiler gave the loops "
+              "no gang parallelism (acclab explain shows its decisions)");
+        }
+      }
       if (p.total(Counter::upload) + p.total(Counter::download) == 0) {
         notes.push_back(
             "uploads/downloads: not reported by the OpenACC runtime (GCC's libgomp raises no "
