@@ -566,6 +566,26 @@ TEST_F(RunnerContractTest, FewerRepsFewerTransferMeasurements) {
   EXPECT_EQ(script_.calls, expected_calls(2, 2));
 }
 
+// A warm-up longer than long_run_s is followed by one timed run (and one transfer measurement),
+// and the result says so; a step quicker than it gets every rep asked for.
+TEST_F(RunnerContractTest, ALongWarmUpIsFollowedByOneTimedRun) {
+  RunOptions options;
+  options.reps = 5;
+  options.long_run_s = 1e-12;  // every run is longer than this
+  const Result r = runner_.run(variant_, workload_, Params(), options);
+  EXPECT_EQ(script_.calls, expected_calls(1, 1));
+  EXPECT_EQ(r.status, Status::verified);
+  EXPECT_EQ(r.reps, 1);
+  EXPECT_EQ(r.times_s.size(), 1u);
+  EXPECT_EQ(r.note.rfind("timed once: the warm-up run took ", 0), 0u) << r.note;
+  script_.calls.clear();
+  options.long_run_s = 60;
+  const Result quick = runner_.run(variant_, workload_, Params(), options);
+  EXPECT_EQ(script_.calls, expected_calls(3, 5));
+  EXPECT_EQ(quick.reps, 5);
+  EXPECT_EQ(quick.note.find("timed once"), std::string::npos);
+}
+
 TEST_F(RunnerContractTest, NoDataMovedNoTransferTime) {
   script_.moves_data = false;
   const Result r = run(4);

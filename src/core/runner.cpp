@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/report.hpp"
 
 namespace acclab {
 
@@ -119,14 +120,22 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
       instance->reset();
     };
     reset();
+    int reps = options.reps;
     {
       const profile::Region phase("warm-up");
-      instance->run();
+      const double warm_up_s = seconds_of([&] { instance->run(); });
+      if (options.long_run_s > 0 && warm_up_s > options.long_run_s && reps > 1) {
+        reps = 1;
+        result.reps = 1;
+        result.note =
+            fmt::format("timed once: the warm-up run took {}", format_seconds(warm_up_s)) +
+            (result.note.empty() ? "" : "; " + result.note);
+      }
     }
     // Transfers alone come before the timed runs: they may leave garbage in host arrays that
     // the next run() overwrites, and the last timed run leaves the results for verify().
     std::vector<double> transfer_times;
-    for (int rep = 0; rep < std::min(options.reps, 3); ++rep) {
+    for (int rep = 0; rep < std::min(reps, 3); ++rep) {
       progress("transfers alone");
       bool moved = true;
       reset();
@@ -137,8 +146,8 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
       if (t > 1.0) break;  // long transfers: one measurement is plenty
     }
     if (!transfer_times.empty()) result.transfer_s = median_of(transfer_times);
-    for (int rep = 0; rep < options.reps; ++rep) {
-      progress(fmt::format("run {}/{}", rep + 1, options.reps));
+    for (int rep = 0; rep < reps; ++rep) {
+      progress(fmt::format("run {}/{}", rep + 1, reps));
       reset();
       const profile::Region phase("timed runs");
       result.times_s.push_back(seconds_of([&] { instance->run(); }));

@@ -23,6 +23,10 @@ struct RunOptions {
   // labelled VARIANT_ID/PHASE/... with the phases setup, warm-up, transfers alone, timed runs,
   // copy out and verify.
   bool profile = false;
+  // A warm-up run longer than this is followed by one timed run instead of `reps`: at tens of
+  // seconds a run, one measurement is as good as five and five would take minutes. The result
+  // says so (reps, and its note). Zero or less: always `reps`.
+  double long_run_s = 10.0;
   // Called now and then during a run with a short description of where it is.
   std::function<void(const std::string&)> progress;
 };
