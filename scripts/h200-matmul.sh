@@ -4,7 +4,7 @@
 # (scripts/h200-common.sh says how):
 #   OUT=some/folder scripts/h200-matmul.sh
 # Correctness first (every variant, CUDA included, on shapes no tile divides), then the seed
-# sizes the issue's goals name, then the seed ladder both ways.
+# sizes the goals name, the seed ladder both ways, the parallel twins, the whole seed ladder.
 set -uo pipefail
 default_out=bench/results/h200/matmul
 source "$(dirname "$0")/h200-common.sh"
@@ -39,6 +39,24 @@ if [[ ${MAIN:-1} == 1 ]]; then
   run matmul_seed_copy ladder matmul --preset seed --set data=copy \
     --variant 'acc_independent_seq,acc_tuned,cuda_tiled,cublas' --reps 3
   run matmul_256_all ladder matmul --preset seed --set m=256 --set n=256 --set k=256 --reps 1
+fi
+
+# The parallel twins (TWINS=1) of the seed steps GCC leaves on one gang, beside
+# acc_independent_seq and acc_tuned, at the seed size and at 4096^3, both data modes; then
+# (LADDER=1) the seed preset's whole ladder, every step at 1024^3 with its launches profiled
+# (--profile: the gang count of every launch), timed as a whole.
+if [[ ${TWINS:-1} == 1 ]]; then
+  twins='acc_independent_seq,acc_auto_parallel,acc_independent_reduction_parallel'
+  twins+=',acc_gang_vector_parallel,acc_tile_parallel,acc_collapse_parallel,acc_tuned'
+  run matmul_twins_seed_resident run matmul --preset seed --variant "$twins" --reps 3
+  run matmul_twins_seed_copy run matmul --preset seed --set data=copy --variant "$twins" --reps 3
+  run matmul_twins_4096_resident run matmul --preset large --variant "$twins" --reps 1
+  run matmul_twins_4096_copy run matmul --preset large --set data=copy --variant "$twins" --reps 1
+fi
+if [[ ${LADDER:-1} == 1 ]]; then
+  start=$SECONDS
+  run matmul_seed_ladder_profile ladder matmul --preset seed --profile --reps 3
+  echo "the seed ladder took $((SECONDS - start)) s"
 fi
 
 # The tuning sweep (SWEEP=1; MAIN=0 leaves out everything above it but the ldd check): cuda_tiled's
