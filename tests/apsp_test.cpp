@@ -981,17 +981,6 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- the graph solve behind acclab apsp (workloads/apsp/graph_solve.hpp) ----------------------
 
-// The UsageError `call` throws, or "" when it throws none.
-template <typename Call>
-std::string graph_solve_error(Call&& call) {
-  try {
-    call();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // A graph as an edge list file would give it: 0-based ids, named "g.txt".
 apsp::UserGraph user_graph(std::int64_t n, std::vector<io::Edge> edges) {
   apsp::UserGraph user;
@@ -1064,22 +1053,22 @@ TEST(ApspGraphSolveTest, OneVertexRunsPaddedAndComesBackAlone) {
 TEST(ApspGraphSolveTest, UndefinedOrOutOfRangeResultsAndBadRequestsAreUsageErrors) {
   const auto cycle = user_graph(3, {{0, 1, 4}, {1, 2, -1}, {2, 1, -1}});
   const std::string negative =
-      graph_solve_error([&] { solve(cycle, {.semiring = Semiring::min_plus}); });
+      test::usage_error_message([&] { solve(cycle, {.semiring = Semiring::min_plus}); });
   EXPECT_TRUE(negative.starts_with("g.txt: vertex 1 lies on a negative cycle") ||
               negative.starts_with("g.txt: vertex 2 lies on a negative cycle"))
       << negative;
   const auto big = user_graph(4, {{0, 1, 3e38}, {1, 2, 3e38}, {2, 3, -3e38}});
-  EXPECT_NE(graph_solve_error([&] { solve(big, {}); }).find("overflows float"), std::string::npos);
-  EXPECT_NE(graph_solve_error([&] {
+  EXPECT_NE(test::usage_error_message([&] { solve(big, {}); }).find("overflows float"), std::string::npos);
+  EXPECT_NE(test::usage_error_message([&] {
               solve(user_graph(2, {{0, 1, 1e39}}), {});
             }).find("g.txt: edge 0 -> 1: weight 1e+39 outside float range"),
             std::string::npos);
   const auto ok = user_graph(3, {{0, 1, -1}, {1, 2, -1}});
-  EXPECT_EQ(graph_solve_error([&] {
+  EXPECT_EQ(test::usage_error_message([&] {
               solve(ok, {.query = std::pair<std::int64_t, std::int64_t>{0, 3}});
             }),
             "--query 0 3: vertex 3 outside 0..2");
-  EXPECT_TRUE(graph_solve_error([&] {
+  EXPECT_TRUE(test::usage_error_message([&] {
                 solve(ok, {.variant = "bellman"});
               }).starts_with("--variant bellman: "));
   // The variants that split over devices are the registry's, as built.
@@ -1090,7 +1079,7 @@ TEST(ApspGraphSolveTest, UndefinedOrOutOfRangeResultsAndBadRequestsAreUsageError
       splitting.push_back(name);
     }
   }
-  EXPECT_EQ(graph_solve_error([&] { solve(ok, {.variant = "serial", .devices = 4}); }),
+  EXPECT_EQ(test::usage_error_message([&] { solve(ok, {.variant = "serial", .devices = 4}); }),
             fmt::format("--devices 4: --variant serial runs on one device (only {} split over "
                         "several)",
                         fmt::join(splitting, " and ")));
@@ -1125,11 +1114,11 @@ TEST(ApspGraphSolveTest, UserGraphsNameTheirVerticesAsTheirFilesDo) {
   EXPECT_FALSE(dimacs.seed);
   write_text(dir.path() / "g.txt", "0 46340 1\n");
   const std::string large = (dir.path() / "g.txt").string();
-  EXPECT_EQ(graph_solve_error([&] { apsp::read_user_graph(large); }),
+  EXPECT_EQ(test::usage_error_message([&] { apsp::read_user_graph(large); }),
             large +
                 ": 46341 vertices: the dense n x n matrix would reach 2^31 elements (at most "
                 "46340 vertices)");
-  EXPECT_NE(graph_solve_error([] {
+  EXPECT_NE(test::usage_error_message([] {
               apsp::seed_user_graph(20, Semiring::max_plus);
             }).find("--seed-graph 20"),
             std::string::npos);

@@ -646,17 +646,6 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- the matrix solve behind acclab iccg (workloads/iccg/matrix_solve.hpp) ----------------------
 
-// The UsageError `call` throws, or "" when it throws none.
-template <typename Call>
-std::string usage_error_from(Call&& call) {
-  try {
-    call();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // tridiag(-1, 4, -1) of order 3 as a file would store it: entries (row, col, value), 1-based.
 io::MatrixMarket stored_matrix(io::MatrixSymmetry symmetry,
                                std::vector<std::tuple<int, int, double>> entries) {
@@ -695,7 +684,7 @@ TEST(IccgMatrixSolveTest, CsrOfRefusesWhatIccgCannotTakeNamingIt) {
     return more;
   };
   auto error = [](const io::MatrixMarket& m) {
-    return usage_error_from([&] { iccg::csr_of("m.mtx", m); });
+    return test::usage_error_message([&] { iccg::csr_of("m.mtx", m); });
   };
   io::MatrixMarket wide = stored_matrix(MatrixSymmetry::general, diagonal);
   wide.cols = 4;
@@ -725,12 +714,12 @@ TEST(IccgMatrixSolveTest, TextVectorsReadBothLayoutsAndCountTheirValues) {
     EXPECT_EQ(io::read_text_vector(path, 3), (std::vector<double>{1, -2.5, 0.3})) << path;
   }
   const std::string file = plain.string();
-  EXPECT_EQ(usage_error_from([&] { io::read_text_vector(plain, 2); }),
+  EXPECT_EQ(test::usage_error_message([&] { io::read_text_vector(plain, 2); }),
             file + ":5: more than the 2 values of a matrix of 2 rows");
-  EXPECT_EQ(usage_error_from([&] { io::read_text_vector(plain, 4); }),
+  EXPECT_EQ(test::usage_error_message([&] { io::read_text_vector(plain, 4); }),
             file + ": 3 values for a matrix of 4 rows");
   std::ofstream(plain) << "1\nnan\n2\n";
-  EXPECT_EQ(usage_error_from([&] { io::read_text_vector(plain, 3); }),
+  EXPECT_EQ(test::usage_error_message([&] { io::read_text_vector(plain, 3); }),
             file + ":2: 'nan' is not a finite number");
 }
 
@@ -776,7 +765,7 @@ TEST(IccgMatrixSolveTest, SolvesToTheRecomputedResidualAndStopsShortWhenCapped) 
 
 TEST(IccgMatrixSolveTest, BreakdownNamesTheRowAndTheShiftFactorsIt) {
   const iccg::MatrixSystem system = iccg::read_matrix_system(data_file("matrices/LFAT5.mtx"), "");
-  const std::string error = usage_error_from([&] { iccg::solve_matrix(system, {}); });
+  const std::string error = test::usage_error_message([&] { iccg::solve_matrix(system, {}); });
   EXPECT_NE(error.find("LFAT5.mtx: IC(0) breaks down at row "), std::string::npos) << error;
   EXPECT_NE(error.find("Cholesky factor exists"), std::string::npos) << error;
   const iccg::MatrixSolution shifted = iccg::solve_matrix(system, {.tol = 1e-10, .shift = 1});
@@ -785,16 +774,16 @@ TEST(IccgMatrixSolveTest, BreakdownNamesTheRowAndTheShiftFactorsIt) {
 }
 
 TEST(IccgMatrixSolveTest, OptionsOutOfRangeAreRefusedNamingThem) {
-  EXPECT_EQ(usage_error_from([] { iccg::check_options({}); }), "");
-  EXPECT_NE(usage_error_from([] { iccg::check_options({.colors = 1}); }).find("--colors 1"),
+  EXPECT_EQ(test::usage_error_message([] { iccg::check_options({}); }), "");
+  EXPECT_NE(test::usage_error_message([] { iccg::check_options({.colors = 1}); }).find("--colors 1"),
             std::string::npos);
-  EXPECT_NE(usage_error_from([] { iccg::check_options({.tol = 1}); }).find("--tol 1"),
+  EXPECT_NE(test::usage_error_message([] { iccg::check_options({.tol = 1}); }).find("--tol 1"),
             std::string::npos);
-  EXPECT_NE(usage_error_from([] { iccg::check_options({.tol = 1e-17}); }).find("below double"),
+  EXPECT_NE(test::usage_error_message([] { iccg::check_options({.tol = 1e-17}); }).find("below double"),
             std::string::npos);
-  EXPECT_NE(usage_error_from([] { iccg::check_options({.max_iterations = 0}); }).find("--maxiter"),
+  EXPECT_NE(test::usage_error_message([] { iccg::check_options({.max_iterations = 0}); }).find("--maxiter"),
             std::string::npos);
-  EXPECT_NE(usage_error_from([] { iccg::check_options({.shift = -1}); }).find("--shift -1"),
+  EXPECT_NE(test::usage_error_message([] { iccg::check_options({.shift = -1}); }).find("--shift -1"),
             std::string::npos);
 }
 
@@ -802,7 +791,7 @@ TEST(IccgMatrixSolveTest, RightHandSideErrorsNameTheOption) {
   test::TempDir dir;
   const std::string missing = (dir.path() / "b.txt").string();
   const std::string error =
-      usage_error_from([&] { iccg::read_matrix_system(data_file("matrices/LFAT5.mtx"), missing); });
+      test::usage_error_message([&] { iccg::read_matrix_system(data_file("matrices/LFAT5.mtx"), missing); });
   EXPECT_TRUE(error.starts_with("--rhs " + missing + ": cannot open")) << error;
 }
 

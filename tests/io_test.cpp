@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -44,13 +45,9 @@ fs::path write_text(const TempDir& dir, const std::string& name, const std::stri
 // The message of the UsageError that `read` throws, or a test failure when it throws none.
 template <typename Read>
 std::string usage_error_of(Read&& read) {
-  try {
-    read();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no UsageError";
-  return "";
+  std::string message = test::usage_error_message(std::forward<Read>(read));
+  if (message.empty()) ADD_FAILURE() << "no UsageError";
+  return message;
 }
 
 // One line that starts "FILE:LINE: " (line > 0) or "FILE: " (line 0) and contains `fragment`.

@@ -55,12 +55,7 @@ Params params_of(const std::string& workload, const std::vector<std::string>& ov
 
 std::string validate_error(const std::string& workload, const std::vector<std::string>& overrides,
                            const std::string& preset) {
-  try {
-    params_of(workload, overrides, preset);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
+  return usage_error_message([&] { params_of(workload, overrides, preset); });
 }
 
 std::string param_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }

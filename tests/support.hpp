@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/params.hpp"
 #include "core/registry.hpp"
@@ -34,6 +35,17 @@ std::vector<std::string> variant_names(const std::string& workload);
 // The workload's `preset` with `overrides` (each "key=value"), validated by the workload.
 Params params_of(const std::string& workload, const std::vector<std::string>& overrides,
                  const std::string& preset = "small");
+
+// The message of the UsageError `call` throws, or "" when it throws none.
+template <typename Call>
+std::string usage_error_message(Call&& call) {
+  try {
+    std::forward<Call>(call)();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 // The message of the UsageError that params_of throws for these parameters, or "" if none.
 std::string validate_error(const std::string& workload, const std::vector<std::string>& overrides,
