@@ -1,0 +1,175 @@
+// Beyond the seed, the step after acc_tuned: every sweep of a run in one compute construct, the
+// convergence check inside it. At the seed's size GCC's runtime takes longer to launch a
+// construct than a sweep takes at copy bandwidth, so one launch a run instead of one a sweep.
+// A gang per multiprocessor (asked of CUDA), 16 workers of one warp; the sweeps are separated
+// by grid_barrier (core/acc_grid_barrier.hpp), as in diffusion3d's acc_tuned. A warp takes
+// whole rows, its lanes the columns 32 apart. In tol mode each gang leaves the largest change
+// of its rows in a slot of its own; after the barrier every gang reads all the slots, so all
+// take the same decision to stop. Without CUDA to count the multiprocessors it runs one gang;
+// the output resident_gangs says how many ran (1 on the host fallback, which runs them in turn).
+#include <fmt/format.h>
+#include <openacc.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+#include "core/acc_grid_barrier.hpp"
+#include "core/acc_resident.hpp"
+#include "core/machine.hpp"
+#include "workloads/jacobi2d/jacobi2d.hpp"
+
+namespace acclab::jacobi2d {
+namespace {
+
+constexpr int workers = 16;  // warps a gang
+constexpr int warp = 32;
+constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
+
+class AccOneConstruct : public JacobiInstance {
+ public:
+  using JacobiInstance::JacobiInstance;
+  AccOneConstruct(const AccOneConstruct&) = delete;
+  AccOneConstruct& operator=(const AccOneConstruct&) = delete;
+  ~AccOneConstruct() override { free_device(); }
+
+  void setup() override {
+    JacobiInstance::setup();
+    device_.enter(initial_.data(), u0_.data(), u1_.data(), p_.points());
+    gangs_ = 1;
+    if (acc_get_num_devices(acc_device_nvidia) > 0) {
+      gangs_ = std::max(1, cuda_multiprocessors(acc_get_device_num(acc_device_nvidia)));
+    }
+    if (!arrived_) {
+      arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
+      // Two slots a gang: one check's, and the next one's while slow gangs still read the first.
+      partial_ = static_cast<float*>(acc_malloc(2 * sizeof(float) * std::size_t(gangs_)));
+      if (!arrived_ || !partial_)
+        throw std::runtime_error("jacobi2d acc_resident: acc_malloc failed");
+    }
+  }
+  void reset() override { device_.reset(); }
+  void run() override;
+  void finish() override {
+    device_.fetch(const_cast<float*>(result_));
+    device_.release();
+    free_device();
+  }
+  Verification verify() override {
+    Verification v = JacobiInstance::verify();
+    v.outputs["resident_gangs"] = running_;
+    return v;
+  }
+
+ private:
+  void free_device() {
+    if (arrived_) acc_free(arrived_);
+    if (partial_) acc_free(partial_);
+    arrived_ = nullptr;
+    partial_ = nullptr;
+  }
+
+  AccResidentPair device_;
+  int gangs_ = 1;                          // asked for
+  int running_ = 0;                        // ran, as the construct counted them
+  unsigned long long* arrived_ = nullptr;  // the barrier's count, on the device
+  float* partial_ = nullptr;               // each gang's largest change, on the device
+};
+
+void AccOneConstruct::run() {
+  const profile::Region region("sweeps");  // --profile's label
+  const int rows = int(p_.rows), cols = int(p_.cols), n = int(p_.points());
+  const std::int64_t iters = p_.iters, check_every = p_.check_every;
+  const bool tol_mode = p_.tol_mode;
+  const double tol = p_.tol;
+  const float c1f = p_.c1f, wy2 = p_.wy2, hx2 = p_.hx2, c2 = p_.c2;
+  const int gangs = gangs_, gang_threads = workers * warp;
+  float *u0 = u0_.data(), *u1 = u1_.data();
+  unsigned long long* arrived = arrived_;
+  float* partial = partial_;
+  // What gang 0 leaves for the host: arrivals expected at the barrier, gangs running, sweeps
+  // done, the last change measured (-1: none).
+  double state[4] = {0, 0, 0, -1};
+  const unsigned long long none = 0;
+  acc_memcpy_to_device(arrived, const_cast<unsigned long long*>(&none), sizeof none);
+#pragma acc parallel num_gangs(gangs) num_workers(workers) vector_length(warp) \
+    present(u0[0:n], u1[0:n]) deviceptr(arrived, partial) copyout(state[0:4])
+  {
+    const int running = __builtin_goacc_parlevel_size(gang_dimension);
+    unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
+    bool together = true;             // false once a gang gave up waiting at a barrier
+    std::int64_t done = 0;
+    float last_change = -1.0f;
+    int checks = 0;
+    for (std::int64_t s = 1; s <= iters && together; ++s) {
+      // Sweep 1 reads u0 and writes u1, as JacobiInstance::iterate's first sweep.
+      const float* in = s % 2 ? u0 : u1;
+      float* out = s % 2 ? u1 : u0;
+      const bool check = tol_mode && s % check_every == 0;
+      float* slots = partial + (checks % 2) * running;
+#pragma acc loop gang
+      for (int g = 0; g < running; ++g) {
+        float change = 0.0f;
+#pragma acc loop worker vector reduction(max : change)
+        for (int t = 0; t < gang_threads; ++t) {
+          const int lane = t % warp;
+          for (int row = 1 + g * workers + t / warp; row < rows - 1; row += running * workers) {
+            for (int j = 1 + lane; j < cols - 1; j += warp) {
+              const int k = row * cols + j;
+              const float v =
+                  (c1f + wy2 * (in[k - cols] + in[k + cols]) + hx2 * (in[k - 1] + in[k + 1])) * c2;
+              if (check) {
+                const float d = __builtin_fabsf(v - in[k]);
+                change = d > change ? d : change;  // fmaxf is not in nvptx's default libraries
+              }
+              out[k] = v;
+            }
+          }
+        }
+        if (check) slots[g] = change;
+      }
+      together = grid_barrier(arrived, expected += running);
+      done = s;
+      if (check) {
+        float change = 0.0f;
+        for (int h = 0; h < running; ++h) change = slots[h] > change ? slots[h] : change;
+        ++checks;
+        last_change = change;
+        if (change < tol) break;
+      }
+    }
+    if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
+      state[0] = double(expected);
+      state[1] = running;
+      state[2] = double(done);
+      state[3] = last_change;
+    }
+  }
+  sweeps_ = std::int64_t(state[2]);
+  residual_ = state[3];
+  running_ = int(state[1]);
+  result_ = sweeps_ % 2 ? u1_.data() : u0_.data();
+  unsigned long long counted = 0;
+  acc_memcpy_from_device(&counted, arrived, sizeof counted);
+  if (counted & grid_barrier_stalled) {
+    throw std::runtime_error(fmt::format(
+        "jacobi2d acc_resident: a gang waited {} polls at a barrier across gangs and gave up: "
+        "were all {} gangs running at once (another process on the device?); acc_tuned "
+        "launches a construct per sweep instead",
+        grid_barrier_max_polls, gangs));
+  }
+  if (double(counted) != state[0] || state[0] != state[1] * state[2]) {
+    throw std::runtime_error(fmt::format(
+        "jacobi2d acc_resident: the barrier across gangs counted {} arrivals where {} were "
+        "expected",
+        counted, state[1] * state[2]));
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Instance> make_acc_resident(const Params& params) {
+  return std::make_unique<AccOneConstruct>(params);
+}
+
+}  // namespace acclab::jacobi2d
