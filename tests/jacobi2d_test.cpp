@@ -375,6 +375,77 @@ TEST(JacobiVerifyTest, RejectsAWrongValueAnywhereInTheGrid) {
   }
 }
 
+// iterate_in_pairs (cuda_two_sweeps' loop, which CI cannot run on a GPU) with host sweeps: two
+// at a time where no check falls on the first of them, one at a time elsewhere. It must do the
+// same sweeps, checks and stop as iterate.
+class PairedInstance : public ReachableInstance {
+ public:
+  using ReachableInstance::ReachableInstance;
+  void run() override {
+    pairs = singles = 0;
+    std::vector<float> between(u0_.size());
+    const auto one = [&](const float* in, float* out, bool check) {
+      ++singles;
+      float change = 0.0f;
+      jacobi2d::sweep_rows(p_, in, out, 1, p_.rows - 1, check ? &change : nullptr);
+      return change;
+    };
+    const auto two = [&](const float* in, float* out, bool check) {
+      ++pairs;
+      std::copy(in, in + u0_.size(), between.begin());  // its boundary
+      jacobi2d::sweep_rows(p_, in, between.data(), 1, p_.rows - 1, nullptr);
+      float change = 0.0f;
+      jacobi2d::sweep_rows(p_, between.data(), out, 1, p_.rows - 1, check ? &change : nullptr);
+      return change;
+    };
+    iterate_in_pairs(u0_.data(), u1_.data(), one, two);
+  }
+  int pairs = 0, singles = 0;
+};
+
+TEST(JacobiVerifyTest, SweepsInPairsDoWhatSweepsOneAtATimeDo) {
+  {
+    SCOPED_TRACE("iters mode, an odd count: the last sweep alone");
+    PairedInstance paired(jacobi_params({"rows=37", "cols=23", "iters=7"}));
+    paired.setup();
+    paired.reset();
+    paired.run();
+    paired.finish();
+    EXPECT_EQ(paired.pairs, 3);
+    EXPECT_EQ(paired.singles, 1);
+    const auto expected = serial_by_hand(paired.problem(), 7);
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), paired.result()));
+    const auto v = paired.verify();
+    EXPECT_TRUE(v.ok) << v.detail;
+    EXPECT_EQ(v.outputs["sweeps"].get<std::int64_t>(), 7);
+  }
+  {
+    // A check every third sweep: a pair ends on each check (sweeps 2-3, 5-6, ...), and the sweep
+    // after a check (1, 4, 7, ...) runs alone, since a check never falls on a pair's first.
+    SCOPED_TRACE("tol mode, a check every 3 sweeps");
+    const Params params =
+        jacobi_params({"rows=17", "cols=9", "iters=100000", "tol=1e-5", "check_every=3"});
+    PairedInstance paired(params);
+    ReachableInstance single(params);
+    for (Instance* instance : {static_cast<Instance*>(&paired), static_cast<Instance*>(&single)}) {
+      instance->setup();
+      instance->reset();
+      instance->run();
+      instance->finish();
+    }
+    const auto v = paired.verify(), w = single.verify();
+    ASSERT_TRUE(v.ok) << v.detail;
+    const auto sweeps = w.outputs["sweeps"].get<std::int64_t>();
+    ASSERT_EQ(sweeps % 3, 0);
+    EXPECT_EQ(v.outputs["sweeps"].get<std::int64_t>(), sweeps);
+    EXPECT_EQ(v.outputs["residual"].get<double>(), w.outputs["residual"].get<double>());
+    EXPECT_EQ(paired.pairs, sweeps / 3);
+    EXPECT_EQ(paired.singles, sweeps / 3);
+    const std::int64_t n = paired.problem().points();
+    EXPECT_TRUE(std::equal(single.result(), single.result() + n, paired.result()));
+  }
+}
+
 // A NaN anywhere in the grid must fail tol-mode verification too: max_error counts it as
 // infinite (a plain std::max would keep the old maximum), whatever the residual says.
 TEST(JacobiVerifyTest, TolModeRejectsANaNInTheGrid) {
@@ -565,8 +636,8 @@ TEST_P(JacobiVariantTest, TolModeConvergesWithinTheStatedBoundOrFailsWithTooFewS
 // grid is verified as the grid after iters sweeps, once with the sweeps its loop counted (the
 // count gives it away) and once as if the count said iters (a variant whose loop counts a
 // sweep it never does): then only the tolerance can catch it. The small preset, and a case like
-// the seed's verification problem where a worst case added linearly, 4 eps |u|max sweeps, is looser than
-// the last sweep's change (33 x 17, 600 sweeps: the last sweep changes the grid by 4.7e-4, the
+// the seed's verification problem where a worst case added linearly, 4 eps |u|max sweeps, is looser
+// than the last sweep's change (33 x 17, 600 sweeps: the last sweep changes the grid by 4.7e-4, the
 // old bound 1.4e-3, the bound 8.8e-5).
 TEST_P(JacobiVariantTest, OneSweepShortFailsVerification) {
   if (auto reason = runner_.unavailable_reason(variant())) GTEST_SKIP() << *reason;

@@ -19,4 +19,9 @@ struct Coefficients {
 void sweep(const Coefficients& c, const float* in, float* out, unsigned int* change,
            cudaStream_t stream);
 
+// Two sweeps from `in` to `out` in one pass through memory (temporal blocking); `change`, when
+// non-null, as for sweep() but of the second sweep alone.
+void two_sweeps(const Coefficients& c, const float* in, float* out, unsigned int* change,
+                cudaStream_t stream);
+
 }  // namespace acclab::jacobi2d::cuda

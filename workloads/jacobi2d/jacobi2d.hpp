@@ -127,6 +127,11 @@ class JacobiInstance : public Instance {
   // Leaves result_ pointing to the grid holding the last sweep, and sets sweeps_ and residual_.
   template <typename Sweep>
   void iterate(float* u0, float* u1, Sweep&& sweep);
+  // The same sweeps, two at a time where `two_sweeps(in, out, check)` can do them (check: the
+  // second is a checked one; it returns that sweep's change), one at a time by `sweep` where the
+  // first of two is to be checked or only one is left.
+  template <typename Sweep, typename TwoSweeps>
+  void iterate_in_pairs(float* u0, float* u1, Sweep&& sweep, TwoSweeps&& two_sweeps);
 
   Problem p_;
   std::vector<float> initial_, u0_, u1_;
@@ -149,6 +154,33 @@ void JacobiInstance::iterate(float* u0, float* u1, Sweep&& sweep) {
     }
     std::swap(u0, u1);
     sweeps_ = s;
+    if (check) {
+      residual_ = change;
+      if (change < p_.tol) break;
+    }
+  }
+  result_ = u0;
+}
+
+template <typename Sweep, typename TwoSweeps>
+void JacobiInstance::iterate_in_pairs(float* u0, float* u1, Sweep&& sweep,
+                                      TwoSweeps&& two_sweeps) {
+  sweeps_ = 0;
+  residual_ = -1;
+  for (std::int64_t s = 1; s <= p_.iters;) {
+    const bool pair = s < p_.iters && !p_.check_after(s);
+    const std::int64_t last = pair ? s + 1 : s;
+    const bool check = p_.check_after(last);
+    float change = 0;
+    {
+      const char* label = pair ? (check ? "two sweeps+check" : "two sweeps")
+                               : (check ? "sweep+check" : "sweep");
+      profile::Region region(label);  // --profile's label
+      change = pair ? two_sweeps(u0, u1, check) : sweep(u0, u1, check);
+    }
+    std::swap(u0, u1);
+    sweeps_ = last;
+    s = last + 1;
     if (check) {
       residual_ = change;
       if (change < p_.tol) break;
