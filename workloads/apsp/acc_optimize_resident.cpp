@@ -25,6 +25,7 @@ namespace {
 
 constexpr int workers = 16;  // warps a gang
 constexpr int warp = 32;
+constexpr int cells = 4;           // columns a lane loads at once
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
 
 #pragma acc routine seq
@@ -57,12 +58,26 @@ void all_steps(int n, float* d, std::int32_t* next, int gangs, unsigned long lon
         const float dik = row[k];
         std::int32_t nik = 0;
         if (paths) nik = next[std::int64_t(i) * n + k];
+        // Each lane takes `cells` columns a warp apart at once, all loads before the stores:
+        // one load at a time a lane would leave the memory system waiting on latency.
 #pragma acc loop vector
-        for (int j = 0; j < n; ++j) {
-          const float through = dik + pivot[j];
-          if (improves<max_plus>(row[j], through)) {
-            row[j] = through;
-            if (paths) next[std::int64_t(i) * n + j] = nik;
+        for (int lane = 0; lane < warp; ++lane) {
+          for (int j0 = lane; j0 < n; j0 += cells * warp) {
+            float now[cells], through[cells];
+#pragma GCC unroll 4
+            for (int u = 0; u < cells; ++u) {
+              const int j = j0 + u * warp < n ? j0 + u * warp : j0;
+              now[u] = row[j];
+              through[u] = dik + pivot[j];
+            }
+#pragma GCC unroll 4
+            for (int u = 0; u < cells; ++u) {
+              const int j = j0 + u * warp;
+              if (j < n && improves<max_plus>(now[u], through[u])) {
+                row[j] = through[u];
+                if (paths) next[std::int64_t(i) * n + j] = nik;
+              }
+            }
           }
         }
       }
