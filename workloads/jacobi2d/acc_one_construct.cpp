@@ -24,6 +24,7 @@ namespace {
 
 constexpr int workers = 16;  // warps a gang
 constexpr int warp = 32;
+constexpr int cells = 4;           // columns a lane loads at once
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
 
 class AccOneConstruct : public JacobiInstance {
@@ -93,7 +94,7 @@ void AccOneConstruct::run() {
   const unsigned long long none = 0;
   acc_memcpy_to_device(arrived, const_cast<unsigned long long*>(&none), sizeof none);
 #pragma acc parallel num_gangs(gangs) num_workers(workers) vector_length(warp) \
-    present(u0[0:n], u1[0:n]) deviceptr(arrived, partial) copyout(state[0:4])
+    present(u0 [0:n], u1 [0:n]) deviceptr(arrived, partial) copyout(state [0:4])
   {
     const int running = __builtin_goacc_parlevel_size(gang_dimension);
     unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
@@ -114,15 +115,32 @@ void AccOneConstruct::run() {
         for (int t = 0; t < gang_threads; ++t) {
           const int lane = t % warp;
           for (int row = 1 + g * workers + t / warp; row < rows - 1; row += running * workers) {
-            for (int j = 1 + lane; j < cols - 1; j += warp) {
-              const int k = row * cols + j;
-              const float v =
-                  (c1f + wy2 * (in[k - cols] + in[k + cols]) + hx2 * (in[k - 1] + in[k + 1])) * c2;
-              if (check) {
-                const float d = __builtin_fabsf(v - in[k]);
-                change = d > change ? d : change;  // fmaxf is not in nvptx's default libraries
+            // `cells` columns a warp apart at once, all loads before the stores: a lane with
+            // one point's loads in flight at a time would leave the memory system idle.
+            for (int j0 = 1 + lane; j0 < cols - 1; j0 += cells * warp) {
+              float up[cells], down[cells], left[cells], right[cells], centre[cells];
+#pragma GCC unroll 4
+              for (int u = 0; u < cells; ++u) {
+                const int j = j0 + u * warp < cols - 1 ? j0 + u * warp : j0;
+                const int k = row * cols + j;
+                up[u] = in[k - cols];
+                down[u] = in[k + cols];
+                left[u] = in[k - 1];
+                right[u] = in[k + 1];
+                centre[u] = in[k];
               }
-              out[k] = v;
+#pragma GCC unroll 4
+              for (int u = 0; u < cells; ++u) {
+                const int j = j0 + u * warp;
+                if (j < cols - 1) {
+                  const float v = (c1f + wy2 * (up[u] + down[u]) + hx2 * (left[u] + right[u])) * c2;
+                  if (check) {
+                    const float d = __builtin_fabsf(v - centre[u]);
+                    change = d > change ? d : change;  // fmaxf is not in nvptx's default libraries
+                  }
+                  out[row * cols + j] = v;
+                }
+              }
             }
           }
         }
