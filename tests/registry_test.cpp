@@ -230,16 +230,18 @@ TEST(RegistryTest, SelectGlobs) {
                                       "acc_present", "acc_reduction"}));
   EXPECT_EQ(names_of(all().select("vector", "acc_re?uction")),
             (std::vector<std::string>{"acc_reduction"}));
-  EXPECT_EQ(names_of(all().select("vector", "dot_acc_*")),
-            (std::vector<std::string>{"dot_acc_reduction", "dot_acc_partials"}));
+  EXPECT_EQ(
+      names_of(all().select("vector", "dot_acc_*")),
+      (std::vector<std::string>{"dot_acc_reduction", "dot_acc_partials", "dot_acc_resident"}));
   EXPECT_EQ(names_of(all().select("vector", "acc_loop")), (std::vector<std::string>{"acc_loop"}));
 }
 
 TEST(RegistryTest, SelectCommaSeparatedGlobsInLadderOrder) {
   // Whatever order the user writes, the result is in ladder order: families in order of
   // registration, then steps.
-  std::vector<std::string> expected = {"original",   "acc_present",       "triad_openmp",
-                                       "dot_openmp", "dot_acc_reduction", "dot_acc_partials"};
+  std::vector<std::string> expected = {"original",        "acc_present",       "triad_openmp",
+                                       "dot_openmp",      "dot_acc_reduction", "dot_acc_partials",
+                                       "dot_acc_resident"};
 #ifdef ACCLAB_HAVE_CUDA
   expected.push_back("dot_cuda");
 #endif

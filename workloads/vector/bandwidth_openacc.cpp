@@ -9,26 +9,22 @@
 //                      No reduction clause, so no atomics, and a fixed summation order.
 #include <openacc.h>
 
-#include <algorithm>
-#include <array>
 #include <cstddef>
-#include <type_traits>
+#include <cstdint>
 
 #include "core/acc_data.hpp"
-#include "core/machine.hpp"
+#include "workloads/vector/multiprocessor_shapes.hpp"
 #include "workloads/vector/vector.hpp"
 
 namespace acclab::vector {
 namespace {
 
-// The strided loops run 8 gangs of 256 lanes per multiprocessor. Their lane count must be a
-// compile-time constant: read from a variable, it makes GCC's strided loops reach far less of
-// copy bandwidth (bench/results/h200/vector/NOTES.md). So the loops are instantiated for a few
-// multiprocessor counts, and setup() gives the device the smallest that covers its own (extra
-// gangs wait their turn; too few would leave multiprocessors idle), the largest where none
-// does: vector.hpp's acc_dot_partials sizes the partial sums for it. On the host fallback the
-// gangs run one after another and the count only sets the summation order: the largest again.
-constexpr std::array<std::int64_t, 4> multiprocessor_counts = {80, 108, 114, 132};
+// The strided loops run 8 gangs of 256 lanes per multiprocessor, their lane count a
+// compile-time constant (multiprocessor_shapes.hpp). setup() gives the device the smallest
+// multiprocessor count that covers its own (extra gangs wait their turn; too few would leave
+// multiprocessors idle), the largest where none does: vector.hpp's acc_dot_partials sizes the
+// partial sums for it. On the host fallback the gangs run one after another and the count only
+// sets the summation order: the largest again.
 constexpr std::int64_t gangs_per_multiprocessor = 8;
 constexpr std::int64_t partial_vector = 256;
 constexpr std::int64_t lanes_for(std::int64_t multiprocessors) {
@@ -40,36 +36,6 @@ constexpr std::int64_t most_lanes = lanes_for(multiprocessor_counts.back());
 constexpr std::int64_t second_lanes = 1024;
 static_assert(most_lanes + second_lanes == acc_dot_partials, "vector.hpp counts them");
 
-// Index into multiprocessor_counts for the current OpenACC device (0 multiprocessors: no GPU,
-// or acclab built without CUDA to ask).
-std::size_t shape_for_device() {
-  const int multiprocessors = acc_get_num_devices(acc_device_nvidia) > 0
-                                  ? cuda_multiprocessors(acc_get_device_num(acc_device_nvidia))
-                                  : 0;
-  for (std::size_t i = 0; i < multiprocessor_counts.size(); ++i) {
-    if (multiprocessors > 0 && multiprocessors <= multiprocessor_counts[i]) return i;
-  }
-  return multiprocessor_counts.size() - 1;
-}
-
-// Calls call(std::integral_constant<std::int64_t, multiprocessor_counts[shape]>): the kernels'
-// lane count as a compile-time constant.
-template <typename Call>
-void with_multiprocessors(std::size_t shape, Call call) {
-  using count = std::int64_t;
-  switch (shape) {
-    case 0:
-      return call(std::integral_constant<count, multiprocessor_counts[0]>{});
-    case 1:
-      return call(std::integral_constant<count, multiprocessor_counts[1]>{});
-    case 2:
-      return call(std::integral_constant<count, multiprocessor_counts[2]>{});
-    default:
-      return call(std::integral_constant<count, multiprocessor_counts[3]>{});
-  }
-}
-static_assert(multiprocessor_counts.size() == 4, "with_multiprocessors names each count");
-
 class StreamOpenACC : public StreamInstance {
  public:
   using StreamInstance::StreamInstance;
@@ -77,7 +43,7 @@ class StreamOpenACC : public StreamInstance {
 
   void setup() override {
     StreamInstance::setup();
-    shape_ = shape_for_device();
+    shape_ = shape_covering(device_multiprocessors());
     if (kernel_ == Kernel::dot) {
       partial_.resize(most_lanes);
       partial2_.resize(second_lanes);
