@@ -8,9 +8,8 @@
 // by every row during step k, does not change in it (apsp.hpp), so the result is the serial
 // loop's bit for bit. Without CUDA to count the multiprocessors it runs one gang; the output
 // resident_gangs says how many ran.
-#include <openacc.h>
-
 #include <fmt/format.h>
+#include <openacc.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -43,8 +42,8 @@ void all_steps(int n, float* d, std::int32_t* next, int gangs, unsigned long lon
                unsigned long long (&state)[3]) {
   const std::int64_t nn = std::int64_t(n) * n;
   unsigned long long* out = state;
-#pragma acc parallel num_gangs(gangs) num_workers(workers) vector_length(warp) \
-    present(d[0:nn]) deviceptr(arrived, next) copyout(out[0:3])
+#pragma acc parallel num_gangs(gangs) num_workers(workers) vector_length(warp) present(d [0:nn]) \
+    deviceptr(arrived, next) copyout(out [0:3])
   {
     const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);
     unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
@@ -58,8 +57,8 @@ void all_steps(int n, float* d, std::int32_t* next, int gangs, unsigned long lon
         const float dik = row[k];
         std::int32_t nik = 0;
         if (paths) nik = next[std::int64_t(i) * n + k];
-        // Each lane takes `cells` columns a warp apart at once, all loads before the stores:
-        // one load at a time a lane would leave the memory system waiting on latency.
+          // Each lane takes `cells` columns a warp apart at once, all loads before the stores:
+          // one load at a time a lane would leave the memory system waiting on latency.
 #pragma acc loop vector
         for (int lane = 0; lane < warp; ++lane) {
           for (int j0 = lane; j0 < n; j0 += cells * warp) {
@@ -103,11 +102,11 @@ class OptimizeResident : public ApspInstance {
     ApspInstance::setup();
     float* d = d_.data();
     const std::int64_t nn = p_.elements();
-#pragma acc enter data create(d[0:nn])
+#pragma acc enter data create(d [0:nn])
     resident_ = true;
     if (p_.paths) {
       std::int32_t* next = next_.data();
-#pragma acc enter data create(next[0:nn])
+#pragma acc enter data create(next [0:nn])
       next_resident_ = true;
     }
     gangs_ = 1;
@@ -121,10 +120,10 @@ class OptimizeResident : public ApspInstance {
     ApspInstance::reset();
     float* d = d_.data();
     const std::int64_t nn = p_.elements();
-#pragma acc update device(d[0:nn])
+#pragma acc update device(d [0:nn])
     if (p_.paths) {
       std::int32_t* next = next_.data();
-#pragma acc update device(next[0:nn])
+#pragma acc update device(next [0:nn])
     }
   }
   void run() override {
@@ -160,10 +159,10 @@ class OptimizeResident : public ApspInstance {
   void finish() override {
     float* d = d_.data();
     const std::int64_t nn = p_.elements();
-#pragma acc update self(d[0:nn])
+#pragma acc update self(d [0:nn])
     if (p_.paths) {
       std::int32_t* next = next_.data();
-#pragma acc update self(next[0:nn])
+#pragma acc update self(next [0:nn])
     }
     release();
   }
@@ -178,12 +177,12 @@ class OptimizeResident : public ApspInstance {
     const std::int64_t nn = p_.elements();
     if (next_resident_) {
       std::int32_t* next = next_.data();
-#pragma acc exit data delete(next[0:nn])
+#pragma acc exit data delete (next [0:nn])
       next_resident_ = false;
     }
     if (resident_) {
       float* d = d_.data();
-#pragma acc exit data delete(d[0:nn])
+#pragma acc exit data delete (d [0:nn])
       resident_ = false;
     }
     if (arrived_) acc_free(arrived_);
@@ -191,8 +190,8 @@ class OptimizeResident : public ApspInstance {
   }
 
   bool resident_ = false, next_resident_ = false;
-  int gangs_ = 1;    // asked for
-  int running_ = 0;  // ran, as the construct counted them
+  int gangs_ = 1;                          // asked for
+  int running_ = 0;                        // ran, as the construct counted them
   unsigned long long* arrived_ = nullptr;  // the barrier's count, on the device
 };
 
