@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 24's steps on one H200, each beside the step before it in one call, as committed in
-# bench/results/h200/<workload>/ (resident_*.json): jacobi2d's acc_resident and cuda_two_sweeps,
+# bench/results/h200/<workload>/ (resident_*.json): jacobi2d's acc_resident and cuda_temporal,
 # vector's resident bandwidth steps, apsp's optimize_resident, diffusion3d's acc_tuned at 256^3.
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
 # (scripts/h200-common.sh says how):
@@ -13,11 +13,11 @@ source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 
 run resident_jacobi2d_seed run jacobi2d --preset seed \
-  --variant 'acc_tuned,acc_resident,cuda,cuda_two_sweeps' --reps 5
+  --variant 'acc_tuned,acc_resident,cuda,cuda_temporal' --reps 5
 run resident_jacobi2d_large run jacobi2d --preset large \
-  --variant 'acc_tuned,acc_resident,cuda,cuda_two_sweeps' --reps 3
+  --variant 'acc_tuned,acc_resident,cuda,cuda_temporal' --reps 3
 run resident_jacobi2d_tol run jacobi2d --preset small --set tol=1e-5 --set iters=1000000 \
-  --variant 'acc_gang_vector,acc_resident,cuda,cuda_two_sweeps' --reps 3
+  --variant 'acc_gang_vector,acc_resident,cuda,cuda_temporal' --reps 3
 if [[ -n ${PEER:-} ]]; then
   echo "== multi-gpu-programming-models single_gpu, the seed's grid, 100 sweeps" |
     tee "$out/peer_single_gpu.txt"

@@ -375,74 +375,82 @@ TEST(JacobiVerifyTest, RejectsAWrongValueAnywhereInTheGrid) {
   }
 }
 
-// iterate_in_pairs (cuda_two_sweeps' loop, which CI cannot run on a GPU) with host sweeps: two
-// at a time where no check falls on the first of them, one at a time elsewhere. It must do the
-// same sweeps, checks and stop as iterate.
-class PairedInstance : public ReachableInstance {
+// iterate_in_passes (cuda_temporal's loop, which CI cannot run on a GPU) with host sweeps: up to
+// `most` sweeps a pass, a pass ending at each check. It must do the same sweeps, checks and
+// stop as iterate.
+class PassesInstance : public ReachableInstance {
  public:
-  using ReachableInstance::ReachableInstance;
+  PassesInstance(const Params& params, std::int64_t most)
+      : ReachableInstance(params), most_(most) {}
   void run() override {
-    pairs = singles = 0;
+    passes.clear();
     std::vector<float> between(u0_.size());
     const auto one = [&](const float* in, float* out, bool check) {
-      ++singles;
+      passes.push_back(1);
       float change = 0.0f;
       jacobi2d::sweep_rows(p_, in, out, 1, p_.rows - 1, check ? &change : nullptr);
       return change;
     };
-    const auto two = [&](const float* in, float* out, bool check) {
-      ++pairs;
-      std::copy(in, in + u0_.size(), between.begin());  // its boundary
-      jacobi2d::sweep_rows(p_, in, between.data(), 1, p_.rows - 1, nullptr);
+    const auto several = [&](const float* in, float* out, std::int64_t count, bool check) {
+      passes.push_back(count);
+      std::vector<float> from(in, in + u0_.size());
+      for (std::int64_t s = 1; s < count; ++s) {
+        between = from;  // its boundary
+        jacobi2d::sweep_rows(p_, from.data(), between.data(), 1, p_.rows - 1, nullptr);
+        std::swap(from, between);
+      }
       float change = 0.0f;
-      jacobi2d::sweep_rows(p_, between.data(), out, 1, p_.rows - 1, check ? &change : nullptr);
+      jacobi2d::sweep_rows(p_, from.data(), out, 1, p_.rows - 1, check ? &change : nullptr);
       return change;
     };
-    iterate_in_pairs(u0_.data(), u1_.data(), one, two);
+    iterate_in_passes(u0_.data(), u1_.data(), most_, one, several);
   }
-  int pairs = 0, singles = 0;
+  std::vector<std::int64_t> passes;  // the sweeps of each pass, in order
+
+ private:
+  std::int64_t most_;
 };
 
-TEST(JacobiVerifyTest, SweepsInPairsDoWhatSweepsOneAtATimeDo) {
-  {
-    SCOPED_TRACE("iters mode, an odd count: the last sweep alone");
-    PairedInstance paired(jacobi_params({"rows=37", "cols=23", "iters=7"}));
-    paired.setup();
-    paired.reset();
-    paired.run();
-    paired.finish();
-    EXPECT_EQ(paired.pairs, 3);
-    EXPECT_EQ(paired.singles, 1);
-    const auto expected = serial_by_hand(paired.problem(), 7);
-    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), paired.result()));
-    const auto v = paired.verify();
+TEST(JacobiVerifyTest, SweepsInPassesDoWhatSweepsOneAtATimeDo) {
+  for (const std::int64_t most : {2, 3, 4}) {
+    SCOPED_TRACE(testing::Message() << "iters mode, 7 sweeps, at most " << most << " a pass");
+    PassesInstance passes(jacobi_params({"rows=37", "cols=23", "iters=7"}), most);
+    passes.setup();
+    passes.reset();
+    passes.run();
+    passes.finish();
+    const std::vector<std::vector<std::int64_t>> expected_passes = {
+        {2, 2, 2, 1}, {3, 3, 1}, {4, 3}};
+    EXPECT_EQ(passes.passes, expected_passes[std::size_t(most - 2)]);
+    const auto expected = serial_by_hand(passes.problem(), 7);
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), passes.result()));
+    const auto v = passes.verify();
     EXPECT_TRUE(v.ok) << v.detail;
     EXPECT_EQ(v.outputs["sweeps"].get<std::int64_t>(), 7);
   }
   {
-    // A check every third sweep: a pair ends on each check (sweeps 2-3, 5-6, ...), and the sweep
-    // after a check (1, 4, 7, ...) runs alone, since a check never falls on a pair's first.
+    // A check every third sweep, at most 4 a pass: a pass ends on each check (sweeps 1-3,
+    // 4-6, ...), never running past one.
     SCOPED_TRACE("tol mode, a check every 3 sweeps");
     const Params params =
         jacobi_params({"rows=17", "cols=9", "iters=100000", "tol=1e-5", "check_every=3"});
-    PairedInstance paired(params);
+    PassesInstance passes(params, 4);
     ReachableInstance single(params);
-    for (Instance* instance : {static_cast<Instance*>(&paired), static_cast<Instance*>(&single)}) {
+    for (Instance* instance : {static_cast<Instance*>(&passes), static_cast<Instance*>(&single)}) {
       instance->setup();
       instance->reset();
       instance->run();
       instance->finish();
     }
-    const auto v = paired.verify(), w = single.verify();
+    const auto v = passes.verify(), w = single.verify();
     ASSERT_TRUE(v.ok) << v.detail;
     const auto sweeps = w.outputs["sweeps"].get<std::int64_t>();
     ASSERT_EQ(sweeps % 3, 0);
     EXPECT_EQ(v.outputs["sweeps"].get<std::int64_t>(), sweeps);
     EXPECT_EQ(v.outputs["residual"].get<double>(), w.outputs["residual"].get<double>());
-    EXPECT_EQ(paired.pairs, sweeps / 3);
-    EXPECT_EQ(paired.singles, sweeps / 3);
-    const std::int64_t n = paired.problem().points();
-    EXPECT_TRUE(std::equal(single.result(), single.result() + n, paired.result()));
+    EXPECT_EQ(passes.passes, std::vector<std::int64_t>(std::size_t(sweeps / 3), 3));
+    const std::int64_t n = passes.problem().points();
+    EXPECT_TRUE(std::equal(single.result(), single.result() + n, passes.result()));
   }
 }
 

@@ -1,7 +1,8 @@
 // jacobi2d in hand-written CUDA, grids resident on the device (copied in at setup, the result
 // back in finish); the sweeps are queued on one stream, and the host waits only for a
-// convergence check or at the end. cuda does a sweep a pass through memory, cuda_two_sweeps two
-// (temporal blocking, cuda_two_sweeps.cu) wherever the first of them needs no check.
+// convergence check or at the end. cuda does a sweep a pass through memory, cuda_temporal several
+// (the tuning cuda_sweeps; temporal blocking, cuda_temporal.cu) wherever no check falls before
+// the last of them.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -18,8 +19,7 @@ namespace {
 
 class Cuda : public JacobiInstance {
  public:
-  Cuda(const Params& params, bool two_per_pass)
-      : JacobiInstance(params), two_per_pass_(two_per_pass) {}
+  Cuda(const Params& params, bool temporal) : JacobiInstance(params), temporal_(temporal) {}
 
   void setup() override {
     JacobiInstance::setup();
@@ -48,7 +48,7 @@ class Cuda : public JacobiInstance {
         static_cast<int>(p_.rows), static_cast<int>(p_.cols), p_.c1f, p_.wy2, p_.hx2, p_.c2};
     const cudaStream_t stream = stream_->get();
     unsigned int* change = change_.get();
-    // Launches `kernel` (one sweep or two), and with `check` returns its last sweep's change.
+    // Launches `kernel` (one sweep or several), and with `check` returns its last sweep's change.
     passes_ = 0;
     const auto launch = [&](auto kernel, const float* in, float* out, bool check) {
       ++passes_;
@@ -71,11 +71,16 @@ class Cuda : public JacobiInstance {
     const auto one = [&](const float* in, float* out, bool check) {
       return launch(cuda::sweep, in, out, check);
     };
-    if (two_per_pass_) {
-      iterate_in_pairs(u0_dev_.get(), u1_dev_.get(), one,
-                       [&](const float* in, float* out, bool check) {
-                         return launch(cuda::two_sweeps, in, out, check);
-                       });
+    if (temporal_) {
+      iterate_in_passes(
+          u0_dev_.get(), u1_dev_.get(), p_.cuda_sweeps, one,
+          [&](const float* in, float* out, std::int64_t count, bool check) {
+            const auto several = [count](const cuda::Coefficients& k, const float* from, float* to,
+                                         unsigned int* max_change, cudaStream_t queue) {
+              cuda::several_sweeps(k, int(count), from, to, max_change, queue);
+            };
+            return launch(several, in, out, check);
+          });
     } else {
       iterate(u0_dev_.get(), u1_dev_.get(), one);
     }
@@ -84,7 +89,7 @@ class Cuda : public JacobiInstance {
   }
   Verification verify() override {
     Verification v = JacobiInstance::verify();
-    // Passes through memory, each one sweep or two: the limit counts one sweep a pass.
+    // Passes through memory, each one sweep or several: the limit counts one sweep a pass.
     v.outputs["passes"] = passes_;
     return v;
   }
@@ -100,7 +105,7 @@ class Cuda : public JacobiInstance {
   DeviceArray<float> init_, u0_dev_, u1_dev_;
   DeviceArray<unsigned int> change_;
   const float* device_result_ = nullptr;
-  bool two_per_pass_ = false;
+  bool temporal_ = false;
   std::int64_t passes_ = 0;  // kernels launched by the last run
 };
 
@@ -109,7 +114,7 @@ class Cuda : public JacobiInstance {
 std::unique_ptr<Instance> make_cuda(const Params& params) {
   return std::make_unique<Cuda>(params, false);
 }
-std::unique_ptr<Instance> make_cuda_two_sweeps(const Params& params) {
+std::unique_ptr<Instance> make_cuda_temporal(const Params& params) {
   return std::make_unique<Cuda>(params, true);
 }
 

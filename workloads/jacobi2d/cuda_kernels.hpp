@@ -19,9 +19,12 @@ struct Coefficients {
 void sweep(const Coefficients& c, const float* in, float* out, unsigned int* change,
            cudaStream_t stream);
 
-// Two sweeps from `in` to `out` in one pass through memory (temporal blocking); `change`, when
-// non-null, as for sweep() but of the second sweep alone.
-void two_sweeps(const Coefficients& c, const float* in, float* out, unsigned int* change,
-                cudaStream_t stream);
+// The most sweeps several_sweeps does in one pass.
+inline constexpr int most_sweeps_a_pass = 4;
+
+// `sweeps` sweeps (1 to most_sweeps_a_pass) from `in` to `out` in one pass through memory
+// (temporal blocking); `change`, when non-null, as for sweep() but of the last sweep alone.
+void several_sweeps(const Coefficients& c, int sweeps, const float* in, float* out,
+                    unsigned int* change, cudaStream_t stream);
 
 }  // namespace acclab::jacobi2d::cuda

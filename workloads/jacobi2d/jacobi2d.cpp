@@ -34,6 +34,7 @@ Problem problem_of(const Params& params) {
   p.tol = p.tol_mode ? params.real("tol") : 0.0;
   p.check_every = params.integer("check_every");
   p.async = params.flag("async");
+  p.cuda_sweeps = static_cast<int>(params.integer("cuda_sweeps"));
   // As the seed: hx = height / row, wy = width / col with row = rows - 1, col = cols - 1.
   p.hx = static_cast<float>(p.height / static_cast<double>(p.rows - 1));
   p.wy = static_cast<float>(p.width / static_cast<double>(p.cols - 1));
@@ -89,6 +90,11 @@ Workload make_workload() {
        .type = ParamType::boolean,
        .help = "acc_tuned only: 1 queues the sweeps asynchronously, 0 waits for each",
        .presets = same_in_all_presets("1")},
+      {.key = "cuda_sweeps",
+       .help = "cuda_temporal only: sweeps a pass through memory (temporal blocking), 2 to 4",
+       .presets = same_in_all_presets("2"),
+       .minimum = 2,
+       .maximum = 4},
   };
   w.validate = [](const Params& params) {
     const std::int64_t rows = params.integer("rows"), cols = params.integer("cols");

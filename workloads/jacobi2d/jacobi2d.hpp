@@ -22,6 +22,7 @@ struct Problem {
   double tol = 0;                // stop when max |u_new - u_old| < tol (tol mode)
   std::int64_t check_every = 1;  // sweeps between two convergence checks (tol mode)
   bool async = true;             // acc_tuned: queue the sweeps asynchronously
+  int cuda_sweeps = 2;           // cuda_temporal: sweeps a pass through memory
 
   float hx = 0, wy = 0;  // grid spacing along rows (x) and columns (y)
   float hx2 = 0, wy2 = 0;
@@ -127,11 +128,11 @@ class JacobiInstance : public Instance {
   // Leaves result_ pointing to the grid holding the last sweep, and sets sweeps_ and residual_.
   template <typename Sweep>
   void iterate(float* u0, float* u1, Sweep&& sweep);
-  // The same sweeps, two at a time where `two_sweeps(in, out, check)` can do them (check: the
-  // second is a checked one; it returns that sweep's change), one at a time by `sweep` where the
-  // first of two is to be checked or only one is left.
-  template <typename Sweep, typename TwoSweeps>
-  void iterate_in_pairs(float* u0, float* u1, Sweep&& sweep, TwoSweeps&& two_sweeps);
+  // The same sweeps, up to `most` in one call of `several(in, out, count, check)` (count >= 2;
+  // check: the last of them is a checked one, whose change it returns), which never takes a
+  // checked sweep before its last; `sweep` does the sweeps left alone.
+  template <typename Sweep, typename Several>
+  void iterate_in_passes(float* u0, float* u1, std::int64_t most, Sweep&& sweep, Several&& several);
 
   Problem p_;
   std::vector<float> initial_, u0_, u1_;
@@ -162,21 +163,22 @@ void JacobiInstance::iterate(float* u0, float* u1, Sweep&& sweep) {
   result_ = u0;
 }
 
-template <typename Sweep, typename TwoSweeps>
-void JacobiInstance::iterate_in_pairs(float* u0, float* u1, Sweep&& sweep,
-                                      TwoSweeps&& two_sweeps) {
+template <typename Sweep, typename Several>
+void JacobiInstance::iterate_in_passes(float* u0, float* u1, std::int64_t most, Sweep&& sweep,
+                                       Several&& several) {
   sweeps_ = 0;
   residual_ = -1;
   for (std::int64_t s = 1; s <= p_.iters;) {
-    const bool pair = s < p_.iters && !p_.check_after(s);
-    const std::int64_t last = pair ? s + 1 : s;
+    std::int64_t last = s;  // the pass's last sweep: the first checked one ends it
+    while (last - s + 1 < most && last < p_.iters && !p_.check_after(last)) ++last;
+    const std::int64_t count = last - s + 1;
     const bool check = p_.check_after(last);
     float change = 0;
     {
-      const char* label = pair ? (check ? "two sweeps+check" : "two sweeps")
-                               : (check ? "sweep+check" : "sweep");
+      const char* label =
+          count > 1 ? (check ? "pass+check" : "pass") : (check ? "sweep+check" : "sweep");
       profile::Region region(label);  // --profile's label
-      change = pair ? two_sweeps(u0, u1, check) : sweep(u0, u1, check);
+      change = count > 1 ? several(u0, u1, count, check) : sweep(u0, u1, check);
     }
     std::swap(u0, u1);
     sweeps_ = last;
