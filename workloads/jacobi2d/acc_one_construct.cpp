@@ -1,7 +1,7 @@
 // Beyond the seed, the step after acc_tuned: every sweep of a run in one compute construct, the
 // convergence check inside it. At the seed's size GCC's runtime takes longer to launch a
 // construct than a sweep takes at copy bandwidth, so one launch a run instead of one a sweep.
-// A gang per multiprocessor (asked of CUDA), 16 workers of one warp; the sweeps are separated
+// A gang per multiprocessor (asked of CUDA), 12 workers of one warp; the sweeps are separated
 // by grid_barrier (core/acc_grid_barrier.hpp), as in diffusion3d's acc_tuned. A warp takes
 // whole rows, its lanes the columns 32 apart. In tol mode each gang leaves the largest change
 // of its rows in a slot of its own; after the barrier every gang reads all the slots, so all
@@ -22,9 +22,14 @@
 namespace acclab::jacobi2d {
 namespace {
 
-constexpr int workers = 16;  // warps a gang
+// Warps a gang, and columns a lane loads at once. The more loads a lane has in flight, the less
+// its warp waits on memory, but all of a gang's lanes must fit one multiprocessor's registers:
+// GCC's code for 8 columns a lane takes more than 128 registers, so 16 warps of it do not launch
+// (libgomp: at most 384 threads) and 12 do (bench/results/h200/jacobi2d/NOTES.md has the
+// shapes measured).
+constexpr int workers = 12;
 constexpr int warp = 32;
-constexpr int cells = 4;           // columns a lane loads at once
+constexpr int cells = 8;
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
 
 class AccOneConstruct : public JacobiInstance {
@@ -119,7 +124,7 @@ void AccOneConstruct::run() {
             // one point's loads in flight at a time would leave the memory system idle.
             for (int j0 = 1 + lane; j0 < cols - 1; j0 += cells * warp) {
               float up[cells], down[cells], left[cells], right[cells], centre[cells];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
               for (int u = 0; u < cells; ++u) {
                 const int j = j0 + u * warp < cols - 1 ? j0 + u * warp : j0;
                 const int k = row * cols + j;
@@ -129,7 +134,7 @@ void AccOneConstruct::run() {
                 right[u] = in[k + 1];
                 centre[u] = in[k];
               }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
               for (int u = 0; u < cells; ++u) {
                 const int j = j0 + u * warp;
                 if (j < cols - 1) {

@@ -92,7 +92,7 @@ Workload make_workload() {
        .presets = same_in_all_presets("1")},
       {.key = "cuda_sweeps",
        .help = "cuda_temporal only: sweeps a pass through memory (temporal blocking), 2 to 4",
-       .presets = same_in_all_presets("2"),
+       .presets = same_in_all_presets("4"),
        .minimum = 2,
        .maximum = 4},
   };

@@ -22,7 +22,7 @@ struct Problem {
   double tol = 0;                // stop when max |u_new - u_old| < tol (tol mode)
   std::int64_t check_every = 1;  // sweeps between two convergence checks (tol mode)
   bool async = true;             // acc_tuned: queue the sweeps asynchronously
-  int cuda_sweeps = 2;           // cuda_temporal: sweeps a pass through memory
+  int cuda_sweeps = 4;           // cuda_temporal: sweeps a pass through memory
 
   float hx = 0, wy = 0;  // grid spacing along rows (x) and columns (y)
   float hx2 = 0, wy2 = 0;
