@@ -5,6 +5,7 @@
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
 # (scripts/h200-common.sh says how):
 #   OUT=some/folder scripts/h200-resident.sh
+# PACK=1 packs the results into one results.tgz (the device tool brings back at most 8 files).
 # With PEER=path/to/jacobi (multi-gpu-programming-models' single_gpu, built for sm_90), that
 # Jacobi runs on the seed's grid in the same call, as the issue's comparison asks.
 set -uo pipefail
@@ -12,8 +13,24 @@ default_out=bench/results/h200/resident
 source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 
+echo "== launch shapes of the resident constructs (GOMP_DEBUG=1)"
+for args in "jacobi2d --preset seed --set iters=2 --variant acc_resident" \
+    "apsp --set n=256 --variant optimize_resident" "vector --set nt=2 --variant '*_resident'"; do
+  # shellcheck disable=SC2086
+  eval GOMP_DEBUG=1 "$acclab" run $args --reps 1 2>&1 | grep "launch gangs" | grep -v reset |
+    sed 's/.*kernel //' | sort | uniq -c
+done
+echo "== the barrier across gangs alone: steps of tiny problems"
+run resident_barrier_jacobi2d_34 run jacobi2d --preset small --set rows=34 --set cols=34 \
+  --set iters=10000 --variant acc_tuned,acc_resident,cuda --reps 5
+run resident_barrier_apsp_256 run apsp --preset small --set n=256 \
+  --variant optimize,optimize_resident --reps 5
 run resident_jacobi2d_seed run jacobi2d --preset seed \
   --variant 'acc_tuned,acc_resident,cuda,cuda_temporal' --reps 5
+for sweeps in 2 3; do
+  run resident_jacobi2d_seed_sweeps$sweeps run jacobi2d --preset seed --variant cuda_temporal \
+    --set cuda_sweeps=$sweeps --reps 5
+done
 run resident_jacobi2d_large run jacobi2d --preset large \
   --variant 'acc_tuned,acc_resident,cuda,cuda_temporal' --reps 3
 run resident_jacobi2d_tol run jacobi2d --preset small --set tol=1e-5 --set iters=1000000 \
@@ -29,3 +46,4 @@ run resident_vector_seed run vector --preset seed \
 run resident_apsp_seed run apsp --preset seed --variant 'optimize,optimize_resident,cuda_blocked' \
   --reps 3
 run resident_diffusion3d_256 run diffusion3d --preset large --variant 'acc_flat,acc_tuned,cuda' --reps 5
+[[ ${PACK:-0} == 1 ]] && pack_out
