@@ -17,7 +17,7 @@
 #include "core/acc_grid_barrier.hpp"
 #include "core/grid_barrier_check.hpp"
 #include "core/machine.hpp"
-#include "workloads/apsp/apsp.hpp"
+#include "workloads/apsp/acc_present.hpp"
 
 namespace acclab::apsp {
 namespace {
@@ -84,40 +84,21 @@ int all_steps(int n, float* d, std::int32_t* next, int gangs, unsigned long long
   return ran[0];
 }
 
-class OptimizeResident : public ApspInstance {
+class OptimizeResident : public PresentInstance {
  public:
-  using ApspInstance::ApspInstance;
+  using PresentInstance::PresentInstance;
   OptimizeResident(const OptimizeResident&) = delete;
   OptimizeResident& operator=(const OptimizeResident&) = delete;
-  ~OptimizeResident() override { release(); }
+  ~OptimizeResident() override { free_counter(); }
 
   void setup() override {
-    ApspInstance::setup();
-    float* d = d_.data();
-    const std::int64_t nn = p_.elements();
-#pragma acc enter data create(d [0:nn])
-    resident_ = true;
-    if (p_.paths) {
-      std::int32_t* next = next_.data();
-#pragma acc enter data create(next [0:nn])
-      next_resident_ = true;
-    }
+    PresentInstance::setup();
     gangs_ = 1;
     if (acc_get_num_devices(acc_device_nvidia) > 0) {
       gangs_ = std::max(1, cuda_multiprocessors(acc_get_device_num(acc_device_nvidia)));
     }
-    arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
+    if (!arrived_) arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
     if (!arrived_) throw std::runtime_error("apsp optimize_resident: acc_malloc failed");
-  }
-  void reset() override {
-    ApspInstance::reset();
-    float* d = d_.data();
-    const std::int64_t nn = p_.elements();
-#pragma acc update device(d [0:nn])
-    if (p_.paths) {
-      std::int32_t* next = next_.data();
-#pragma acc update device(next [0:nn])
-    }
   }
   void run() override {
     const unsigned long long none = 0;
@@ -137,39 +118,21 @@ class OptimizeResident : public ApspInstance {
                        "optimize launches a kernel per step instead");
   }
   void finish() override {
-    float* d = d_.data();
-    const std::int64_t nn = p_.elements();
-#pragma acc update self(d [0:nn])
-    if (p_.paths) {
-      std::int32_t* next = next_.data();
-#pragma acc update self(next [0:nn])
-    }
-    release();
+    PresentInstance::finish();
+    free_counter();
   }
   Verification verify() override {
-    Verification v = ApspInstance::verify();
+    Verification v = PresentInstance::verify();
     v.outputs["resident_gangs"] = running_;
     return v;
   }
 
  private:
-  void release() {
-    const std::int64_t nn = p_.elements();
-    if (next_resident_) {
-      std::int32_t* next = next_.data();
-#pragma acc exit data delete (next [0:nn])
-      next_resident_ = false;
-    }
-    if (resident_) {
-      float* d = d_.data();
-#pragma acc exit data delete (d [0:nn])
-      resident_ = false;
-    }
+  void free_counter() {
     if (arrived_) acc_free(arrived_);
     arrived_ = nullptr;
   }
 
-  bool resident_ = false, next_resident_ = false;
   int gangs_ = 1;                          // asked for
   int running_ = 0;                        // ran, as the construct counted them
   unsigned long long* arrived_ = nullptr;  // the barrier's count, on the device
