@@ -46,6 +46,7 @@ Solution Optimized::solve() {
   int top = 1;  // the largest power of two below colors: the colour search's first step
   while (2 * top < colors) top *= 2;
   const std::int64_t row_gangs = gangs_for(n);
+  const double factor_scale = factor_scale_;  // 1 + shift (acclab iccg FILE --shift)
 
   // IC(0), colour by colour.
   for (int c = 0; c < colors; ++c) {
@@ -55,7 +56,7 @@ Solution Optimized::solve() {
 #pragma acc parallel loop gang vector num_gangs(wide_gangs_for(rows)) vector_length(lanes) \
     async(queue) deviceptr(diagonal, lower_column, lower_value, w)
     for (std::int64_t k = 0; k < rows; ++k) {
-      double v = diagonal[first + k];
+      double v = factor_scale * diagonal[first + k];
       for (int s = 0; s < width; ++s) {
         const double a = lower_value[base + s * rows + k];
         v -= a * a * w[lower_column[base + s * rows + k]];

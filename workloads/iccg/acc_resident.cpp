@@ -36,6 +36,7 @@ Solution Optimized::solve_resident() {
   const int threads = gangs * resident_workers * warp;
   const int max_iterations = p_.max_iterations;
   const double eps2 = p_.eps * p_.eps;
+  const double factor_scale = factor_scale_;  // 1 + shift (acclab iccg FILE --shift)
   const std::int64_t *color_start = d_.color_start, *lower_start = d_.lower_start,
                      *upper_start = d_.upper_start;
   const int *lower_width = d_.lower_width, *upper_width = d_.upper_width;
@@ -75,7 +76,7 @@ Solution Optimized::solve_resident() {
 #pragma acc loop gang worker vector
       for (int t = 0; t < threads; ++t) {
         for (int k = t; k < rows; k += threads) {
-          double v = diagonal[first + k];
+          double v = factor_scale * diagonal[first + k];
           for (int s = 0; s < width; ++s) {
             const double a = value[s * rows + k];
             v -= a * a * w[column[s * rows + k]];

@@ -83,6 +83,7 @@ class CudaSolver : public IccgInstance {
 
     s_.n = m.n;
     s_.colors = m.colors;
+    s_.factor_scale = factor_scale_;
     s_.color_start = m.color_start;
     s_.lower_start = m.lower_start;
     s_.upper_start = m.upper_start;
@@ -289,6 +290,15 @@ class CusparseSolver : public IccgInstance {
     row_start_ = uploaded(row_start);
     column_ = uploaded(column);
     a_value_ = uploaded(value);
+    // What csric02 factors: A, or with a shift A with its diagonal times (1 + shift).
+    if (factor_scale_ != 1) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (int e = row_start[i]; e < row_start[i + 1]; ++e) {
+          if (column[e] == i) value[e] *= factor_scale_;
+        }
+      }
+      factor_value_ = uploaded(value);
+    }
     l_value_ = DeviceArray<double>(value.size());
     b_dev_ = uploaded(b_);
     vectors_ = DeviceArray<double>(6 * std::size_t(n));
@@ -348,8 +358,10 @@ class CusparseSolver : public IccgInstance {
     const cudaStream_t stream = stream_->get();
     const std::int64_t n = a_.n;
     const double one = 1.0, zero = 0.0;
-    // IC(0) of a fresh copy of A, and the triangular solves' analysis of its factor.
-    CUDA_CHECK(cudaMemcpyAsync(l_value_.get(), a_value_.get(), sizeof(double) * nnz_,
+    // IC(0) of a fresh copy of A (its diagonal shifted where asked), and the triangular solves'
+    // analysis of its factor.
+    const double* factored = factor_scale_ != 1 ? factor_value_.get() : a_value_.get();
+    CUDA_CHECK(cudaMemcpyAsync(l_value_.get(), factored, sizeof(double) * nnz_,
                                cudaMemcpyDeviceToDevice, stream));
     CUSPARSE_CHECK(api.ic0_analysis(handle_, int(n), int(nnz_), descr_, l_value_.get(),
                                     row_start_.get(), column_.get(), ic0_info_,
@@ -420,7 +432,7 @@ class CusparseSolver : public IccgInstance {
   std::unique_ptr<CudaStream> stream_;  // made in setup: constructing touches no device
   std::int64_t nnz_ = 0;
   DeviceArray<int> row_start_, column_;
-  DeviceArray<double> a_value_, l_value_, b_dev_, vectors_, dots_;
+  DeviceArray<double> a_value_, factor_value_, l_value_, b_dev_, vectors_, dots_;
   DeviceArray<char> ic0_buffer_, l_buffer_, lt_buffer_, spmv_buffer_;
   double *xd_ = nullptr, *rd_ = nullptr, *yd_ = nullptr, *zd_ = nullptr, *pd_ = nullptr,
          *qd_ = nullptr;

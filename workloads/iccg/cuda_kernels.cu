@@ -75,10 +75,11 @@ struct ColorRows {
 
 __global__ void factor_kernel(ColorRows c, const std::int32_t* __restrict__ column,
                               const double* __restrict__ value,
-                              const double* __restrict__ diagonal, double* w) {
+                              const double* __restrict__ diagonal, double factor_scale,
+                              double* w) {
   const std::int64_t k = blockIdx.x * std::int64_t(block) + threadIdx.x;
   if (k >= c.rows) return;
-  double v = diagonal[c.first + k];
+  double v = factor_scale * diagonal[c.first + k];
   for (int s = 0; s < c.width; ++s) {
     const double a = value[c.base + s * c.rows + k];
     v -= a * a * w[column[c.base + s * c.rows + k]];
@@ -273,8 +274,8 @@ void factor(const Slabs& s, cudaStream_t stream) {
   for (int c = 0; c < s.colors; ++c) {
     const ColorRows rows = lower_rows(s, c);
     if (rows.rows == 0) continue;
-    factor_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(rows, s.lower_column,
-                                                               s.lower_value, s.diagonal, s.w);
+    factor_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(
+        rows, s.lower_column, s.lower_value, s.diagonal, s.factor_scale, s.w);
     CUDA_CHECK_LAUNCH();
   }
 }

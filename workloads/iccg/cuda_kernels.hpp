@@ -21,6 +21,7 @@ struct Slabs {
   const std::int32_t *lower_column, *upper_column;
   const double *lower_value, *upper_value, *diagonal, *b;
   double *x, *w, *r, *z, *p[2], *q;
+  double factor_scale = 1;  // the factor takes factor_scale times the diagonal (1 + shift)
 };
 
 // The solve's scalars on the device, one of each per iteration (index 0: before the first):

@@ -346,8 +346,14 @@ Workload make_workload() {
 
 IccgInstance::IccgInstance(const Params& params) : p_(problem_of(params)) {}
 
+void IccgInstance::use_system(Csr a, std::vector<double> b, double shift) {
+  mesh_ = {std::move(a), std::move(b)};
+  user_system_ = true;
+  factor_scale_ = 1 + shift;
+}
+
 void IccgInstance::setup() {
-  mesh_ = poisson_problem(p_.nx, p_.ny, p_.nz);
+  if (!user_system_) mesh_ = poisson_problem(p_.nx, p_.ny, p_.nz);
   ordering_ = order_rows(mesh_.a, p_.colors);
   if (coupled_rows_share_a_color(mesh_.a, ordering_)) {
     throw std::logic_error("iccg: the ordering put two coupled rows in one colour");

@@ -133,6 +133,15 @@ class IccgInstance : public Instance {
   Verification verify() override;
   void corrupt_result() override;
 
+  // A user's system instead of the course's mesh (acclab iccg FILE), before setup(): setup
+  // orders and permutes `a` and `b` by the `colors` parameter as it does the mesh, and the
+  // variant factors (1 + shift) times the diagonal (shifted IC(0); 0: the diagonal itself).
+  // verify() is the mesh's and does not apply: the caller checks x against `a` itself.
+  void use_system(Csr a, std::vector<double> b, double shift);
+  // After finish(): the solve, x in the permuted numbering.
+  const Solution& solution() const { return solution_; }
+  const Ordering& ordering() const { return ordering_; }
+
  protected:
   // Whether the variant's arithmetic is the serial solve's, operation for operation (its x must
   // then equal the serial x bit for bit).
@@ -147,6 +156,8 @@ class IccgInstance : public Instance {
   Ordering ordering_;
   Solution solution_;
   nlohmann::json extra_outputs_ = nlohmann::json::object();  // a variant's own, for verify()
+  bool user_system_ = false;  // mesh_ holds a user's system (use_system), not the course's
+  double factor_scale_ = 1;   // the factor takes factor_scale_ times the diagonal (1 + shift)
 };
 
 // Device addresses of a permuted system and the solver's vectors, for OpenACC's `deviceptr`: the
