@@ -1,0 +1,222 @@
+// acclab iccg FILE through the ladder's steps: every variant built here solves the suite's
+// SuiteSparse matrices as original does (iterations within 2, x within original's bound), the
+// default variant follows the machine, and a --variant that cannot run is a usage error. On a
+// machine without a GPU the OpenACC step runs on the host fallback and the CUDA steps are
+// refused.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/machine.hpp"
+#include "support.hpp"
+#include "workloads/iccg/matrix_solve.hpp"
+
+namespace acclab {
+namespace {
+
+using test::is_usage_error;
+using test::run_acclab;
+
+std::string data_file(const std::string& name) {
+  return std::string(ACCLAB_TEST_DATA) + "/" + name;
+}
+
+double norm2(const std::vector<double>& x) {
+  double sum = 0;
+  for (double v : x) sum += v * v;
+  return std::sqrt(sum);
+}
+
+// An upper estimate of A's smallest eigenvalue: the Rayleigh quotient of A^-1 after inverse
+// iteration, A^-1 applied by original's solve to 1e-13 (shifted IC(0) preconditions it: any
+// preconditioner gives the same A^-1).
+double smallest_eigenvalue_estimate(const iccg::Csr& a) {
+  const iccg::Ordering o = iccg::order_rows(a, -20);
+  const iccg::Csr pa = iccg::permuted(a, o);
+  std::vector<double> v(static_cast<std::size_t>(a.n));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 1.0 + 0.5 * std::sin(double(i));
+  double lambda = 0;
+  for (int step = 0; step < 60; ++step) {
+    const double norm = norm2(v);
+    for (double& x : v) x /= norm;
+    const iccg::Solution y = iccg::solve_iccg(pa, v, o, 1e-13, 20000, 1, /*shift=*/1);
+    double vy = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) vy += v[i] * y.x[i];
+    lambda = 1 / vy;
+    v = y.x;
+  }
+  return lambda;
+}
+
+struct MatrixCase {
+  std::string file;
+  double shift;  // IC(0) breaks down on LFAT5 and bcsstk01 without one
+};
+
+class IccgFileVariantTest : public ::testing::TestWithParam<MatrixCase> {};
+
+// Each variant built and runnable here against original: converged to tol by the residual
+// recomputed from the file, the iterations original's give or take 2 (rounding differs), and
+// ||x - x_original|| within what both residuals allow: 2 tol ||b|| / lambda_min.
+TEST_P(IccgFileVariantTest, EveryVariantSolvesAsOriginalDoes) {
+  const MatrixCase& c = GetParam();
+  const iccg::MatrixSystem system = iccg::read_matrix_system(data_file(c.file), "");
+  constexpr double tol = 1e-10;
+  Machine machine;
+  const iccg::MatrixSolution original = iccg::solve_matrix(
+      system, {.tol = tol,
+               .shift = c.shift,
+               .variant = iccg::choose_matrix_variant("original", test::all(), machine).variant});
+  ASSERT_TRUE(original.converged);
+  ASSERT_LT(original.residual, tol);
+  const double lambda_min = smallest_eigenvalue_estimate(system.a);
+  ASSERT_GT(lambda_min, 0);
+  const double bound = 2 * tol * norm2(system.b) / lambda_min;
+  int compared = 0;
+  for (const char* name : iccg::matrix_variant_names) {
+    if (std::string(name) == "original") continue;
+    const bool built =
+        std::any_of(test::all().variants().begin(), test::all().variants().end(),
+                    [&](const Variant& v) { return v.id() == "iccg/" + std::string(name); });
+    if (!built) continue;
+    const Variant& variant = test::variant_of("iccg", name);
+    if (variant.backend == Backend::cuda && !machine.cuda_available()) {
+      // Refused before anything is read or solved, naming the option and the choices.
+      const std::string error = test::usage_error_message(
+          [&] { iccg::choose_matrix_variant(name, test::all(), machine); });
+      EXPECT_NE(error.find("--variant"), std::string::npos) << error;
+      EXPECT_NE(error.find("no CUDA GPU"), std::string::npos) << error;
+      continue;
+    }
+    SCOPED_TRACE(name);
+    const iccg::MatrixSolution s =
+        iccg::solve_matrix(system, {.tol = tol, .shift = c.shift, .variant = &variant});
+    EXPECT_TRUE(s.converged);
+    EXPECT_LT(s.residual, tol);
+    EXPECT_LE(std::abs(s.iterations - original.iterations), 2)
+        << s.iterations << " iterations against original's " << original.iterations;
+    ASSERT_EQ(s.x.size(), original.x.size());
+    double difference = 0;
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      difference += (s.x[i] - original.x[i]) * (s.x[i] - original.x[i]);
+    }
+    EXPECT_LE(std::sqrt(difference), bound);
+    EXPECT_GT(s.run_s, 0);
+    EXPECT_EQ(s.bytes_per_iteration, original.bytes_per_iteration);
+    ++compared;
+  }
+  EXPECT_GE(compared, 1) << "no variant besides original ran";  // optimized, on the host at least
+}
+
+INSTANTIATE_TEST_SUITE_P(SuiteSparse, IccgFileVariantTest,
+                         ::testing::Values(MatrixCase{"matrices/LFAT5.mtx", 1},
+                                           MatrixCase{"matrices/bcsstk01.mtx", 1},
+                                           MatrixCase{"matrices/494_bus.mtx", 0},
+                                           MatrixCase{"matrices/662_bus.mtx", 0},
+                                           MatrixCase{"matrices/gr_900_900_crg.mtx", 0},
+                                           MatrixCase{"matrices/bcsstk08.mtx", 1}),
+                         [](const auto& info) {
+                           std::string name = info.param.file.substr(info.param.file.find('/') + 1);
+                           name = name.substr(0, name.find('.'));
+                           return name;
+                         });
+
+TEST(IccgFileVariantChoiceTest, DefaultFollowsTheMachine) {
+  Machine machine;
+  const iccg::MatrixVariantChoice choice = iccg::choose_matrix_variant("", test::all(), machine);
+  ASSERT_NE(choice.variant, nullptr);
+  const std::string expected = machine.cuda_available()        ? "cuda"
+                               : machine.openacc_runs_on_gpu() ? "optimized"
+                                                               : "original";
+  EXPECT_EQ(choice.variant->name, expected);
+  EXPECT_NE(choice.reason.find("default"), std::string::npos) << choice.reason;
+  EXPECT_EQ(iccg::choose_matrix_variant("optimized", test::all(), machine).reason, "--variant");
+}
+
+TEST(IccgFileVariantChoiceTest, OtherNamesAreRefusedNamingTheChoices) {
+  Machine machine;
+  // "setup" is a ladder step, but not one acclab iccg FILE takes.
+  for (const char* name : {"fastest", "setup", "optimized_per_color", "Original"}) {
+    SCOPED_TRACE(name);
+    const std::string error =
+        test::usage_error_message([&] { iccg::choose_matrix_variant(name, test::all(), machine); });
+    for (const char* word : {"--variant", "original", "optimized", "cuda", "cusparse"}) {
+      EXPECT_NE(error.find(word), std::string::npos) << error;
+    }
+  }
+}
+
+TEST(IccgFileCommandTest, NamesTheVariantAndWhyItWasChosen) {
+  Machine machine;
+  const test::Outcome o = run_acclab({"iccg", data_file("matrices/494_bus.mtx")});
+  ASSERT_EQ(o.status, 0) << o;
+  if (!machine.cuda_available() && !machine.openacc_runs_on_gpu()) {
+    EXPECT_NE(o.out.find("variant original (the default without a GPU)"), std::string::npos)
+        << o.out;
+  }
+  const test::Outcome named =
+      run_acclab({"iccg", data_file("matrices/494_bus.mtx"), "--variant", "optimized"});
+  ASSERT_EQ(named.status, 0) << named;
+  EXPECT_NE(named.out.find("variant optimized (--variant)"), std::string::npos) << named.out;
+  EXPECT_NE(named.out.find("converged after"), std::string::npos) << named.out;
+  EXPECT_NE(named.out.find("max |x - 1| = "), std::string::npos) << named.out;
+}
+
+TEST(IccgFileCommandTest, JsonCarriesTheLadderFieldsAndTheVariant) {
+  const std::string lfat5 = data_file("matrices/LFAT5.mtx");
+  const test::Outcome o = run_acclab({"iccg", lfat5, "--variant", "optimized", "--shift", "1",
+                                      "--tol", "1e-12", "--format", "json"});
+  ASSERT_EQ(o.status, 0) << o;
+  const nlohmann::json j = test::parse_json(o.out);
+  EXPECT_EQ(j.value("schema", ""), "acclab.iccg/1");
+  EXPECT_EQ(j.value("variant", ""), "optimized");
+  EXPECT_EQ(j.value("variant_reason", ""), "--variant");
+  EXPECT_EQ(j.value("status", ""), "converged");
+  EXPECT_EQ(j.value("rows", 0), 14);
+  EXPECT_EQ(j.value("nonzeros", 0), 46);
+  EXPECT_GT(j.value("iterations", 0), 0);
+  EXPECT_LT(j.value("residual", 1.0), 1e-12);
+  // The ladder's model: the matrix three times at 12 bytes a nonzero, eight vectors.
+  EXPECT_DOUBLE_EQ(j.value("bytes_per_iteration", 0.0), 3 * 12 * 46 + 8 * 8 * 14);
+  EXPECT_DOUBLE_EQ(j.value("bytes", 0.0),
+                   j.value("bytes_per_iteration", 0.0) * j.value("iterations", 0));
+  EXPECT_GT(j.value("seconds_per_iteration", 0.0), 0);
+  EXPECT_GT(j.value("gbytes_per_s", 0.0), 0);
+  ASSERT_TRUE(j.contains("limit_fraction"));
+  if (j["limit_fraction"].is_number()) {
+    EXPECT_NEAR(j["limit_fraction"].get<double>(),
+                j.value("gbytes_per_s", 0.0) / j.value("limit_gbytes_per_s", 1.0), 1e-12);
+  }
+  EXPECT_LT(j.value("error_from_ones", 1.0), 1e-4);
+}
+
+TEST(IccgFileCommandTest, BreakdownIsTheSameUsageErrorWhateverTheVariant) {
+  for (const char* variant : {"original", "optimized"}) {
+    SCOPED_TRACE(variant);
+    const test::Outcome o =
+        run_acclab({"iccg", data_file("matrices/LFAT5.mtx"), "--variant", variant});
+    EXPECT_TRUE(is_usage_error(o, {"LFAT5.mtx", "IC(0) breaks down", "--shift"}));
+  }
+}
+
+TEST(IccgFileCommandTest, VariantThatCannotRunIsAUsageError) {
+  Machine machine;
+  std::vector<std::string> refused = {"nonsense", "setup"};
+  if (!machine.cuda_available()) refused.insert(refused.end(), {"cuda", "cusparse"});
+  for (const std::string& name : refused) {
+    SCOPED_TRACE(name);
+    const test::Outcome o =
+        run_acclab({"iccg", data_file("matrices/LFAT5.mtx"), "--variant", name});
+    EXPECT_TRUE(
+        is_usage_error(o, {"--variant " + name, "original", "optimized", "cuda", "cusparse"}));
+  }
+  EXPECT_TRUE(is_usage_error(
+      run_acclab({"iccg", data_file("matrices/LFAT5.mtx"), "--format", "yaml"}), {"--format"}));
+}
+
+}  // namespace
+}  // namespace acclab
