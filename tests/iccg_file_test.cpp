@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "support.hpp"
+#include "workloads/iccg/color_ell.hpp"
 #include "workloads/iccg/matrix_solve.hpp"
 
 namespace acclab {
@@ -92,21 +93,25 @@ TEST_P(IccgFileVariantTest, EveryVariantSolvesAsOriginalDoes) {
       EXPECT_NE(error.find("no CUDA GPU"), std::string::npos) << error;
       continue;
     }
-    SCOPED_TRACE(name);
-    const iccg::MatrixSolution s =
-        iccg::solve_matrix(system, {.tol = tol, .shift = c.shift, .variant = &variant});
-    EXPECT_TRUE(s.converged);
-    EXPECT_LT(s.residual, tol);
-    EXPECT_LE(std::abs(s.iterations - original.iterations), 2)
-        << s.iterations << " iterations against original's " << original.iterations;
-    ASSERT_EQ(s.x.size(), original.x.size());
-    double difference = 0;
-    for (std::size_t i = 0; i < s.x.size(); ++i) {
-      difference += (s.x[i] - original.x[i]) * (s.x[i] - original.x[i]);
+    // As acclab iccg runs it, and with every colour split into runs wherever that saves a slot.
+    for (const std::int64_t min_saved_slots : {iccg::default_min_saved_slots, std::int64_t(0)}) {
+      SCOPED_TRACE(std::string(name) + " min_saved_slots " + std::to_string(min_saved_slots));
+      const iccg::MatrixSolution s = iccg::solve_matrix(
+          system,
+          {.tol = tol, .shift = c.shift, .variant = &variant, .min_saved_slots = min_saved_slots});
+      EXPECT_TRUE(s.converged);
+      EXPECT_LT(s.residual, tol);
+      EXPECT_LE(std::abs(s.iterations - original.iterations), 2)
+          << s.iterations << " iterations against original's " << original.iterations;
+      ASSERT_EQ(s.x.size(), original.x.size());
+      double difference = 0;
+      for (std::size_t i = 0; i < s.x.size(); ++i) {
+        difference += (s.x[i] - original.x[i]) * (s.x[i] - original.x[i]);
+      }
+      EXPECT_LE(std::sqrt(difference), bound);
+      EXPECT_GT(s.run_s, 0);
+      EXPECT_EQ(s.bytes_per_iteration, original.bytes_per_iteration);
     }
-    EXPECT_LE(std::sqrt(difference), bound);
-    EXPECT_GT(s.run_s, 0);
-    EXPECT_EQ(s.bytes_per_iteration, original.bytes_per_iteration);
     ++compared;
   }
   EXPECT_GE(compared, 1) << "no variant besides original ran";  // optimized, on the host at least
@@ -124,6 +129,60 @@ INSTANTIATE_TEST_SUITE_P(SuiteSparse, IccgFileVariantTest,
                            name = name.substr(0, name.find('.'));
                            return name;
                          });
+
+// Rows sorted widest first within each colour keep the ordering valid, and a colour split into
+// runs holds the same matrix in fewer slots: the product through the runs' slabs equals the CSR
+// product, each run lies inside one colour, and lower (upper) columns are earlier (later)
+// colours' rows.
+TEST(IccgColorEllRunsTest, SplitColoursHoldThePermutedMatrixInFewerSlots) {
+  const iccg::MatrixSystem system =
+      iccg::read_matrix_system(data_file("matrices/bcsstk08.mtx"), "");
+  iccg::Ordering o = iccg::order_rows(system.a, -20);
+  const std::vector<std::int64_t> sizes = o.color_start;
+  iccg::group_rows_by_width(system.a, o);
+  EXPECT_EQ(o.color_start, sizes);
+  EXPECT_FALSE(iccg::coupled_rows_share_a_color(system.a, o));
+  const iccg::Csr a = iccg::permuted(system.a, o);
+  for (int c = 0; c < o.colors; ++c) {
+    for (std::int64_t i = o.color_start[c] + 1; i < o.color_start[c + 1]; ++i) {
+      ASSERT_GE(a.start[i] - a.start[i - 1], a.start[i + 1] - a.start[i]) << "row " << i;
+    }
+  }
+  const iccg::ColorEll whole = iccg::color_ell(a, o);
+  const iccg::ColorEll runs = iccg::color_ell(a, o, 0);
+  ASSERT_EQ(whole.colors, o.colors);
+  EXPECT_GT(runs.colors, o.colors);
+  EXPECT_LE(runs.colors, o.colors * iccg::max_runs_per_color);
+  const auto slots = [](const iccg::ColorEll& m) {
+    return m.lower_column.size() + m.upper_column.size();
+  };
+  // bcsstk08's few wide rows: a colour padded to its widest row is mostly padding.
+  EXPECT_LT(2 * slots(runs), slots(whole)) << slots(runs) << " against " << slots(whole);
+  std::vector<double> x(static_cast<std::size_t>(a.n));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 + double((i * 37) % 11);
+  int color = 0;  // the ordering's colour of the run
+  for (int run = 0; run < runs.colors; ++run) {
+    const std::int64_t first = runs.color_start[run], rows = runs.color_start[run + 1] - first;
+    while (o.color_start[color + 1] <= first) ++color;
+    ASSERT_LE(first + rows, o.color_start[color + 1]) << "run " << run << " crosses a colour";
+    for (std::int64_t k = 0; k < rows; ++k) {
+      const std::int64_t i = first + k;
+      double slab = runs.diagonal[i] * x[i], csr = a.diagonal[i] * x[i];
+      for (std::int64_t e = a.start[i]; e < a.start[i + 1]; ++e) csr += a.value[e] * x[a.column[e]];
+      for (int slot = 0; slot < runs.lower_width[run]; ++slot) {
+        const std::int64_t e = runs.lower_start[run] + slot * rows + k;
+        if (runs.lower_value[e] != 0) EXPECT_LT(runs.lower_column[e], o.color_start[color]);
+        slab += runs.lower_value[e] * x[runs.lower_column[e]];
+      }
+      for (int slot = 0; slot < runs.upper_width[run]; ++slot) {
+        const std::int64_t e = runs.upper_start[run] + slot * rows + k;
+        if (runs.upper_value[e] != 0) EXPECT_GE(runs.upper_column[e], o.color_start[color + 1]);
+        slab += runs.upper_value[e] * x[runs.upper_column[e]];
+      }
+      ASSERT_EQ(slab, csr) << "row " << i;
+    }
+  }
+}
 
 TEST(IccgFileVariantChoiceTest, DefaultFollowsTheMachine) {
   Machine machine;

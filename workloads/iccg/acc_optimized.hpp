@@ -143,7 +143,7 @@ class Optimized : public IccgInstance {
 
   void setup() override {
     IccgInstance::setup();
-    m_ = color_ell(a_, ordering_);
+    m_ = color_ell(a_, ordering_, min_saved_slots_);
     const std::size_t n = std::size_t(a_.n);
     for (auto* v : {&x_, &w_, &r_, &z_, &p0_, &p1_, &q_}) v->assign(n, 0.0);
     // r.z's partial sums: a gang per 128 rows of each colour.

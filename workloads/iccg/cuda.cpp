@@ -64,7 +64,7 @@ class CudaSolver : public IccgInstance {
     IccgInstance::setup();
     stream_ = std::make_unique<CudaStream>();
     overlap_ = overlap_ && cuda::overlap_supported();
-    const ColorEll m = color_ell(a_, ordering_);
+    const ColorEll m = color_ell(a_, ordering_, min_saved_slots_);
     const std::size_t n = std::size_t(m.n);
     color_start_ = uploaded(m.color_start);
     lower_start_ = uploaded(m.lower_start);

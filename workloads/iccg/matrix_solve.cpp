@@ -80,7 +80,8 @@ SolveOnce variant_solver(const Variant& variant, const PermutedSystem& system,
     const std::unique_ptr<Instance> instance = variant.factory(params);
     auto* solver = dynamic_cast<IccgInstance*>(instance.get());
     if (!solver) throw std::logic_error("iccg: a variant without an IccgInstance");
-    solver->use_system(system.original, system.unpermuted(rhs), options.shift);
+    solver->use_system(system.original, system.unpermuted(rhs), options.shift,
+                       options.min_saved_slots);
     instance->setup();
     if (solver->ordering().new_of_old != system.ordering.new_of_old) {
       throw std::logic_error("iccg: the variant ordered the rows differently");
@@ -303,7 +304,9 @@ MatrixVariantChoice choose_matrix_variant(const std::string& name, const Registr
 MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions& options) {
   const Csr& original = system.a;
   const auto setup_start = std::chrono::steady_clock::now();
-  const Ordering ordering = order_rows(original, options.colors);
+  Ordering ordering = order_rows(original, options.colors);
+  // Rows of a colour by width, so that the GPU steps' colour slabs can split off the wide ones.
+  group_rows_by_width(original, ordering);
   const Csr a = permuted(original, ordering);
   std::vector<double> pb(system.b.size());
   for (std::int64_t v = 0; v < a.n; ++v) pb[ordering.new_of_old[v]] = system.b[v];

@@ -12,6 +12,7 @@
 #include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "io/matrix_market.hpp"
+#include "workloads/iccg/color_ell.hpp"
 #include "workloads/iccg/iccg.hpp"
 
 namespace acclab::iccg {
@@ -45,6 +46,8 @@ struct MatrixSolveOptions {
   // The ladder step that solves: nullptr or `original`, solve_iccg on OpenMP threads; another
   // (optimized, cuda, cusparse) its own instance, given the system by use_system.
   const Variant* variant = nullptr;
+  // The GPU steps' colour slabs: a colour split where that saves this many slots (color_ell).
+  std::int64_t min_saved_slots = default_min_saved_slots;
 };
 
 // The variants acclab iccg FILE takes, fastest on a GPU first.
