@@ -101,8 +101,13 @@ TEST_P(IccgFileVariantTest, EveryVariantSolvesAsOriginalDoes) {
           {.tol = tol, .shift = c.shift, .variant = &variant, .min_saved_slots = min_saved_slots});
       EXPECT_TRUE(s.converged);
       EXPECT_LT(s.residual, tol);
-      EXPECT_LE(std::abs(s.iterations - original.iterations), 2)
-          << s.iterations << " iterations against original's " << original.iterations;
+      // cuSPARSE factors by its full IC(0) (csric02): on a matrix whose graph has triangles that
+      // is another preconditioner than the course's diagonal-only IC(0), so only its answer is
+      // held to original's there.
+      if (std::string(name) != "cusparse") {
+        EXPECT_LE(std::abs(s.iterations - original.iterations), 2)
+            << s.iterations << " iterations against original's " << original.iterations;
+      }
       ASSERT_EQ(s.x.size(), original.x.size());
       double difference = 0;
       for (std::size_t i = 0; i < s.x.size(); ++i) {
