@@ -315,15 +315,17 @@ MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions
   const auto solve_start = std::chrono::steady_clock::now();
   s.threads = useful_threads(a.n, ordering.colors, omp_get_max_threads());
   const PermutedSystem permuted_system{original, system.b, ordering, a};
-  const bool on_openmp = !options.variant || options.variant->name == "original";
-  const SolveOnce solve =
-      on_openmp ? SolveOnce([&](const std::vector<double>& rhs, double tol, int max_iterations) {
-        const auto start = std::chrono::steady_clock::now();
-        Solution d = solve_iccg(a, rhs, ordering, tol, max_iterations, s.threads, options.shift);
-        s.run_s += seconds_since(start);
-        return d;
-      })
-                : variant_solver(*options.variant, permuted_system, options, s.threads, s.run_s);
+  SolveOnce solve;
+  if (!options.variant || options.variant->name == "original") {  // on OpenMP threads
+    solve = [&](const std::vector<double>& rhs, double tol, int max_iterations) {
+      const auto start = std::chrono::steady_clock::now();
+      Solution d = solve_iccg(a, rhs, ordering, tol, max_iterations, s.threads, options.shift);
+      s.run_s += seconds_since(start);
+      return d;
+    };
+  } else {
+    solve = variant_solver(*options.variant, permuted_system, options, s.threads, s.run_s);
+  }
   Outcome out =
       solve_to_true_residual(permuted_system, pb, options.tol, options.max_iterations, solve);
   s.solve_s = seconds_since(solve_start);
