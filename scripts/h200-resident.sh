@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Issue 24's steps on one H200, each beside the step before it in one call, as committed in
-# bench/results/h200/<workload>/ (resident_*.json): jacobi2d's acc_resident and cuda_temporal,
-# vector's resident bandwidth steps, apsp's optimize_resident, diffusion3d's acc_tuned at 256^3.
+# Issue 24's steps on one H200, each beside the step before it in one call: jacobi2d's
+# acc_resident and cuda_temporal, vector's resident bandwidth steps, apsp's optimize_resident,
+# diffusion3d's acc_tuned at 256^3. It writes every file to $OUT (by default
+# bench/results/h200/resident); the committed ones (resident_*) were sorted into each
+# workload's bench/results/h200/<workload>/.
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
 # (scripts/h200-common.sh says how):
 #   OUT=some/folder scripts/h200-resident.sh

@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+
 #include <atomic>
 #include <thread>
 #include <vector>
+
+#include "core/grid_barrier_check.hpp"
 
 namespace acclab {
 namespace {
@@ -56,6 +61,30 @@ TEST(GridBarrierTest, OneGangNeverWaits) {
     ASSERT_TRUE(grid_barrier(&arrived, target, 1));
   }
   EXPECT_EQ(arrived, 100u);
+}
+
+// The host's check after a resident construct (core/grid_barrier_check.hpp), as every resident
+// step calls it: a stalled count names the step, the gangs and what to run instead; a count off
+// by one gang's arrival (a barrier skipped, a run cut short) is an error too.
+std::string check_error(unsigned long long counted, unsigned long long expected) {
+  try {
+    check_grid_barrier(counted, expected, "demo resident", 132, "demo launched instead");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GridBarrierTest, TheHostCheckNamesAStallAndAMiscount) {
+  EXPECT_EQ(check_error(132 * 100, 132 * 100), "");
+  const std::string stalled = check_error(grid_barrier_stalled | 5, 132 * 100);
+  EXPECT_NE(stalled.find("demo resident: a gang waited"), std::string::npos) << stalled;
+  EXPECT_NE(stalled.find("were all 132 gangs running at once"), std::string::npos) << stalled;
+  EXPECT_NE(stalled.find("demo launched instead"), std::string::npos) << stalled;
+  EXPECT_EQ(check_error(132 * 100 - 1, 132 * 100),
+            "demo resident: the barrier across gangs counted 13199 arrivals where 13200 were "
+            "expected");
+  EXPECT_NE(check_error(132 * 99, 132 * 100), "");
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "workloads/apsp/acc_kernels.hpp"
+#include "workloads/apsp/acc_present.hpp"
 
 namespace acclab::apsp::acc {
 namespace {
@@ -172,32 +173,9 @@ void relax_deviceptr(const Problem& p, float* d, int k) {
 
 namespace {
 
-class Optimize : public ApspInstance {
+class Optimize : public PresentInstance {
  public:
-  using ApspInstance::ApspInstance;
-  ~Optimize() override { release(); }
-  void setup() override {
-    ApspInstance::setup();
-    float* d = d_.data();
-    const std::int64_t nn = p_.elements();
-#pragma acc enter data create(d[0:nn])
-    resident_ = true;
-    if (p_.paths) {
-      std::int32_t* next = next_.data();
-#pragma acc enter data create(next [0:nn])
-      next_resident_ = true;
-    }
-  }
-  void reset() override {
-    ApspInstance::reset();
-    float* d = d_.data();
-    const std::int64_t nn = p_.elements();
-#pragma acc update device(d[0:nn])
-    if (p_.paths) {
-      std::int32_t* next = next_.data();
-#pragma acc update device(next [0:nn])
-    }
-  }
+  using PresentInstance::PresentInstance;
   void run() override {
     if (p_.paths) {
       for (int k = 0; k < p_.n; ++k) relax_present_paths(p_, d_.data(), next_.data(), k);
@@ -205,31 +183,6 @@ class Optimize : public ApspInstance {
       for (int k = 0; k < p_.n; ++k) relax_present(p_, d_.data(), k);
     }
   }
-  void finish() override {
-    float* d = d_.data();
-    const std::int64_t nn = p_.elements();
-#pragma acc update self(d[0:nn])
-    if (p_.paths) {
-      std::int32_t* next = next_.data();
-#pragma acc update self(next [0:nn])
-    }
-    release();
-  }
-
- private:
-  void release() {
-    const std::int64_t nn = p_.elements();
-    if (next_resident_) {
-      std::int32_t* next = next_.data();
-#pragma acc exit data delete (next [0:nn])
-      next_resident_ = false;
-    }
-    if (!resident_) return;
-    float* d = d_.data();
-#pragma acc exit data delete(d[0:nn])
-    resident_ = false;
-  }
-  bool resident_ = false, next_resident_ = false;
 };
 
 }  // namespace

@@ -8,7 +8,6 @@
 // by every row during step k, does not change in it (apsp.hpp), so the result is the serial
 // loop's bit for bit. Without CUDA to count the multiprocessors it runs one gang; the output
 // resident_gangs says how many ran.
-#include <fmt/format.h>
 #include <openacc.h>
 
 #include <algorithm>
@@ -16,8 +15,9 @@
 #include <stdexcept>
 
 #include "core/acc_grid_barrier.hpp"
+#include "core/grid_barrier_check.hpp"
 #include "core/machine.hpp"
-#include "workloads/apsp/apsp.hpp"
+#include "workloads/apsp/acc_present.hpp"
 
 namespace acclab::apsp {
 namespace {
@@ -35,20 +35,17 @@ inline bool improves(float now, float through) {
 
 // All n steps over d, present on the device, `gangs` gangs asked for; with paths also over the
 // successors at the device address `next` (null without: a device address, so that no clause
-// ever names an empty section). Leaves in state what gang 0 saw: arrivals expected at the
-// barrier, gangs running, steps done.
+// ever names an empty section). Returns the gangs that ran, as the construct counted them.
 template <bool max_plus, bool paths>
-void all_steps(int n, float* d, std::int32_t* next, int gangs, unsigned long long* arrived,
-               unsigned long long (&state)[3]) {
+int all_steps(int n, float* d, std::int32_t* next, int gangs, unsigned long long* arrived) {
   const std::int64_t nn = std::int64_t(n) * n;
-  unsigned long long* out = state;
+  int ran[1] = {0};  // an array section, as the other resident constructs map their results
 #pragma acc parallel num_gangs(gangs) num_workers(workers) vector_length(warp) present(d [0:nn]) \
-    deviceptr(arrived, next) copyout(out [0:3])
+    deviceptr(arrived, next) copyout(ran [0:1])
   {
     const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);
     unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
     bool together = true;             // false once a gang gave up waiting at a barrier
-    unsigned long long done = 0;
     for (int k = 0; k < n && together; ++k) {
       const float* pivot = d + std::int64_t(k) * n;
 #pragma acc loop gang worker
@@ -81,115 +78,61 @@ void all_steps(int n, float* d, std::int32_t* next, int gangs, unsigned long lon
         }
       }
       together = grid_barrier(arrived, expected += running);
-      ++done;
     }
-    if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
-      out[0] = expected;
-      out[1] = running;
-      out[2] = done;
-    }
+    if (__builtin_goacc_parlevel_id(gang_dimension) == 0) ran[0] = int(running);
   }
+  return ran[0];
 }
 
-class OptimizeResident : public ApspInstance {
+class OptimizeResident : public PresentInstance {
  public:
-  using ApspInstance::ApspInstance;
+  using PresentInstance::PresentInstance;
   OptimizeResident(const OptimizeResident&) = delete;
   OptimizeResident& operator=(const OptimizeResident&) = delete;
-  ~OptimizeResident() override { release(); }
+  ~OptimizeResident() override { free_counter(); }
 
   void setup() override {
-    ApspInstance::setup();
-    float* d = d_.data();
-    const std::int64_t nn = p_.elements();
-#pragma acc enter data create(d [0:nn])
-    resident_ = true;
-    if (p_.paths) {
-      std::int32_t* next = next_.data();
-#pragma acc enter data create(next [0:nn])
-      next_resident_ = true;
-    }
+    PresentInstance::setup();
     gangs_ = 1;
     if (acc_get_num_devices(acc_device_nvidia) > 0) {
       gangs_ = std::max(1, cuda_multiprocessors(acc_get_device_num(acc_device_nvidia)));
     }
-    arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
+    if (!arrived_) arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
     if (!arrived_) throw std::runtime_error("apsp optimize_resident: acc_malloc failed");
-  }
-  void reset() override {
-    ApspInstance::reset();
-    float* d = d_.data();
-    const std::int64_t nn = p_.elements();
-#pragma acc update device(d [0:nn])
-    if (p_.paths) {
-      std::int32_t* next = next_.data();
-#pragma acc update device(next [0:nn])
-    }
   }
   void run() override {
     const unsigned long long none = 0;
     acc_memcpy_to_device(arrived_, const_cast<unsigned long long*>(&none), sizeof none);
-    unsigned long long state[3] = {0, 0, 0};
     float* d = d_.data();
     std::int32_t* next =
         p_.paths ? static_cast<std::int32_t*>(acc_deviceptr(next_.data())) : nullptr;
     const bool max_plus = p_.semiring == Semiring::max_plus;
-    if (max_plus && p_.paths) all_steps<true, true>(p_.n, d, next, gangs_, arrived_, state);
-    if (max_plus && !p_.paths) all_steps<true, false>(p_.n, d, next, gangs_, arrived_, state);
-    if (!max_plus && p_.paths) all_steps<false, true>(p_.n, d, next, gangs_, arrived_, state);
-    if (!max_plus && !p_.paths) all_steps<false, false>(p_.n, d, next, gangs_, arrived_, state);
-    running_ = int(state[1]);
+    const auto steps = max_plus ? (p_.paths ? all_steps<true, true> : all_steps<true, false>)
+                                : (p_.paths ? all_steps<false, true> : all_steps<false, false>);
+    running_ = steps(p_.n, d, next, gangs_, arrived_);
+    // Every gang at every step's barrier: a run cut short fails here, not only at verify().
     unsigned long long counted = 0;
     acc_memcpy_from_device(&counted, arrived_, sizeof counted);
-    if (counted & grid_barrier_stalled) {
-      throw std::runtime_error(fmt::format(
-          "apsp optimize_resident: a gang waited {} polls at a barrier across gangs and gave "
-          "up: were all {} gangs running at once (another process on the device?); optimize "
-          "launches a kernel per step instead",
-          grid_barrier_max_polls, gangs_));
-    }
-    if (counted != state[0] || state[0] != state[1] * std::uint64_t(p_.n) ||
-        state[2] != std::uint64_t(p_.n)) {
-      throw std::runtime_error(fmt::format(
-          "apsp optimize_resident: {} steps done and {} arrivals counted at the barrier where "
-          "{} and {} were expected",
-          state[2], counted, p_.n, state[1] * std::uint64_t(p_.n)));
-    }
+    check_grid_barrier(counted, std::uint64_t(running_) * std::uint64_t(p_.n),
+                       "apsp optimize_resident", gangs_,
+                       "optimize launches a kernel per step instead");
   }
   void finish() override {
-    float* d = d_.data();
-    const std::int64_t nn = p_.elements();
-#pragma acc update self(d [0:nn])
-    if (p_.paths) {
-      std::int32_t* next = next_.data();
-#pragma acc update self(next [0:nn])
-    }
-    release();
+    PresentInstance::finish();
+    free_counter();
   }
   Verification verify() override {
-    Verification v = ApspInstance::verify();
+    Verification v = PresentInstance::verify();
     v.outputs["resident_gangs"] = running_;
     return v;
   }
 
  private:
-  void release() {
-    const std::int64_t nn = p_.elements();
-    if (next_resident_) {
-      std::int32_t* next = next_.data();
-#pragma acc exit data delete (next [0:nn])
-      next_resident_ = false;
-    }
-    if (resident_) {
-      float* d = d_.data();
-#pragma acc exit data delete (d [0:nn])
-      resident_ = false;
-    }
+  void free_counter() {
     if (arrived_) acc_free(arrived_);
     arrived_ = nullptr;
   }
 
-  bool resident_ = false, next_resident_ = false;
   int gangs_ = 1;                          // asked for
   int running_ = 0;                        // ran, as the construct counted them
   unsigned long long* arrived_ = nullptr;  // the barrier's count, on the device

@@ -28,13 +28,13 @@
 // bench/results/h200/diffusion3d/NOTES.md.
 #include <openacc.h>
 
-#include <fmt/format.h>
 
 #include <cstdint>
 #include <stdexcept>
 
 #include "core/acc_grid_barrier.hpp"
 #include "core/acc_resident.hpp"
+#include "core/grid_barrier_check.hpp"
 #include "core/machine.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
@@ -205,11 +205,11 @@ class AccTuned : public DiffusionInstance {
                 cb = p_.cb;
     float *f = f_.data(), *fn = fn_.data();
     unsigned long long* arrived = arrived_;
-    unsigned long long state[3] = {0, 0, 0};  // arrivals expected, gangs running, steps done
+    unsigned long long state[2] = {0, 0};  // gangs running, steps done
     const unsigned long long none = 0;
     acc_memcpy_to_device(arrived, const_cast<unsigned long long*>(&none), sizeof none);
 #pragma acc parallel num_gangs(gangs) num_workers(resident_workers) vector_length(warp) \
-    present(f[0:n], fn[0:n]) deviceptr(arrived) copyout(state[0:3])
+    present(f[0:n], fn[0:n]) deviceptr(arrived) copyout(state[0:2])
     {
       // The gangs actually running: `gangs` on the device, one on the host fallback.
       const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);
@@ -259,28 +259,16 @@ class AccTuned : public DiffusionInstance {
         ++done;
       }
       if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
-        state[0] = expected;
-        state[1] = running;
-        state[2] = done;
+        state[0] = running;
+        state[1] = done;
       }
     }
-    steps_ = std::int64_t(state[2]);
+    steps_ = std::int64_t(state[1]);
     result_ = steps_ % 2 ? fn_.data() : f_.data();
     unsigned long long counted = 0;
     acc_memcpy_from_device(&counted, arrived, sizeof counted);
-    if (counted & grid_barrier_stalled) {
-      throw std::runtime_error(fmt::format(
-          "diffusion3d acc_tuned: a gang waited {} polls at a barrier across gangs and gave up: "
-          "were all {} gangs running at once (another process on the device?); acc_flat "
-          "launches a construct per step instead",
-          grid_barrier_max_polls, gangs));
-    }
-    if (counted != state[0] || state[0] != state[1] * std::uint64_t(steps)) {
-      throw std::runtime_error(fmt::format(
-          "diffusion3d acc_tuned: the barrier across gangs counted {} arrivals where {} were "
-          "expected",
-          counted, state[1] * std::uint64_t(steps)));
-    }
+    check_grid_barrier(counted, state[0] * std::uint64_t(steps), "diffusion3d acc_tuned", gangs,
+                       "acc_flat launches a construct per step instead");
   }
 
   AccShape shape_;

@@ -6,13 +6,12 @@
 // the fused updates are optimized_per_color's (acc_per_color.cpp), which this step runs instead
 // where it cannot (no CUDA to count the multiprocessors, or indices past 32 bits): the output
 // resident_gangs says which ran (0 for a construct per colour).
-#include <fmt/format.h>
 #include <openacc.h>
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
+#include "core/grid_barrier_check.hpp"
 #include "workloads/iccg/acc_optimized.hpp"
 
 namespace acclab::iccg {
@@ -302,18 +301,8 @@ Solution Optimized::solve_resident() {
 
   acc_update_self(state_.data(), sizeof(double) * state_.size());
   acc_update_self(arrived_.data(), sizeof(arrived_[0]) * arrived_.size());
-  if (arrived_[0] & grid_barrier_stalled) {
-    throw std::runtime_error(fmt::format(
-        "iccg optimized: a gang waited {} polls at a barrier across gangs and gave up: were all "
-        "{} gangs running at once (another process on the device?); optimized_per_color "
-        "launches a construct per colour instead",
-        grid_barrier_max_polls, gangs));
-  }
-  if (double(arrived_[0]) != state_[3]) {
-    throw std::runtime_error(
-        fmt::format("iccg optimized: the grid barrier counted {} arrivals where {} were expected",
-                    arrived_[0], state_[3]));
-  }
+  check_grid_barrier(arrived_[0], static_cast<unsigned long long>(state_[3]), "iccg optimized",
+                     gangs, "optimized_per_color launches a construct per colour instead");
   Solution s;
   s.iterations = std::min(int(state_[0]), p_.max_iterations);
   if (arrived_[2] != 0) {  // timed on a GPU: the setup in us, the iteration's phases in us each

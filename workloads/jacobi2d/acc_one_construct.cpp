@@ -7,7 +7,6 @@
 // of its rows in a slot of its own; after the barrier every gang reads all the slots, so all
 // take the same decision to stop. Without CUDA to count the multiprocessors it runs one gang;
 // the output resident_gangs says how many ran (1 on the host fallback, which runs them in turn).
-#include <fmt/format.h>
 #include <openacc.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 
 #include "core/acc_grid_barrier.hpp"
 #include "core/acc_resident.hpp"
+#include "core/grid_barrier_check.hpp"
 #include "core/machine.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
@@ -93,13 +93,13 @@ void AccOneConstruct::run() {
   float *u0 = u0_.data(), *u1 = u1_.data();
   unsigned long long* arrived = arrived_;
   float* partial = partial_;
-  // What gang 0 leaves for the host: arrivals expected at the barrier, gangs running, sweeps
-  // done, the last change measured (-1: none).
-  double state[4] = {0, 0, 0, -1};
+  // What gang 0 leaves for the host: gangs running, sweeps done, the last change measured (-1:
+  // none).
+  double state[3] = {0, 0, -1};
   const unsigned long long none = 0;
   acc_memcpy_to_device(arrived, const_cast<unsigned long long*>(&none), sizeof none);
 #pragma acc parallel num_gangs(gangs) num_workers(workers) vector_length(warp) \
-    present(u0 [0:n], u1 [0:n]) deviceptr(arrived, partial) copyout(state [0:4])
+    present(u0 [0:n], u1 [0:n]) deviceptr(arrived, partial) copyout(state [0:3])
   {
     const int running = __builtin_goacc_parlevel_size(gang_dimension);
     unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
@@ -162,31 +162,20 @@ void AccOneConstruct::run() {
       }
     }
     if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
-      state[0] = double(expected);
-      state[1] = running;
-      state[2] = double(done);
-      state[3] = last_change;
+      state[0] = running;
+      state[1] = double(done);
+      state[2] = last_change;
     }
   }
-  sweeps_ = std::int64_t(state[2]);
-  residual_ = state[3];
-  running_ = int(state[1]);
+  running_ = int(state[0]);
+  sweeps_ = std::int64_t(state[1]);
+  residual_ = state[2];
   result_ = sweeps_ % 2 ? u1_.data() : u0_.data();
   unsigned long long counted = 0;
   acc_memcpy_from_device(&counted, arrived, sizeof counted);
-  if (counted & grid_barrier_stalled) {
-    throw std::runtime_error(fmt::format(
-        "jacobi2d acc_resident: a gang waited {} polls at a barrier across gangs and gave up: "
-        "were all {} gangs running at once (another process on the device?); acc_tuned "
-        "launches a construct per sweep instead",
-        grid_barrier_max_polls, gangs));
-  }
-  if (double(counted) != state[0] || state[0] != state[1] * state[2]) {
-    throw std::runtime_error(fmt::format(
-        "jacobi2d acc_resident: the barrier across gangs counted {} arrivals where {} were "
-        "expected",
-        counted, state[1] * state[2]));
-  }
+  check_grid_barrier(counted, static_cast<unsigned long long>(state[0] * state[1]),
+                     "jacobi2d acc_resident", gangs,
+                     "acc_tuned launches a construct per sweep instead");
 }
 
 }  // namespace

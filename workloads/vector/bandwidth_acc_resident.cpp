@@ -23,6 +23,7 @@
 
 #include "core/acc_data.hpp"
 #include "core/acc_grid_barrier.hpp"
+#include "core/grid_barrier_check.hpp"
 #include "workloads/vector/multiprocessor_shapes.hpp"
 #include "workloads/vector/vector.hpp"
 
@@ -96,25 +97,14 @@ class StreamResident : public StreamInstance {
 
   // After a construct: state holds what gang 0 saw (arrivals expected at the barrier, gangs
   // running, passes done). Throws where a gang gave up waiting or the count is not the gangs
-  // times the passes.
+  // times the passes (so also where the passes were cut short).
   void check_barrier(const double (&state)[4]) {
     running_ = int(state[1]);
     unsigned long long counted = 0;
     acc_memcpy_from_device(&counted, arrived_, sizeof counted);
-    if (counted & grid_barrier_stalled) {
-      throw std::runtime_error(fmt::format(
-          "vector {}: a gang waited {} polls at a barrier across gangs and gave up: were all {} "
-          "gangs running at once (another process on the device?); {} launches a construct per "
-          "pass instead",
-          name_, grid_barrier_max_polls, gangs_, step_before_));
-    }
-    const double passes = double(size_.nt);
-    if (double(counted) != state[0] || state[0] != state[1] * passes || state[2] != passes) {
-      throw std::runtime_error(fmt::format(
-          "vector {}: {} passes done and {} arrivals counted at the barrier across gangs where "
-          "{} passes and {} arrivals were expected",
-          name_, state[2], counted, size_.nt, state[1] * passes));
-    }
+    check_grid_barrier(counted, std::uint64_t(running_) * std::uint64_t(size_.nt),
+                       fmt::format("vector {}", name_), gangs_,
+                       step_before_ + " launches a construct per pass instead");
   }
 
   std::size_t shape_ = 0;                  // into multiprocessor_counts
