@@ -55,6 +55,77 @@ std::string status_of(const iccg::MatrixSolution& s) {
                        : "not converged";
 }
 
+// The report as one JSON object (schema acclab.iccg/1): a ladder result's fields and the
+// variant's.
+void print_json(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
+                const iccg::MatrixSystem& system, const iccg::MatrixSolution& s, Machine& machine) {
+  const bool original = choice.variant->name == "original";
+  bool on_gpu = false;
+  const std::optional<double> limit = limit_gbytes_per_s(*choice.variant, machine, on_gpu);
+  const auto optional_number = [](std::optional<double> v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  nlohmann::json j = {
+      {"schema", "acclab.iccg/1"},
+      {"matrix", args.matrix},
+      {"variant", choice.variant->name},
+      {"backend", to_string(choice.variant->backend)},
+      {"variant_reason", choice.reason},
+      {"place", on_gpu ? "gpu" : "host"},
+      {"rows", s.rows},
+      {"nonzeros", s.nonzeros},
+      {"colors", s.colors},
+      {"tol", args.tol},
+      {"shift", args.shift},
+      {"status", status_of(s)},
+      {"iterations", s.iterations},
+      {"restarts", s.restarts},
+      {"residual", s.finite ? nlohmann::json(s.residual) : nlohmann::json(nullptr)},
+      {"recurrence_residual",
+       std::isfinite(s.recurrence) ? nlohmann::json(s.recurrence) : nlohmann::json(nullptr)},
+      {"read_s", system.read_s},
+      {"setup_s", s.setup_s},
+      {"solve_s", s.solve_s},
+      {"time_s", s.run_s},
+      {"seconds_per_iteration", s.seconds_per_iteration},
+      {"bytes_per_iteration", s.bytes_per_iteration},
+      {"bytes", s.bytes_per_iteration * s.iterations},
+      {"gbytes_per_s", s.gbytes_per_s},
+      {"limit_gbytes_per_s", optional_number(limit)},
+      {"limit_fraction",
+       optional_number(limit && *limit > 0 ? std::optional<double>(s.gbytes_per_s / *limit)
+                                           : std::nullopt)},
+      {"error_from_ones", optional_number(s.error_from_ones)},
+      {"build", machine.build_json()}};
+  if (original) j["threads"] = s.threads;
+  fmt::print("{}\n", j.dump(2));
+}
+
+// The report as lines: the variant, the system, the outcome and the times.
+void print_table(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
+                 const iccg::MatrixSystem& system, const iccg::MatrixSolution& s) {
+  const bool original = choice.variant->name == "original";
+  fmt::print("variant {} ({})\n", choice.variant->name, choice.reason);
+  fmt::print("iccg {}: {} rows, {} nonzeros, {} colours{}\n", args.matrix, s.rows, s.nonzeros,
+             s.colors,
+             args.shift > 0 ? fmt::format(", shifted IC(0): the diagonal times {:g} (--shift {:g})",
+                                          1 + args.shift, args.shift)
+                            : std::string());
+  fmt::print(
+      "{} after {} iterations{}: ||b - A x|| / ||b|| = {:.3g} {} --tol {:g} (recurrence "
+      "{:.3g})\n",
+      s.converged ? "converged" : "NOT converged", s.iterations,
+      s.restarts > 0 ? fmt::format(" ({} restarts from b - A x)", s.restarts) : "", s.residual,
+      s.residual < args.tol ? "<" : ">=", args.tol, s.recurrence);
+  fmt::print(
+      "read {:.3f} s, setup (ordering) {:.3f} s, solve {:.3f} s ({:.1f} µs and {:.1f} GB/s "
+      "an iteration, {})\n",
+      system.read_s, s.setup_s, s.solve_s, 1e6 * s.seconds_per_iteration, s.gbytes_per_s,
+      original ? fmt::format("{} threads", s.threads)
+               : fmt::format("{}'s solve alone: {:.3f} s", choice.variant->name, s.run_s));
+  if (s.error_from_ones) fmt::print("b = A 1: max |x - 1| = {:.3g}\n", *s.error_from_ones);
+}
+
 }  // namespace
 
 int iccg_command(const IccgArgs& args, const Registry& registry) {
@@ -73,70 +144,11 @@ int iccg_command(const IccgArgs& args, const Registry& registry) {
   if (!args.out.empty()) check_output_path("--out", args.out);  // before the solve
   const iccg::MatrixSystem system = iccg::read_matrix_system(args.matrix, args.rhs);
   const iccg::MatrixSolution s = iccg::solve_matrix(system, options);
-  const bool original = choice.variant->name == "original";
 
   if (args.format == "json") {
-    bool on_gpu = false;
-    const std::optional<double> limit = limit_gbytes_per_s(*choice.variant, machine, on_gpu);
-    const auto optional_number = [](std::optional<double> v) {
-      return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-    };
-    nlohmann::json j = {
-        {"schema", "acclab.iccg/1"},
-        {"matrix", args.matrix},
-        {"variant", choice.variant->name},
-        {"backend", to_string(choice.variant->backend)},
-        {"variant_reason", choice.reason},
-        {"place", on_gpu ? "gpu" : "host"},
-        {"rows", s.rows},
-        {"nonzeros", s.nonzeros},
-        {"colors", s.colors},
-        {"tol", args.tol},
-        {"shift", args.shift},
-        {"status", status_of(s)},
-        {"iterations", s.iterations},
-        {"restarts", s.restarts},
-        {"residual", s.finite ? nlohmann::json(s.residual) : nlohmann::json(nullptr)},
-        {"recurrence_residual",
-         std::isfinite(s.recurrence) ? nlohmann::json(s.recurrence) : nlohmann::json(nullptr)},
-        {"read_s", system.read_s},
-        {"setup_s", s.setup_s},
-        {"solve_s", s.solve_s},
-        {"time_s", s.run_s},
-        {"seconds_per_iteration", s.seconds_per_iteration},
-        {"bytes_per_iteration", s.bytes_per_iteration},
-        {"bytes", s.bytes_per_iteration * s.iterations},
-        {"gbytes_per_s", s.gbytes_per_s},
-        {"limit_gbytes_per_s", optional_number(limit)},
-        {"limit_fraction",
-         optional_number(limit && *limit > 0 ? std::optional<double>(s.gbytes_per_s / *limit)
-                                             : std::nullopt)},
-        {"error_from_ones", optional_number(s.error_from_ones)},
-        {"build", machine.build_json()}};
-    if (original) j["threads"] = s.threads;
-    fmt::print("{}\n", j.dump(2));
+    print_json(args, choice, system, s, machine);
   } else {
-    fmt::print("variant {} ({})\n", choice.variant->name, choice.reason);
-  }
-  if (args.format == "table") {
-    fmt::print(
-        "iccg {}: {} rows, {} nonzeros, {} colours{}\n", args.matrix, s.rows, s.nonzeros, s.colors,
-        args.shift > 0 ? fmt::format(", shifted IC(0): the diagonal times {:g} (--shift {:g})",
-                                     1 + args.shift, args.shift)
-                       : std::string());
-    fmt::print(
-        "{} after {} iterations{}: ||b - A x|| / ||b|| = {:.3g} {} --tol {:g} (recurrence "
-        "{:.3g})\n",
-        s.converged ? "converged" : "NOT converged", s.iterations,
-        s.restarts > 0 ? fmt::format(" ({} restarts from b - A x)", s.restarts) : "", s.residual,
-        s.residual < args.tol ? "<" : ">=", args.tol, s.recurrence);
-    fmt::print(
-        "read {:.3f} s, setup (ordering) {:.3f} s, solve {:.3f} s ({:.1f} µs and {:.1f} GB/s "
-        "an iteration, {})\n",
-        system.read_s, s.setup_s, s.solve_s, 1e6 * s.seconds_per_iteration, s.gbytes_per_s,
-        original ? fmt::format("{} threads", s.threads)
-                 : fmt::format("{}'s solve alone: {:.3f} s", choice.variant->name, s.run_s));
-    if (s.error_from_ones) fmt::print("b = A 1: max |x - 1| = {:.3g}\n", *s.error_from_ones);
+    print_table(args, choice, system, s);
   }
   if (!s.converged) {
     const std::string why =
