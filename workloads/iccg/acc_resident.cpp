@@ -113,6 +113,7 @@ Solution Optimized::solve_resident() {
 
     int iteration = 1;
     double rr = bb, rz_old = 1;
+    double indefinite = 0;  // 1: p.q proved A indefinite at `iteration`
     for (; iteration <= max_iterations && together; ++iteration) {
       double* p_new = iteration % 2 ? p0 : p1;
       const double* p_old = iteration % 2 ? p1 : p0;
@@ -264,6 +265,10 @@ Solution Optimized::solve_resident() {
       double pq = 0;
 #pragma acc loop vector reduction(+ : pq)
       for (int h = 0; h < gangs; ++h) pq += pq_part[h];
+      if (proves_indefinite(pq)) {  // every gang holds the same p.q: all stop here
+        indefinite = 1;
+        break;
+      }
       const double alpha = rz / pq;
 
       // x += alpha p, r -= alpha q, and r.r.
@@ -296,6 +301,7 @@ Solution Optimized::solve_resident() {
       state[1] = rr;
       state[2] = bb;
       state[3] = double(expected);
+      state[4] = indefinite;
     }
   }
 
@@ -324,7 +330,8 @@ Solution Optimized::solve_resident() {
     extra_outputs_["barrier_wait_us_per_iteration"] = wait * 1e-3 / iterations;
   }
   s.relative_residual = std::sqrt(state_[1]) / std::sqrt(state_[2]);
-  s.converged = state_[1] < p_.eps * p_.eps * state_[2];
+  s.indefinite = state_[4] != 0;
+  s.converged = !s.indefinite && state_[1] < p_.eps * p_.eps * state_[2];
   return s;
 }
 

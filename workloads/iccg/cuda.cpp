@@ -129,13 +129,17 @@ class CudaSolver : public IccgInstance {
     cuda::start(s_, stream);
     Solution s;
     std::vector<double> rr(batch);
-    for (int done = 0; !s.converged && done < p_.max_iterations; done += batch) {
+    for (int done = 0; !s.converged && !s.indefinite && done < p_.max_iterations; done += batch) {
       CUDA_CHECK(cudaGraphLaunch(exec_, stream));
       CUDA_CHECK(cudaMemcpyAsync(rr.data(), k_.rr + done + 1, sizeof(double) * batch,
                                  cudaMemcpyDeviceToHost, stream));
       CUDA_CHECK(cudaStreamSynchronize(stream));
       for (int offset = 1; offset <= batch && done + offset <= p_.max_iterations; ++offset) {
         s.iterations = done + offset;
+        if (rr[offset - 1] == cuda::indefinite_rr) {
+          s.indefinite = true;
+          break;
+        }
         s.relative_residual = std::sqrt(rr[offset - 1] / bb_);
         if (rr[offset - 1] < k_.tol2) {
           s.converged = true;
@@ -408,7 +412,12 @@ class CusparseSolver : public IccgInstance {
       CUSPARSE_CHECK(api.spmv(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_a_, p_vec_,
                               &zero, q_vec_, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT,
                               spmv_buffer_.get()));
-      const double alpha = rho / dot(pd_, qd_);
+      const double pq = dot(pd_, qd_);
+      if (pq <= 0 && std::isfinite(pq)) {  // p != 0 here: A is not positive definite
+        s.indefinite = true;
+        break;
+      }
+      const double alpha = rho / pq;
       cuda::update(n, alpha, pd_, qd_, xd_, rd_, stream);
       rho_old = rho;
       s.relative_residual = std::sqrt(dot(rd_, rd_) / bb_);

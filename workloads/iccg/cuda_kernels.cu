@@ -2,6 +2,8 @@
 // (consecutive threads, consecutive addresses), dot products as block sums added atomically
 // into the iteration's scalar (the order of the additions varies from run to run, so the last
 // bits of a residual may too, and with them, rarely, the iteration count by one).
+#include <cmath>
+
 #include "core/cuda_check.hpp"
 #include "workloads/iccg/cuda_kernels.hpp"
 
@@ -221,7 +223,15 @@ __global__ void update_kernel(std::int64_t n, const double* __restrict__ p,
   wait_for_previous_kernel();
   const int it = active_iteration(k, offset);
   if (!it) return;
-  const double alpha = k.rho[it] / k.pq[it];
+  // p != 0 while r is not yet 0, so p . A p <= 0 proves A indefinite: stop there as solve_iccg
+  // does, telling the host by an r.r no sum of squares gives (a NaN or -inf p.q is left to the
+  // residual's not-finite check). Every block reads the same p.q, so none adds to rr[it].
+  const double pq = k.pq[it];
+  if (pq <= 0 && pq > -INFINITY) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) k.rr[it] = indefinite_rr;
+    return;
+  }
+  const double alpha = k.rho[it] / pq;
   const std::int64_t i = blockIdx.x * std::int64_t(block) + threadIdx.x;
   double rr = 0;
   if (i < n) {
