@@ -229,6 +229,45 @@ TEST(IccgFileIndefiniteTest, OpenAccSolvesStopWhereOriginalDoes) {
   }
 }
 
+// The warm-up solve before the timed one changes nothing: on 494_bus (no restart at 1e-8)
+// original's and optimized's x are, bit for bit, those of one solve without a warm-up.
+TEST(IccgFileWarmUpTest, LeavesTheAnswerAsItWas) {
+  const iccg::MatrixSystem system = iccg::read_matrix_system(data_file("matrices/494_bus.mtx"), "");
+  iccg::Ordering o = iccg::order_rows(system.a, -20);
+  iccg::group_rows_by_width(system.a, o);
+  std::vector<double> pb(system.b.size());
+  for (std::int64_t v = 0; v < system.a.n; ++v) pb[o.new_of_old[v]] = system.b[v];
+  Machine machine;
+  for (const char* name : {"original", "optimized"}) {
+    SCOPED_TRACE(name);
+    const iccg::MatrixSolution s = iccg::solve_matrix(
+        system, {.variant = iccg::choose_matrix_variant(name, test::all(), machine).variant});
+    ASSERT_TRUE(s.converged);
+    ASSERT_EQ(s.restarts, 0);
+    EXPECT_EQ(s.warm_up_iterations, 1);
+    std::vector<double> once;  // in the permuted numbering
+    if (std::string(name) == "original") {
+      once = iccg::solve_iccg(iccg::permuted(system.a, o), pb, o, 1e-8, 10000, 1).x;
+    } else {
+      const std::unique_ptr<Instance> instance =
+          test::variant_of("iccg", name)
+              .factory(test::params_of("iccg", {"colors=-20", "eps=1e-8", "max_iterations=10000"}));
+      auto* solver = dynamic_cast<iccg::IccgInstance*>(instance.get());
+      ASSERT_NE(solver, nullptr);
+      solver->use_system(system.a, system.b, 0, iccg::default_min_saved_slots);
+      instance->setup();
+      instance->reset();
+      instance->run();
+      instance->finish();
+      once = solver->solution().x;
+    }
+    ASSERT_EQ(once.size(), s.x.size());
+    for (std::int64_t v = 0; v < system.a.n; ++v) {
+      ASSERT_EQ(s.x[v], once[o.new_of_old[v]]) << "row " << v + 1;
+    }
+  }
+}
+
 TEST(IccgFileVariantChoiceTest, DefaultFollowsTheMachine) {
   Machine machine;
   const iccg::MatrixVariantChoice choice = iccg::choose_matrix_variant("", test::all(), machine);
@@ -296,6 +335,9 @@ TEST(IccgFileCommandTest, JsonCarriesTheLadderFieldsAndTheVariant) {
                 j.value("gbytes_per_s", 0.0) / j.value("limit_gbytes_per_s", 1.0), 1e-12);
   }
   EXPECT_LT(j.value("error_from_ones", 1.0), 1e-4);
+  // Timed after an untimed warm-up solve of one iteration, as the ladder times a step.
+  EXPECT_EQ(j.value("warm_up_iterations", 0), 1);
+  EXPECT_NE(j.value("timed", "").find("untimed warm-up"), std::string::npos) << j.dump();
 }
 
 TEST(IccgFileCommandTest, BreakdownIsTheSameUsageErrorWhateverTheVariant) {

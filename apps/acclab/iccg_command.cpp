@@ -87,6 +87,8 @@ void print_json(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
       {"setup_s", s.setup_s},
       {"solve_s", s.solve_s},
       {"time_s", s.run_s},
+      {"timed", "the variant's solves, restarts included, after an untimed warm-up solve"},
+      {"warm_up_iterations", s.warm_up_iterations},
       {"seconds_per_iteration", s.seconds_per_iteration},
       {"bytes_per_iteration", s.bytes_per_iteration},
       {"bytes", s.bytes_per_iteration * s.iterations},
@@ -119,10 +121,11 @@ void print_table(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
       s.residual < args.tol ? "<" : ">=", args.tol, s.recurrence);
   fmt::print(
       "read {:.3f} s, setup (ordering) {:.3f} s, solve {:.3f} s ({:.1f} µs and {:.1f} GB/s "
-      "an iteration, {})\n",
+      "an iteration, {}; timed after an untimed warm-up of {} iteration)\n",
       system.read_s, s.setup_s, s.solve_s, 1e6 * s.seconds_per_iteration, s.gbytes_per_s,
       original ? fmt::format("{} threads", s.threads)
-               : fmt::format("{}'s solve alone: {:.3f} s", choice.variant->name, s.run_s));
+               : fmt::format("{}'s solve alone: {:.3f} s", choice.variant->name, s.run_s),
+      s.warm_up_iterations);
   if (s.error_from_ones) fmt::print("b = A 1: max |x - 1| = {:.3g}\n", *s.error_from_ones);
 }
 

@@ -81,8 +81,11 @@ struct MatrixSolution {
   int threads = 1;         // original's OpenMP threads
   double setup_s = 0, solve_s = 0;
   // The variant's solves alone (run(), as the ladder times a step), restarts included; for a
-  // GPU variant without its setup (upload, graph capture) and the host's residual checks.
+  // GPU variant without its setup (upload, graph capture) and the host's residual checks, and
+  // for every variant without the untimed warm-up solve before them (its iterations here, 1
+  // unless b = 0 or IC(0) broke down).
   double run_s = 0;
+  int warm_up_iterations = 0;
   // Per iteration: the matrix read three times (12 bytes a nonzero) and eight vectors, the
   // ladder's model; rates over run_s.
   double bytes_per_iteration = 0;
