@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "workloads/iccg/iccg.hpp"
@@ -39,8 +38,6 @@ struct ColorEll {
 // about twice an iteration) than the device reads in that time: about 2^19 at 4 TB/s. An
 // estimate, not a measurement.
 constexpr std::int64_t default_min_saved_slots = std::int64_t(1) << 19;
-// Never split (the course's mesh, whose rows are all about as wide).
-constexpr std::int64_t no_split = std::numeric_limits<std::int64_t>::max();
 // At most this many runs a colour.
 constexpr int max_runs_per_color = 4;
 

@@ -127,6 +127,10 @@ Problem problem_of(const Params& params);
 
 Workload make_workload();
 
+// color_ell's min_saved_slots that never splits a colour (the course's mesh, whose rows are all
+// about as wide).
+constexpr std::int64_t no_split = std::numeric_limits<std::int64_t>::max();
+
 class IccgInstance : public Instance {
  public:
   explicit IccgInstance(const Params& params);
@@ -167,8 +171,7 @@ class IccgInstance : public Instance {
   nlohmann::json extra_outputs_ = nlohmann::json::object();  // a variant's own, for verify()
   bool user_system_ = false;  // mesh_ holds a user's system (use_system), not the course's
   double factor_scale_ = 1;   // the factor takes factor_scale_ times the diagonal (1 + shift)
-  // color_ell's: the mesh's colours are never split (its rows are all about as wide).
-  std::int64_t min_saved_slots_ = std::numeric_limits<std::int64_t>::max();
+  std::int64_t min_saved_slots_ = no_split;  // color_ell's (use_system sets a file's)
 };
 
 // Device addresses of a permuted system and the solver's vectors, for OpenACC's `deviceptr`: the
