@@ -557,6 +557,27 @@ TEST(IccgCommandTest, NotPositiveDefiniteIsAUsageErrorEvenWithAShift) {
       is_usage_error(run_acclab({"iccg", path, "--shift", "2"}), {path, "not positive definite"}));
 }
 
+// With --shift 2 IC(0) factors tridiag(1, 1, 1), so only CG's p . A p <= 0 can tell: the GPU
+// steps find it on the device and stop as original does, with original's line and exit status.
+TEST(IccgCommandTest, NotPositiveDefiniteIsTheSameUsageErrorWhateverTheVariant) {
+  test::TempDir dir;
+  const std::string path = write_indefinite(dir).string();
+  const test::Outcome original =
+      run_acclab({"iccg", path, "--shift", "2", "--variant", "original"});
+  ASSERT_TRUE(is_usage_error(original, {path, "p . A p <= 0 after", "not positive definite"}));
+  std::vector<std::string> variants = {"optimized"};
+  if (Machine().cuda_available()) variants.insert(variants.end(), {"cuda", "cusparse"});
+  for (const std::string& variant : variants) {
+    SCOPED_TRACE(variant);
+    for (const char* format : {"table", "json"}) {
+      const test::Outcome o =
+          run_acclab({"iccg", path, "--shift", "2", "--variant", variant, "--format", format});
+      EXPECT_TRUE(is_usage_error(o, {path}));
+      EXPECT_EQ(o.err, original.err);
+    }
+  }
+}
+
 TEST(IccgCommandTest, ShiftedFactorisationOnlyOnRequestAndReported) {
   test::TempDir dir;
   const std::string lfat5 = data_file("matrices/LFAT5.mtx");

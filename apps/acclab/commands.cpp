@@ -386,7 +386,7 @@ int cli_main(int argc, char** argv) {
     if (*ladder) return run_command("ladder", ladder_args, registry);
     if (*explain) return explain_command(explain_target, registry);
     if (*apsp) return apsp_command(apsp_args, registry);
-    if (*iccg) return iccg_command(iccg_args);
+    if (*iccg) return iccg_command(iccg_args, registry);
   } catch (const UsageError& e) {
     fmt::print(stderr, "acclab: {}\n", e.what());
     return 2;

@@ -1,13 +1,17 @@
-// acclab iccg MATRIX.mtx [--rhs FILE] [--colors C] [--tol EPS] [--maxiter N] [--shift S]
-//                        [--out x.mtx]
+// acclab iccg MATRIX.mtx [--variant V] [--rhs FILE] [--colors C] [--tol EPS] [--maxiter N]
+//                        [--shift S] [--out x.mtx] [--format table|json]
 #include "iccg_command.hpp"
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/machine.hpp"
 #include "io/text_vector.hpp"
 #include "workloads/iccg/matrix_solve.hpp"
 
@@ -27,16 +31,83 @@ void add_iccg_options(CLI::App* cmd, IccgArgs& args) {
                   "breaks down; default 0: none)");
   cmd->add_option("--out", args.out,
                   "write x here as a Matrix Market array, only when the solve converged");
+  cmd->add_option("--variant", args.variant,
+                  "original, optimized, cuda or cusparse (default cuda with a CUDA GPU, optimized "
+                  "where OpenACC runs on a GPU, else original)");
+  cmd->add_option("--format", args.format, "table (default) or json");
 }
 
-int iccg_command(const IccgArgs& args) {
-  const iccg::MatrixSolveOptions options{
-      .colors = args.colors, .tol = args.tol, .max_iterations = args.maxiter, .shift = args.shift};
-  iccg::check_options(options);
-  if (!args.out.empty()) check_output_path("--out", args.out);  // before the solve
-  const iccg::MatrixSystem system = iccg::read_matrix_system(args.matrix, args.rhs);
-  const iccg::MatrixSolution s = iccg::solve_matrix(system, options);
+namespace {
 
+// Where the variant runs, and the bandwidth limit there (the ladder's: the device's copy rate on
+// a GPU, the host's otherwise); nullopt where none was measured.
+std::optional<double> limit_gbytes_per_s(const Variant& variant, Machine& machine, bool& on_gpu) {
+  on_gpu = variant.backend == Backend::cuda ||
+           (variant.backend == Backend::openacc && machine.openacc_runs_on_gpu());
+  if (on_gpu) return machine.device_copy_gbytes_per_s();
+  return machine.host_copy_gbytes_per_s();
+}
+
+std::string status_of(const iccg::MatrixSolution& s) {
+  return s.converged   ? "converged"
+         : !s.finite   ? "not finite"
+         : s.stagnated ? "stagnated"
+                       : "not converged";
+}
+
+// The report as one JSON object (schema acclab.iccg/1): a ladder result's fields and the
+// variant's.
+void print_json(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
+                const iccg::MatrixSystem& system, const iccg::MatrixSolution& s, Machine& machine) {
+  const bool original = choice.variant->name == "original";
+  bool on_gpu = false;
+  const std::optional<double> limit = limit_gbytes_per_s(*choice.variant, machine, on_gpu);
+  const auto optional_number = [](std::optional<double> v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  nlohmann::json j = {
+      {"schema", "acclab.iccg/1"},
+      {"matrix", args.matrix},
+      {"variant", choice.variant->name},
+      {"backend", to_string(choice.variant->backend)},
+      {"variant_reason", choice.reason},
+      {"place", on_gpu ? "gpu" : "host"},
+      {"rows", s.rows},
+      {"nonzeros", s.nonzeros},
+      {"colors", s.colors},
+      {"tol", args.tol},
+      {"shift", args.shift},
+      {"status", status_of(s)},
+      {"iterations", s.iterations},
+      {"restarts", s.restarts},
+      {"residual", s.finite ? nlohmann::json(s.residual) : nlohmann::json(nullptr)},
+      {"recurrence_residual",
+       std::isfinite(s.recurrence) ? nlohmann::json(s.recurrence) : nlohmann::json(nullptr)},
+      {"read_s", system.read_s},
+      {"setup_s", s.setup_s},
+      {"solve_s", s.solve_s},
+      {"time_s", s.run_s},
+      {"timed", "the variant's solves, restarts included, after an untimed warm-up solve"},
+      {"warm_up_iterations", s.warm_up_iterations},
+      {"seconds_per_iteration", s.seconds_per_iteration},
+      {"bytes_per_iteration", s.bytes_per_iteration},
+      {"bytes", s.bytes_per_iteration * s.iterations},
+      {"gbytes_per_s", s.gbytes_per_s},
+      {"limit_gbytes_per_s", optional_number(limit)},
+      {"limit_fraction",
+       optional_number(limit && *limit > 0 ? std::optional<double>(s.gbytes_per_s / *limit)
+                                           : std::nullopt)},
+      {"error_from_ones", optional_number(s.error_from_ones)},
+      {"build", machine.build_json()}};
+  if (original) j["threads"] = s.threads;
+  fmt::print("{}\n", j.dump(2));
+}
+
+// The report as lines: the variant, the system, the outcome and the times.
+void print_table(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
+                 const iccg::MatrixSystem& system, const iccg::MatrixSolution& s) {
+  const bool original = choice.variant->name == "original";
+  fmt::print("variant {} ({})\n", choice.variant->name, choice.reason);
   fmt::print("iccg {}: {} rows, {} nonzeros, {} colours{}\n", args.matrix, s.rows, s.nonzeros,
              s.colors,
              args.shift > 0 ? fmt::format(", shifted IC(0): the diagonal times {:g} (--shift {:g})",
@@ -50,10 +121,38 @@ int iccg_command(const IccgArgs& args) {
       s.residual < args.tol ? "<" : ">=", args.tol, s.recurrence);
   fmt::print(
       "read {:.3f} s, setup (ordering) {:.3f} s, solve {:.3f} s ({:.1f} µs and {:.1f} GB/s "
-      "an iteration, {} threads)\n",
+      "an iteration, {}; timed after an untimed warm-up of {} iteration)\n",
       system.read_s, s.setup_s, s.solve_s, 1e6 * s.seconds_per_iteration, s.gbytes_per_s,
-      s.threads);
+      original ? fmt::format("{} threads", s.threads)
+               : fmt::format("{}'s solve alone: {:.3f} s", choice.variant->name, s.run_s),
+      s.warm_up_iterations);
   if (s.error_from_ones) fmt::print("b = A 1: max |x - 1| = {:.3g}\n", *s.error_from_ones);
+}
+
+}  // namespace
+
+int iccg_command(const IccgArgs& args, const Registry& registry) {
+  if (args.format != "table" && args.format != "json") {
+    throw UsageError(fmt::format("--format {}: expected table or json", args.format));
+  }
+  Machine machine;
+  const iccg::MatrixVariantChoice choice =
+      iccg::choose_matrix_variant(args.variant, registry, machine);
+  const iccg::MatrixSolveOptions options{.colors = args.colors,
+                                         .tol = args.tol,
+                                         .max_iterations = args.maxiter,
+                                         .shift = args.shift,
+                                         .variant = choice.variant};
+  iccg::check_options(options);
+  if (!args.out.empty()) check_output_path("--out", args.out);  // before the solve
+  const iccg::MatrixSystem system = iccg::read_matrix_system(args.matrix, args.rhs);
+  const iccg::MatrixSolution s = iccg::solve_matrix(system, options);
+
+  if (args.format == "json") {
+    print_json(args, choice, system, s, machine);
+  } else {
+    print_table(args, choice, system, s);
+  }
   if (!s.converged) {
     const std::string why =
         !s.finite ? fmt::format("the solve produced NaN or Inf after {} iterations", s.iterations)
@@ -77,7 +176,7 @@ int iccg_command(const IccgArgs& args) {
         fmt::format(
             "acclab iccg {} solution{}", args.matrix,
             args.shift > 0 ? fmt::format(" (shifted IC(0), --shift {:g})", args.shift) : ""));
-    fmt::print("x written to {}\n", args.out);
+    if (args.format == "table") fmt::print("x written to {}\n", args.out);
   }
   return 0;
 }

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "core/registry.hpp"
+
 namespace acclab {
 
 struct IccgArgs {
@@ -14,15 +16,19 @@ struct IccgArgs {
   int maxiter = 10000;
   double shift = 0;  // > 0: factor (1 + shift) times the diagonal
   std::string out;
+  std::string variant;           // empty: iccg::choose_matrix_variant's default
+  std::string format = "table";  // table or json
 };
 
 void add_iccg_options(CLI::App* cmd, IccgArgs& args);
 
 // Reads and checks the matrix (square, symmetric, positive diagonal), orders, factors and
-// solves; prints the report and writes x. Returns 0 when the recomputed ||b - A x|| / ||b|| is
-// below --tol (x written), 1 when it is not (not converged, stagnated or not finite: one line
-// on stderr, --out untouched), and throws UsageError (status 2) on bad input or a matrix that
-// is not positive definite (IC(0) breakdown without --shift, or p . A p <= 0).
-int iccg_command(const IccgArgs& args);
+// solves by the chosen ladder step (--variant, or the fastest this machine has); prints the
+// report (with --format json one object, schema acclab.iccg/1) and writes x. Returns 0 when
+// the recomputed ||b - A x|| / ||b|| is below --tol (x written), 1 when it is not (not
+// converged, stagnated or not finite: one line on stderr, --out untouched), and throws
+// UsageError (status 2) on bad input, a --variant not built or without its GPU here, or a
+// matrix that is not positive definite (IC(0) breakdown without --shift, or p . A p <= 0).
+int iccg_command(const IccgArgs& args, const Registry& registry);
 
 }  // namespace acclab

@@ -98,7 +98,15 @@ inline void load_slots(const std::int32_t* column, const double* value, int rows
 // barrier's own latency) in the slot after. arrived[1] and [2] hold gang 0's clock at its last
 // barrier's entry and exit.
 enum Phase { setup_phase, forward_phase, backward_phase, product_phase, update_phase, phases };
-constexpr int phase_slot = 4;
+constexpr int phase_slot = 5;
+
+// Whether p.q proves A not positive definite, as solve_iccg decides: p != 0 while r is not yet
+// 0, so only an indefinite A gives p . A p <= 0. A NaN or -inf p.q is left to the residual's
+// not-finite check, as solve_iccg leaves it.
+#pragma acc routine seq
+inline bool proves_indefinite(double pq) {
+  return pq <= 0 && pq > -std::numeric_limits<double>::infinity();
+}
 
 // grid_barrier, gang 0 timing the phase before it.
 #pragma acc routine seq
@@ -123,11 +131,13 @@ struct Device {
   const std::int32_t *lower_column, *upper_column;
   const double *lower_value, *upper_value, *diagonal, *b;
   double *x, *w, *r, *z, *p0, *p1, *q;
-  double *part, *rr_part;  // one partial sum a gang: r.z or p.q, and r.r
-  double* scalar;          // r.z by iteration parity, then p.q
+  // One partial sum a gang: r.z or p.q, and r.r; rr_part's last slot is 1 where the
+  // iteration's p.q proved A indefinite (proves_indefinite), else 0.
+  double *part, *rr_part;
+  double* scalar;  // r.z by iteration parity, then p.q
   // The resident solve's: a partial sum per thread, then per gang for r.z, p.q and r.r; the
-  // barrier's counter; what the solve leaves for the host (iterations, r.r, b.b, and the
-  // arrivals expected at the counter).
+  // barrier's counter; what the solve leaves for the host (iterations, r.r, b.b, the arrivals
+  // expected at the counter, and 1 where p.q proved A indefinite).
   double *thread_part, *rz_part, *pq_part, *rr_gang_part;
   unsigned long long* arrived;
   double* state;
@@ -143,7 +153,7 @@ class Optimized : public IccgInstance {
 
   void setup() override {
     IccgInstance::setup();
-    m_ = color_ell(a_, ordering_);
+    m_ = color_ell(a_, ordering_, min_saved_slots_);
     const std::size_t n = std::size_t(a_.n);
     for (auto* v : {&x_, &w_, &r_, &z_, &p0_, &p1_, &q_}) v->assign(n, 0.0);
     // r.z's partial sums: a gang per 128 rows of each colour.
@@ -152,7 +162,7 @@ class Optimized : public IccgInstance {
       gangs += gangs_for(m_.color_start[c + 1] - m_.color_start[c]);
     }
     part_.assign(std::size_t(std::max(gangs, gangs_for(m_.n))), 0.0);
-    rr_part_.assign(std::size_t(gangs_for(m_.n)), 0.0);
+    rr_part_.assign(std::size_t(gangs_for(m_.n)) + 1, 0.0);  // and the indefinite flag
     scalar_.assign(3, 0.0);
     if (resident_) {
       // A gang per multiprocessor, so that all run at once. Without CUDA to ask how many there

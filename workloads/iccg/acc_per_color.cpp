@@ -46,6 +46,7 @@ Solution Optimized::solve() {
   int top = 1;  // the largest power of two below colors: the colour search's first step
   while (2 * top < colors) top *= 2;
   const std::int64_t row_gangs = gangs_for(n);
+  const double factor_scale = factor_scale_;  // 1 + shift (acclab iccg FILE --shift)
 
   // IC(0), colour by colour.
   for (int c = 0; c < colors; ++c) {
@@ -55,7 +56,7 @@ Solution Optimized::solve() {
 #pragma acc parallel loop gang vector num_gangs(wide_gangs_for(rows)) vector_length(lanes) \
     async(queue) deviceptr(diagonal, lower_column, lower_value, w)
     for (std::int64_t k = 0; k < rows; ++k) {
-      double v = diagonal[first + k];
+      double v = factor_scale * diagonal[first + k];
       for (int s = 0; s < width; ++s) {
         const double a = lower_value[base + s * rows + k];
         v -= a * a * w[lower_column[base + s * rows + k]];
@@ -84,12 +85,13 @@ Solution Optimized::solve() {
       rr_part[g] = sum;
     }
   }
-  // The residual's partial sums, brought back and added in gang order.
+  // The residual's partial sums, brought back with the indefinite flag after them and added in
+  // gang order.
   const auto residual_sum = [&] {
     acc_memcpy_from_device_async(rr_part_.data(), rr_part, sizeof(double) * rr_part_.size(), queue);
     acc_wait(queue);
     double sum = 0;
-    for (double p : rr_part_) sum += p;
+    for (std::int64_t g = 0; g < row_gangs; ++g) sum += rr_part_[g];
     return sum;
   };
   // scalar[into] = the sum of part[0 .. count), by one gang.
@@ -192,10 +194,12 @@ Solution Optimized::solve() {
       part[g] = sum;
     }
     add_up(row_gangs, 2);
-    // x += alpha p, r -= alpha q, each gang leaving its rows' share of r.r.
+    // x += alpha p, r -= alpha q, each gang leaving its rows' share of r.r; gang 0 flags a p.q
+    // that proves A indefinite, for the host to stop at as solve_iccg does.
 #pragma acc parallel loop gang num_gangs(row_gangs) vector_length(32) async(queue) \
     deviceptr(x, r, p_new, q, scalar, rr_part)
     for (std::int64_t g = 0; g < row_gangs; ++g) {
+      if (g == 0) rr_part[row_gangs] = proves_indefinite(scalar[2]) ? 1.0 : 0.0;
       const double alpha = scalar[parity] / scalar[2];
       double sum = 0;
 #pragma acc loop vector reduction(+ : sum)
@@ -211,6 +215,10 @@ Solution Optimized::solve() {
       rr_part[g] = sum;
     }
     s.relative_residual = std::sqrt(residual_sum()) / norm_b;
+    if (rr_part_[row_gangs] != 0) {
+      s.indefinite = true;
+      break;
+    }
     if (s.relative_residual < p_.eps) {
       s.converged = true;
       break;

@@ -35,6 +35,7 @@ Solution Optimized::solve_resident() {
   const int threads = gangs * resident_workers * warp;
   const int max_iterations = p_.max_iterations;
   const double eps2 = p_.eps * p_.eps;
+  const double factor_scale = factor_scale_;  // 1 + shift (acclab iccg FILE --shift)
   const std::int64_t *color_start = d_.color_start, *lower_start = d_.lower_start,
                      *upper_start = d_.upper_start;
   const int *lower_width = d_.lower_width, *upper_width = d_.upper_width;
@@ -74,7 +75,7 @@ Solution Optimized::solve_resident() {
 #pragma acc loop gang worker vector
       for (int t = 0; t < threads; ++t) {
         for (int k = t; k < rows; k += threads) {
-          double v = diagonal[first + k];
+          double v = factor_scale * diagonal[first + k];
           for (int s = 0; s < width; ++s) {
             const double a = value[s * rows + k];
             v -= a * a * w[column[s * rows + k]];
@@ -112,6 +113,7 @@ Solution Optimized::solve_resident() {
 
     int iteration = 1;
     double rr = bb, rz_old = 1;
+    double indefinite = 0;  // 1: p.q proved A indefinite at `iteration`
     for (; iteration <= max_iterations && together; ++iteration) {
       double* p_new = iteration % 2 ? p0 : p1;
       const double* p_old = iteration % 2 ? p1 : p0;
@@ -263,6 +265,10 @@ Solution Optimized::solve_resident() {
       double pq = 0;
 #pragma acc loop vector reduction(+ : pq)
       for (int h = 0; h < gangs; ++h) pq += pq_part[h];
+      if (proves_indefinite(pq)) {  // every gang holds the same p.q: all stop here
+        indefinite = 1;
+        break;
+      }
       const double alpha = rz / pq;
 
       // x += alpha p, r -= alpha q, and r.r.
@@ -295,6 +301,7 @@ Solution Optimized::solve_resident() {
       state[1] = rr;
       state[2] = bb;
       state[3] = double(expected);
+      state[4] = indefinite;
     }
   }
 
@@ -323,7 +330,8 @@ Solution Optimized::solve_resident() {
     extra_outputs_["barrier_wait_us_per_iteration"] = wait * 1e-3 / iterations;
   }
   s.relative_residual = std::sqrt(state_[1]) / std::sqrt(state_[2]);
-  s.converged = state_[1] < p_.eps * p_.eps * state_[2];
+  s.indefinite = state_[4] != 0;
+  s.converged = !s.indefinite && state_[1] < p_.eps * p_.eps * state_[2];
   return s;
 }
 

@@ -64,7 +64,7 @@ class CudaSolver : public IccgInstance {
     IccgInstance::setup();
     stream_ = std::make_unique<CudaStream>();
     overlap_ = overlap_ && cuda::overlap_supported();
-    const ColorEll m = color_ell(a_, ordering_);
+    const ColorEll m = color_ell(a_, ordering_, min_saved_slots_);
     const std::size_t n = std::size_t(m.n);
     color_start_ = uploaded(m.color_start);
     lower_start_ = uploaded(m.lower_start);
@@ -83,6 +83,7 @@ class CudaSolver : public IccgInstance {
 
     s_.n = m.n;
     s_.colors = m.colors;
+    s_.factor_scale = factor_scale_;
     s_.color_start = m.color_start;
     s_.lower_start = m.lower_start;
     s_.upper_start = m.upper_start;
@@ -128,13 +129,17 @@ class CudaSolver : public IccgInstance {
     cuda::start(s_, stream);
     Solution s;
     std::vector<double> rr(batch);
-    for (int done = 0; !s.converged && done < p_.max_iterations; done += batch) {
+    for (int done = 0; !s.converged && !s.indefinite && done < p_.max_iterations; done += batch) {
       CUDA_CHECK(cudaGraphLaunch(exec_, stream));
       CUDA_CHECK(cudaMemcpyAsync(rr.data(), k_.rr + done + 1, sizeof(double) * batch,
                                  cudaMemcpyDeviceToHost, stream));
       CUDA_CHECK(cudaStreamSynchronize(stream));
       for (int offset = 1; offset <= batch && done + offset <= p_.max_iterations; ++offset) {
         s.iterations = done + offset;
+        if (rr[offset - 1] == cuda::indefinite_rr) {
+          s.indefinite = true;
+          break;
+        }
         s.relative_residual = std::sqrt(rr[offset - 1] / bb_);
         if (rr[offset - 1] < k_.tol2) {
           s.converged = true;
@@ -289,6 +294,15 @@ class CusparseSolver : public IccgInstance {
     row_start_ = uploaded(row_start);
     column_ = uploaded(column);
     a_value_ = uploaded(value);
+    // What csric02 factors: A, or with a shift A with its diagonal times (1 + shift).
+    if (factor_scale_ != 1) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (int e = row_start[i]; e < row_start[i + 1]; ++e) {
+          if (column[e] == i) value[e] *= factor_scale_;
+        }
+      }
+      factor_value_ = uploaded(value);
+    }
     l_value_ = DeviceArray<double>(value.size());
     b_dev_ = uploaded(b_);
     vectors_ = DeviceArray<double>(6 * std::size_t(n));
@@ -348,8 +362,10 @@ class CusparseSolver : public IccgInstance {
     const cudaStream_t stream = stream_->get();
     const std::int64_t n = a_.n;
     const double one = 1.0, zero = 0.0;
-    // IC(0) of a fresh copy of A, and the triangular solves' analysis of its factor.
-    CUDA_CHECK(cudaMemcpyAsync(l_value_.get(), a_value_.get(), sizeof(double) * nnz_,
+    // IC(0) of a fresh copy of A (its diagonal shifted where asked), and the triangular solves'
+    // analysis of its factor.
+    const double* factored = factor_scale_ != 1 ? factor_value_.get() : a_value_.get();
+    CUDA_CHECK(cudaMemcpyAsync(l_value_.get(), factored, sizeof(double) * nnz_,
                                cudaMemcpyDeviceToDevice, stream));
     CUSPARSE_CHECK(api.ic0_analysis(handle_, int(n), int(nnz_), descr_, l_value_.get(),
                                     row_start_.get(), column_.get(), ic0_info_,
@@ -396,7 +412,12 @@ class CusparseSolver : public IccgInstance {
       CUSPARSE_CHECK(api.spmv(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_a_, p_vec_,
                               &zero, q_vec_, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT,
                               spmv_buffer_.get()));
-      const double alpha = rho / dot(pd_, qd_);
+      const double pq = dot(pd_, qd_);
+      if (pq <= 0 && std::isfinite(pq)) {  // p != 0 here: A is not positive definite
+        s.indefinite = true;
+        break;
+      }
+      const double alpha = rho / pq;
       cuda::update(n, alpha, pd_, qd_, xd_, rd_, stream);
       rho_old = rho;
       s.relative_residual = std::sqrt(dot(rd_, rd_) / bb_);
@@ -420,7 +441,7 @@ class CusparseSolver : public IccgInstance {
   std::unique_ptr<CudaStream> stream_;  // made in setup: constructing touches no device
   std::int64_t nnz_ = 0;
   DeviceArray<int> row_start_, column_;
-  DeviceArray<double> a_value_, l_value_, b_dev_, vectors_, dots_;
+  DeviceArray<double> a_value_, factor_value_, l_value_, b_dev_, vectors_, dots_;
   DeviceArray<char> ic0_buffer_, l_buffer_, lt_buffer_, spmv_buffer_;
   double *xd_ = nullptr, *rd_ = nullptr, *yd_ = nullptr, *zd_ = nullptr, *pd_ = nullptr,
          *qd_ = nullptr;

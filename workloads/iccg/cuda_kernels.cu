@@ -2,6 +2,8 @@
 // (consecutive threads, consecutive addresses), dot products as block sums added atomically
 // into the iteration's scalar (the order of the additions varies from run to run, so the last
 // bits of a residual may too, and with them, rarely, the iteration count by one).
+#include <cmath>
+
 #include "core/cuda_check.hpp"
 #include "workloads/iccg/cuda_kernels.hpp"
 
@@ -75,10 +77,11 @@ struct ColorRows {
 
 __global__ void factor_kernel(ColorRows c, const std::int32_t* __restrict__ column,
                               const double* __restrict__ value,
-                              const double* __restrict__ diagonal, double* w) {
+                              const double* __restrict__ diagonal, double factor_scale,
+                              double* w) {
   const std::int64_t k = blockIdx.x * std::int64_t(block) + threadIdx.x;
   if (k >= c.rows) return;
-  double v = diagonal[c.first + k];
+  double v = factor_scale * diagonal[c.first + k];
   for (int s = 0; s < c.width; ++s) {
     const double a = value[c.base + s * c.rows + k];
     v -= a * a * w[column[c.base + s * c.rows + k]];
@@ -220,7 +223,15 @@ __global__ void update_kernel(std::int64_t n, const double* __restrict__ p,
   wait_for_previous_kernel();
   const int it = active_iteration(k, offset);
   if (!it) return;
-  const double alpha = k.rho[it] / k.pq[it];
+  // p != 0 while r is not yet 0, so p . A p <= 0 proves A indefinite: stop there as solve_iccg
+  // does, telling the host by an r.r no sum of squares gives (a NaN or -inf p.q is left to the
+  // residual's not-finite check). Every block reads the same p.q, so none adds to rr[it].
+  const double pq = k.pq[it];
+  if (pq <= 0 && pq > -INFINITY) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) k.rr[it] = indefinite_rr;
+    return;
+  }
+  const double alpha = k.rho[it] / pq;
   const std::int64_t i = blockIdx.x * std::int64_t(block) + threadIdx.x;
   double rr = 0;
   if (i < n) {
@@ -273,8 +284,8 @@ void factor(const Slabs& s, cudaStream_t stream) {
   for (int c = 0; c < s.colors; ++c) {
     const ColorRows rows = lower_rows(s, c);
     if (rows.rows == 0) continue;
-    factor_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(rows, s.lower_column,
-                                                               s.lower_value, s.diagonal, s.w);
+    factor_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(
+        rows, s.lower_column, s.lower_value, s.diagonal, s.factor_scale, s.w);
     CUDA_CHECK_LAUNCH();
   }
 }

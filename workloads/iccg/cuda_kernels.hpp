@@ -21,10 +21,15 @@ struct Slabs {
   const std::int32_t *lower_column, *upper_column;
   const double *lower_value, *upper_value, *diagonal, *b;
   double *x, *w, *r, *z, *p[2], *q;
+  double factor_scale = 1;  // the factor takes factor_scale times the diagonal (1 + shift)
 };
 
+// r.r's value where p.q <= 0 stopped the solve: no sum of squares gives it.
+inline constexpr double indefinite_rr = -1;
+
 // The solve's scalars on the device, one of each per iteration (index 0: before the first):
-// rho[it] = r.z, pq[it] = p.q, rr[it] = r.r after iteration it. Iteration `it` of a queued batch
+// rho[it] = r.z, pq[it] = p.q, rr[it] = r.r after iteration it, or indefinite_rr where p.q <= 0
+// stopped the solve at it (A is not positive definite). Iteration `it` of a queued batch
 // is *iteration + its offset in the batch. A kernel of iteration it does nothing when it >
 // max_iterations or rr[it - 1] < tol2 (the solve converged, or stopped, before it): batches
 // may be queued past convergence at the cost of empty launches.

@@ -155,6 +155,17 @@ Ordering order_rows(const Csr& a, int colors) {
   return o;
 }
 
+void group_rows_by_width(const Csr& a, Ordering& o) {
+  for (int c = 0; c < o.colors; ++c) {
+    const auto first = o.old_of_new.begin() + o.color_start[c];
+    const auto last = o.old_of_new.begin() + o.color_start[c + 1];
+    std::stable_sort(first, last, [&](std::int64_t x, std::int64_t y) {
+      return a.start[x + 1] - a.start[x] > a.start[y + 1] - a.start[y];
+    });
+  }
+  for (std::int64_t r = 0; r < a.n; ++r) o.new_of_old[o.old_of_new[r]] = r;
+}
+
 bool coupled_rows_share_a_color(const Csr& a, const Ordering& o) {
   std::vector<int> color_of_new(static_cast<std::size_t>(a.n));
   for (int c = 0; c < o.colors; ++c) {
@@ -346,9 +357,18 @@ Workload make_workload() {
 
 IccgInstance::IccgInstance(const Params& params) : p_(problem_of(params)) {}
 
+void IccgInstance::use_system(Csr a, std::vector<double> b, double shift,
+                              std::int64_t min_saved_slots) {
+  mesh_ = {std::move(a), std::move(b)};
+  user_system_ = true;
+  factor_scale_ = 1 + shift;
+  min_saved_slots_ = min_saved_slots;
+}
+
 void IccgInstance::setup() {
-  mesh_ = poisson_problem(p_.nx, p_.ny, p_.nz);
+  if (!user_system_) mesh_ = poisson_problem(p_.nx, p_.ny, p_.nz);
   ordering_ = order_rows(mesh_.a, p_.colors);
+  if (user_system_) group_rows_by_width(mesh_.a, ordering_);  // as solve_matrix orders
   if (coupled_rows_share_a_color(mesh_.a, ordering_)) {
     throw std::logic_error("iccg: the ordering put two coupled rows in one colour");
   }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +53,12 @@ struct Ordering {
   std::vector<std::int64_t> old_of_new;
 };
 Ordering order_rows(const Csr& a, int colors);
+
+// Within each colour, the rows sorted by their number of couplings, widest first, ties in their
+// order: the colour slabs can then split a colour into runs of similar width (color_ell). Rows
+// of one colour are not coupled, so any order among them is as valid an ordering (acclab iccg
+// FILE sorts; the course's mesh keeps the order the course uses).
+void group_rows_by_width(const Csr& a, Ordering& o);
 
 // Whether two coupled rows share a colour (false for a valid ordering).
 bool coupled_rows_share_a_color(const Csr& a, const Ordering& o);
@@ -120,6 +127,10 @@ Problem problem_of(const Params& params);
 
 Workload make_workload();
 
+// color_ell's min_saved_slots that never splits a colour (the course's mesh, whose rows are all
+// about as wide).
+constexpr std::int64_t no_split = std::numeric_limits<std::int64_t>::max();
+
 class IccgInstance : public Instance {
  public:
   explicit IccgInstance(const Params& params);
@@ -132,6 +143,17 @@ class IccgInstance : public Instance {
   // small meshes, within that bound of the direct solve.
   Verification verify() override;
   void corrupt_result() override;
+
+  // A user's system instead of the course's mesh (acclab iccg FILE), before setup(): setup
+  // orders and permutes `a` and `b` by the `colors` parameter as it does the mesh, and the
+  // variant factors (1 + shift) times the diagonal (shifted IC(0); 0: the diagonal itself).
+  // verify() is the mesh's and does not apply: the caller checks x against `a` itself. The rows
+  // of each colour are sorted widest first (group_rows_by_width), and the GPU steps' colour slabs
+  // split a colour where that saves `min_saved_slots` slots of padding (color_ell).
+  void use_system(Csr a, std::vector<double> b, double shift, std::int64_t min_saved_slots);
+  // After finish(): the solve, x in the permuted numbering.
+  const Solution& solution() const { return solution_; }
+  const Ordering& ordering() const { return ordering_; }
 
  protected:
   // Whether the variant's arithmetic is the serial solve's, operation for operation (its x must
@@ -147,6 +169,9 @@ class IccgInstance : public Instance {
   Ordering ordering_;
   Solution solution_;
   nlohmann::json extra_outputs_ = nlohmann::json::object();  // a variant's own, for verify()
+  bool user_system_ = false;  // mesh_ holds a user's system (use_system), not the course's
+  double factor_scale_ = 1;   // the factor takes factor_scale_ times the diagonal (1 + shift)
+  std::int64_t min_saved_slots_ = no_split;  // color_ell's (use_system sets a file's)
 };
 
 // Device addresses of a permuted system and the solver's vectors, for OpenACC's `deviceptr`: the

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "io/text_vector.hpp"
@@ -55,12 +57,71 @@ struct Outcome {
   Solution last;  // breakdown, indefinite, not finite, converged
 };
 
+// One solve of A d = rhs (both in the permuted numbering) until the recurrence's relative
+// residual is below tol, in at most max_iterations.
+using SolveOnce =
+    std::function<Solution(const std::vector<double>& rhs, double tol, int max_iterations)>;
+
+// A ladder step's own solver (its instance, set up on the system with use_system) as a
+// SolveOnce, its run() timed into `run_s`. The IC(0) factor and b are checked first by
+// solve_iccg without iterations (same ordering, same pivots): its breakdown row, b = 0 (x = 0)
+// and a non-finite b are answered there, since the GPU solvers test none of them.
+SolveOnce variant_solver(const Variant& variant, const PermutedSystem& system,
+                         const MatrixSolveOptions& options, int threads, double& run_s) {
+  return [&variant, &system, options, threads, &run_s](const std::vector<double>& rhs, double tol,
+                                                       int max_iterations) {
+    Solution check = solve_iccg(system.a, rhs, system.ordering, tol, 0, threads, options.shift);
+    if (check.breakdown_row >= 0 || check.not_finite) return check;
+    if (check.converged) return check;  // rhs = 0: x = 0
+    const Params params = Params::resolve(
+        make_workload().params, "small",
+        {"nx=1", "ny=1", "nz=1", fmt::format("colors={}", options.colors),
+         fmt::format("eps={:.17g}", tol), fmt::format("max_iterations={}", max_iterations)});
+    const std::unique_ptr<Instance> instance = variant.factory(params);
+    auto* solver = dynamic_cast<IccgInstance*>(instance.get());
+    if (!solver) throw std::logic_error("iccg: a variant without an IccgInstance");
+    solver->use_system(system.original, system.unpermuted(rhs), options.shift,
+                       options.min_saved_slots);
+    instance->setup();
+    if (solver->ordering().new_of_old != system.ordering.new_of_old) {
+      throw std::logic_error("iccg: the variant ordered the rows differently");
+    }
+    instance->reset();
+    const auto start = std::chrono::steady_clock::now();
+    instance->run();
+    run_s += seconds_since(start);
+    instance->finish();
+    Solution s = solver->solution();
+    s.not_finite = !std::isfinite(s.relative_residual);
+    for (double xi : s.x) s.not_finite = s.not_finite || !std::isfinite(xi);
+    if (s.not_finite) s.converged = false;
+    return s;
+  };
+}
+
+// `solve`, whose first call is preceded by one capped at a single iteration, untimed, as the
+// ladder's harness runs a step once before timing it: the first launches (a GPU's PTX compiled
+// to its code, CUDA's kernels loaded, OpenMP's threads started) are then not in run_s. Every
+// solve starts from x = 0, so the timed one's result is what it would be without.
+SolveOnce warmed_up(SolveOnce solve, double& run_s, int& warm_up_iterations) {
+  return [solve = std::move(solve), &run_s, &warm_up_iterations, warm = false](
+             const std::vector<double>& rhs, double tol, int max_iterations) mutable {
+    if (!warm) {
+      const double timed_before = run_s;
+      warm_up_iterations = solve(rhs, tol, 1).iterations;
+      run_s = timed_before;
+      warm = true;
+    }
+    return solve(rhs, tol, max_iterations);
+  };
+}
+
 // The solve, then the restarts solve_matrix describes.
 Outcome solve_to_true_residual(const PermutedSystem& system, const std::vector<double>& pb,
-                               double tol, int max_iterations, int threads, double shift) {
+                               double tol, int max_iterations, const SolveOnce& solve) {
   constexpr int max_restarts = 5;
   Outcome out;
-  out.last = solve_iccg(system.a, pb, system.ordering, tol, max_iterations, threads, shift);
+  out.last = solve(pb, tol, max_iterations);
   out.iterations = out.last.iterations;
   out.recurrence = out.last.relative_residual;
   if (out.last.breakdown_row >= 0) return out;
@@ -71,8 +132,7 @@ Outcome solve_to_true_residual(const PermutedSystem& system, const std::vector<d
          out.iterations < max_iterations && out.restarts < max_restarts) {
     const std::vector<double> r = system.residual(out.x);
     const double inner_tol = std::clamp(tol / out.residual, 0.0, 0.5);
-    const Solution d = solve_iccg(system.a, r, system.ordering, inner_tol,
-                                  max_iterations - out.iterations, threads, shift);
+    const Solution d = solve(r, inner_tol, max_iterations - out.iterations);
     ++out.restarts;
     out.iterations += d.iterations;
     out.last = d;
@@ -222,10 +282,48 @@ void check_options(const MatrixSolveOptions& options) {
   }
 }
 
+MatrixVariantChoice choose_matrix_variant(const std::string& name, const Registry& registry,
+                                          Machine& machine) {
+  const auto built = [&](std::string_view wanted) -> const Variant* {
+    for (const Variant& v : registry.variants()) {
+      if (v.workload == "iccg" && v.name == wanted) return &v;
+    }
+    return nullptr;
+  };
+  const std::string choices = "expected original, optimized, cuda or cusparse";
+  if (name.empty()) {
+    // The fastest here (docs/iccg.md has the figures): our CUDA kernels, then the resident
+    // OpenACC solve, which on OpenACC's host fallback is slower than original's OpenMP threads.
+    if (const Variant* cuda = built("cuda"); cuda && machine.cuda_available()) {
+      return {cuda, "the default where a CUDA GPU is present"};
+    }
+    if (const Variant* optimized = built("optimized"); optimized && machine.openacc_runs_on_gpu()) {
+      return {optimized, "the default where OpenACC runs on a GPU (no CUDA GPU)"};
+    }
+    const Variant* original = built("original");
+    if (!original) throw std::logic_error("iccg: no original variant registered");
+    return {original, "the default without a GPU"};
+  }
+  if (std::find(std::begin(matrix_variant_names), std::end(matrix_variant_names), name) ==
+      std::end(matrix_variant_names)) {
+    throw UsageError(fmt::format("--variant {}: {}", name, choices));
+  }
+  const Variant* variant = built(name);
+  if (!variant) {
+    throw UsageError(fmt::format("--variant {}: not built into this acclab ({})", name, choices));
+  }
+  if (variant->backend == Backend::cuda && !machine.cuda_available()) {
+    throw UsageError(fmt::format("--variant {}: no CUDA GPU on this machine ({})", name, choices));
+  }
+  return {variant, "--variant"};
+}
+
 MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions& options) {
   const Csr& original = system.a;
   const auto setup_start = std::chrono::steady_clock::now();
-  const Ordering ordering = order_rows(original, options.colors);
+  Ordering ordering = order_rows(original, options.colors);
+  // Rows of a colour by width, so that the GPU steps' colour slabs can split off the wide ones.
+  group_rows_by_width(original, ordering);
   const Csr a = permuted(original, ordering);
   std::vector<double> pb(system.b.size());
   for (std::int64_t v = 0; v < a.n; ++v) pb[ordering.new_of_old[v]] = system.b[v];
@@ -234,8 +332,20 @@ MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions
   const auto solve_start = std::chrono::steady_clock::now();
   s.threads = useful_threads(a.n, ordering.colors, omp_get_max_threads());
   const PermutedSystem permuted_system{original, system.b, ordering, a};
-  Outcome out = solve_to_true_residual(permuted_system, pb, options.tol, options.max_iterations,
-                                       s.threads, options.shift);
+  SolveOnce solve;
+  if (!options.variant || options.variant->name == "original") {  // on OpenMP threads
+    solve = [&](const std::vector<double>& rhs, double tol, int max_iterations) {
+      const auto start = std::chrono::steady_clock::now();
+      Solution d = solve_iccg(a, rhs, ordering, tol, max_iterations, s.threads, options.shift);
+      s.run_s += seconds_since(start);
+      return d;
+    };
+  } else {
+    solve = variant_solver(*options.variant, permuted_system, options, s.threads, s.run_s);
+  }
+  solve = warmed_up(std::move(solve), s.run_s, s.warm_up_iterations);
+  Outcome out =
+      solve_to_true_residual(permuted_system, pb, options.tol, options.max_iterations, solve);
   s.solve_s = seconds_since(solve_start);
   if (out.last.breakdown_row >= 0) {
     throw_breakdown(system, ordering.old_of_new[out.last.breakdown_row] + 1, options.shift);
@@ -256,9 +366,9 @@ MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions
   s.finite = !out.last.not_finite && std::isfinite(out.residual);
   for (double xi : out.x) s.finite = s.finite && std::isfinite(xi);
   s.converged = s.finite && s.residual < options.tol;
-  const double bytes = (3.0 * 12 * (a.n + double(a.column.size())) + 8.0 * 8 * a.n) * s.iterations;
-  s.gbytes_per_s = bytes / s.solve_s / 1e9;
-  s.seconds_per_iteration = s.solve_s / std::max(1, s.iterations);
+  s.bytes_per_iteration = 3.0 * 12 * (a.n + double(a.column.size())) + 8.0 * 8 * a.n;
+  s.gbytes_per_s = s.run_s > 0 ? s.bytes_per_iteration * s.iterations / s.run_s / 1e9 : 0;
+  s.seconds_per_iteration = s.run_s / std::max(1, s.iterations);
   if (system.b_is_row_sums && s.finite) {
     double error = 0;
     for (double xi : out.x) error = std::max(error, std::abs(xi - 1.0));

@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "core/machine.hpp"
+#include "core/registry.hpp"
 #include "io/matrix_market.hpp"
+#include "workloads/iccg/color_ell.hpp"
 #include "workloads/iccg/iccg.hpp"
 
 namespace acclab::iccg {
@@ -40,7 +43,26 @@ struct MatrixSolveOptions {
   double tol = 1e-8;
   int max_iterations = 10000;
   double shift = 0;  // > 0: factor (1 + shift) times the diagonal
+  // The ladder step that solves: nullptr or `original`, solve_iccg on OpenMP threads; another
+  // (optimized, cuda, cusparse) its own instance, given the system by use_system.
+  const Variant* variant = nullptr;
+  // The GPU steps' colour slabs: a colour split where that saves this many slots (color_ell).
+  std::int64_t min_saved_slots = default_min_saved_slots;
 };
+
+// The variants acclab iccg FILE takes, fastest on a GPU first.
+inline constexpr const char* matrix_variant_names[] = {"cuda", "optimized", "cusparse", "original"};
+
+struct MatrixVariantChoice {
+  const Variant* variant = nullptr;
+  std::string reason;  // "--variant", or why the default is what it is
+};
+
+// `name` (empty: the default, cuda where a CUDA GPU is present, optimized where OpenACC runs on
+// a GPU, original otherwise). Throws UsageError naming --variant and the choices for a name
+// that is not one of matrix_variant_names, not built into this binary, or whose GPU is absent.
+MatrixVariantChoice choose_matrix_variant(const std::string& name, const Registry& registry,
+                                          Machine& machine);
 
 // Throws UsageError naming the option (--colors, --tol, --maxiter, --shift) that is out of range.
 void check_options(const MatrixSolveOptions& options);
@@ -56,9 +78,17 @@ struct MatrixSolution {
   bool stagnated = false;  // a restart did not halve the residual: double precision's limit
   bool finite = false;     // x and the residual hold no NaN or Inf
   bool converged = false;  // finite and residual < tol
-  int threads = 1;
+  int threads = 1;         // original's OpenMP threads
   double setup_s = 0, solve_s = 0;
-  // Per iteration: the matrix read three times (12 bytes a nonzero) and eight vectors.
+  // The variant's solves alone (run(), as the ladder times a step), restarts included; for a
+  // GPU variant without its setup (upload, graph capture) and the host's residual checks, and
+  // for every variant without the untimed warm-up solve before them (its iterations here, 1
+  // unless b = 0 or IC(0) broke down).
+  double run_s = 0;
+  int warm_up_iterations = 0;
+  // Per iteration: the matrix read three times (12 bytes a nonzero) and eight vectors, the
+  // ladder's model; rates over run_s.
+  double bytes_per_iteration = 0;
   double gbytes_per_s = 0;
   double seconds_per_iteration = 0;
   // With b = A 1 and a finite x: max |x - 1|.
