@@ -274,6 +274,34 @@ TEST(ProfileNotesTest, OneGangOnlyWhenEveryLaunchHadOne) {
   EXPECT_FALSE(notes_with_gangs({}));
 }
 
+// On a GPU the runner's reset between runs launches a wide copy kernel (8448 gangs for matmul on
+// an H200): the note looks at the timed runs' launches, where the runner labelled them.
+TEST(ProfileNotesTest, OneGangLooksAtTheTimedRunsNotTheReset) {
+  const auto notes_with = [](std::uint64_t reset_gangs, std::uint64_t timed_gangs) {
+    Result r;
+    r.variant = &failed_variant();  // an OpenACC variant
+    r.place = Place::gpu;
+    profile::Profile p;
+    p.openacc_callbacks = true;
+    profile::Stats stats;
+    stats.add(1e-3);
+    profile::RegionProfile reset, timed;
+    reset.path = "matmul/acc_tile/reset";
+    reset.acc_launches.push_back({{"reset", reset_gangs, 1, 32}, stats});
+    timed.path = "matmul/acc_tile/timed runs";
+    timed.acc_launches.push_back({{"multiply", timed_gangs, 1, 32}, stats});
+    p.regions = {reset, timed};
+    r.profile = p;
+    const auto notes = profile_notes(r);
+    return std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+      return note.find("one gang") != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(notes_with(8448, 1));
+  EXPECT_FALSE(notes_with(8448, 9504));
+  EXPECT_FALSE(notes_with(1, 132));
+}
+
 TEST(CsvReportTest, HeaderAndOneRecordPerResult) {
   const auto records = parse_csv(report("csv", test_results()));
   ASSERT_EQ(records.size(), 4u);

@@ -297,16 +297,25 @@ std::vector<std::string> profile_notes(const Result& r) {
                             : "kernel launches: none reported by the OpenACC runtime");
       }
       if (p.acc_launch_total() > 0) {
+        // The step's own launches: those of its timed runs where the runner labelled them, so
+        // that the harness's reset between runs (a wide copy) does not hide a one-gang step.
+        const auto timed = [](const profile::RegionProfile& region) {
+          return region.path.find("/timed runs") != std::string::npos;
+        };
+        const bool any_timed = std::any_of(p.regions.begin(), p.regions.end(), [&](const auto& r) {
+          return timed(r) && !r.acc_launches.empty();
+        });
         std::uint64_t most_gangs = 0;
         for (const auto& region : p.regions) {
+          if (any_timed && !timed(region)) continue;
           for (const auto& [launch, stats] : region.acc_launches) {
             most_gangs = std::max(most_gangs, launch.num_gangs);
           }
         }
         if (most_gangs == 1) {
           notes.push_back(
-              "every kernel launch ran on one gang (num_gangs = 1): the compiler gave the loops "
-              "no gang parallelism (acclab explain shows its decisions)");
+              "every kernel launch of the timed runs ran on one gang (num_gangs = 1): the "
+              "compiler gave the loops no gang parallelism (acclab explain shows its decisions)");
         }
       }
       if (p.total(Counter::upload) + p.total(Counter::download) == 0) {
@@ -367,8 +376,8 @@ void print_profiles(std::ostream& out, const std::vector<Result>& results) {
     if (!r.profile) continue;
     fmt::print(out, "\n{}  ({}, ran on the {})\n", r.variant->id(), to_string(r.variant->backend),
                r.place == Place::gpu ? "GPU" : "host");
-    fmt::print(out, "    {:<26} {:>8} {:>12} {:>10} {:>10} {:>10}\n", "event", "count",
-               "total µs", "max µs", "min µs", "avg µs");
+    fmt::print(out, "    {:<26} {:>8} {:>12} {:>10} {:>10} {:>10}\n", "event", "count", "total µs",
+               "max µs", "min µs", "avg µs");
     for (const auto& region : r.profile->regions) {
       fmt::print(out, "  {}\n", region.path);
       for (const auto& [counter, name] : rows) {
