@@ -95,11 +95,10 @@ class StreamResident : public StreamInstance {
     acc_memcpy_to_device(arrived_, const_cast<unsigned long long*>(&none), sizeof none);
   }
 
-  // After a construct: state holds what gang 0 saw (arrivals expected at the barrier, gangs
-  // running, passes done). Throws where a gang gave up waiting or the count is not the gangs
-  // times the passes (so also where the passes were cut short).
-  void check_barrier(const double (&state)[4]) {
-    running_ = int(state[1]);
+  // After a construct in which `running` gangs ran: throws where a gang gave up waiting or the
+  // count is not the gangs times the passes (so also where the passes were cut short).
+  void check_barrier(double running) {
+    running_ = int(running);
     unsigned long long counted = 0;
     acc_memcpy_from_device(&counted, arrived_, sizeof counted);
     check_grid_barrier(counted, std::uint64_t(running_) * std::uint64_t(size_.nt),
@@ -150,15 +149,14 @@ class TriadAccResident : public StreamResident {
     const float* b = b_.data();
     const float* c = c_.data();
     unsigned long long* arrived = arrived_;
-    double state[4] = {0, 0, 0, 0};  // gang 0's: arrivals expected, gangs running, passes done
+    double state[1] = {0};  // gang 0's: gangs running
     reset_barrier();
 #pragma acc parallel num_gangs(gangs) num_workers(workers) vector_length(warp) \
-    present(a [0:n], b [0:n], c [0:n]) deviceptr(arrived) copyout(state [0:4])
+    present(a [0:n], b [0:n], c [0:n]) deviceptr(arrived) copyout(state [0:1])
     {
       const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);
       unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
       bool together = true;             // false once a gang gave up waiting at a barrier
-      std::int64_t done = 0;
       for (std::int64_t pass = 0; pass < nt && together; ++pass) {
 #pragma acc loop gang
         for (std::int64_t g = 0; g < groups; ++g) {
@@ -182,15 +180,10 @@ class TriadAccResident : public StreamResident {
           }
         }
         together = grid_barrier(arrived, expected += running);
-        ++done;
       }
-      if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
-        state[0] = double(expected);
-        state[1] = double(running);
-        state[2] = double(done);
-      }
+      if (__builtin_goacc_parlevel_id(gang_dimension) == 0) state[0] = double(running);
     }
-    check_barrier(state);
+    check_barrier(state[0]);
   }
 };
 
@@ -212,16 +205,14 @@ class DotAccResident : public StreamResident {
     const float* c = c_.data();
     unsigned long long* arrived = arrived_;
     double* slots = slots_;
-    // gang 0's: arrivals expected, gangs running, passes done, the last pass's sum
-    double state[4] = {0, 0, 0, 0};
+    double state[2] = {0, 0};  // gang 0's: gangs running, the last pass's sum
     reset_barrier();
 #pragma acc parallel num_gangs(gangs) num_workers(workers) vector_length(warp) \
-    present(b [0:n], c [0:n]) deviceptr(arrived, slots) copyout(state [0:4])
+    present(b [0:n], c [0:n]) deviceptr(arrived, slots) copyout(state [0:2])
     {
       const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);
       unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
       bool together = true;             // false once a gang gave up waiting at a barrier
-      std::int64_t done = 0;
       double total = 0.0;
       for (std::int64_t pass = 0; pass < nt && together; ++pass) {
         // Slots by pass parity: a gang that runs ahead writes the other half, and cannot come
@@ -250,7 +241,6 @@ class DotAccResident : public StreamResident {
           pass_slots[g] = group_sum;
         }
         together = grid_barrier(arrived, expected += running);
-        ++done;
         // Every gang folds the groups' sums, warp lane k the groups k, k + 32, ... in turn, the
         // lanes' sums by GCC's shuffle tree: the same order in every gang and every pass,
         // however many gangs ran.
@@ -260,14 +250,12 @@ class DotAccResident : public StreamResident {
         total = sum;
       }
       if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
-        state[0] = double(expected);
-        state[1] = double(running);
-        state[2] = double(done);
-        state[3] = total;
+        state[0] = double(running);
+        state[1] = total;
       }
     }
-    check_barrier(state);
-    dot_ = state[3];
+    check_barrier(state[0]);
+    dot_ = state[1];
   }
 };
 
