@@ -56,7 +56,7 @@ double smallest_eigenvalue_estimate(const iccg::Csr& a) {
 
 struct MatrixCase {
   std::string file;
-  double shift;  // IC(0) breaks down on LFAT5 and bcsstk01 without one
+  double shift;  // IC(0) breaks down without one on LFAT5 and the bcsstk matrices
 };
 
 class IccgFileVariantTest : public ::testing::TestWithParam<MatrixCase> {};
@@ -130,7 +130,13 @@ INSTANTIATE_TEST_SUITE_P(SuiteSparse, IccgFileVariantTest,
                                            MatrixCase{"matrices/494_bus.mtx", 0},
                                            MatrixCase{"matrices/662_bus.mtx", 0},
                                            MatrixCase{"matrices/gr_900_900_crg.mtx", 0},
-                                           MatrixCase{"matrices/bcsstk08.mtx", 1}),
+                                           MatrixCase{"matrices/bcsstk08.mtx", 1},
+                                           MatrixCase{"matrices/1138_bus.mtx", 0},
+                                           MatrixCase{"matrices/bcsstk10.mtx", 1},
+                                           MatrixCase{"matrices/bcsstk13.mtx", 1},
+                                           MatrixCase{"matrices/bcsstk21.mtx", 0.1},
+                                           MatrixCase{"matrices/lap2D_5pt_n100.mtx", 0},
+                                           MatrixCase{"matrices/lap3D_7pt_n20.mtx", 0}),
                          [](const auto& info) {
                            std::string name = info.param.file.substr(info.param.file.find('/') + 1);
                            name = name.substr(0, name.find('.'));
