@@ -114,3 +114,32 @@ endif()
 if(NOT ACCLAB_HAVE_OPENBLAS)
   message(STATUS "acclab: no OpenBLAS (pkg-config openblas); matmul/cpu_blas is left out")
 endif()
+
+# ---- MPI (the mpi_* steps) ------------------------------------------------------
+# Debian's libopenmpi-dev. The acclab binary links it either way; it calls MPI_Init only
+# when an MPI launcher started it (core/mpi_env.cpp), so a plain start costs nothing.
+set(ACCLAB_HAVE_MPI OFF)
+if(ACCLAB_ENABLE_MPI)
+  find_package(MPI COMPONENTS CXX QUIET)
+  if(MPI_CXX_FOUND)
+    set(ACCLAB_HAVE_MPI ON)
+    message(STATUS "acclab: MPI ${MPI_CXX_VERSION} found (${MPI_CXX_LIBRARY_VERSION_STRING}); the mpi_* steps are built")
+  else()
+    message(STATUS "acclab: no MPI (libopenmpi-dev); the mpi_* steps are left out")
+  endif()
+endif()
+
+# ---- NCCL (device-to-device halos where MPI is not CUDA-aware) ----------------------
+# libnccl comes with the CUDA toolkits of the build and the GPU machines; the mpi_cuda steps
+# need it (and MPI) besides CUDA.
+set(ACCLAB_HAVE_NCCL OFF)
+if(ACCLAB_HAVE_CUDA AND ACCLAB_HAVE_MPI)
+  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+  if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+    set(ACCLAB_HAVE_NCCL ON)
+    message(STATUS "acclab: NCCL found (${NCCL_LIBRARY}); mpi_cuda moves halos through it")
+  else()
+    message(STATUS "acclab: no NCCL; the mpi_cuda steps are left out")
+  endif()
+endif()

@@ -95,7 +95,8 @@ endfunction()
 #       "tunings": ["async"],           # optional: the workload parameters that are this
 #                                       # variant's knobs
 #       "needs": {"openmp": ["x.cpp"]}, # optional: more files the variant needs
-#       "requires": ["openblas"],       # optional: a library besides its backend
+#       "requires": ["openblas"],       # optional: libraries besides its backend ("mpi":
+#                                       # a distributed step, run by every rank)
 #       "gpu_unavailable": "reason"}]}  # optional: why it must not run on a GPU
 #
 # A row is built when its backend (and what it requires) was found; step numbers
@@ -173,12 +174,16 @@ function(acclab_ladder)
     else()
       message(FATAL_ERROR "${table}: ${name}: unknown backend \"${backend}\"")
     endif()
+    set(distributed false)
     string(JSON require_count ERROR_VARIABLE missing LENGTH "${row}" requires)
     if(NOT missing AND require_count GREATER 0)
       math(EXPR last_require "${require_count} - 1")
       foreach(r RANGE ${last_require})
         string(JSON library GET "${row}" requires ${r})
         string(TOUPPER ${library} library)
+        if(library STREQUAL "MPI")
+          set(distributed true)
+        endif()
         if(NOT ACCLAB_HAVE_${library})
           set(built FALSE)
         endif()
@@ -207,7 +212,7 @@ function(acclab_ladder)
            "      {\"${name}\", Backend::${backend}, \"${family}\", \"${source}\", ${factory},\n"
            "       R\"acclab(${description})acclab\",\n"
            "       {${tunings}},\n"
-           "       R\"acclab(${gpu_unavailable})acclab\"},\n")
+           "       R\"acclab(${gpu_unavailable})acclab\", ${distributed}},\n")
   endforeach()
 
   # A file compiled two ways would be two objects with the same symbols.

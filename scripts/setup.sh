@@ -9,6 +9,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev                              # matmul's cpu_blas
+  libopenmpi-dev openmpi-bin                   # the mpi_* steps and mpirun
   python3-matplotlib                           # scripts/plot-ladder.py
 )
 

@@ -7,6 +7,9 @@
 //     async;
 //   - the real binary: reports, ladder speedups, and bad input (status 2, one line).
 #include "workloads/jacobi2d/jacobi2d.hpp"
+#ifdef ACCLAB_HAVE_MPI
+#include "workloads/jacobi2d/mpi_blocks.hpp"
+#endif
 
 #include <gtest/gtest.h>
 
@@ -85,6 +88,11 @@ std::vector<float> serial_by_hand(const jacobi2d::Problem& p, std::int64_t sweep
 // through a derived class reaches it). Never constructed.
 struct ResultOf : jacobi2d::JacobiInstance {
   static const float* of(const Instance& instance) {
+#ifdef ACCLAB_HAVE_MPI
+    if (const auto* m = dynamic_cast<const jacobi2d::MpiJacobiInstance*>(&instance)) {
+      return m->gathered();
+    }
+#endif
     const auto& j = dynamic_cast<const jacobi2d::JacobiInstance&>(instance);
     return j.*(&ResultOf::result_);
   }

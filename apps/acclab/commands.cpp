@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/glob.hpp"
 #include "core/machine.hpp"
+#include "core/mpi_env.hpp"
 #include "core/profile.hpp"
 #include "core/registry.hpp"
 #include "core/report.hpp"
@@ -124,6 +125,20 @@ std::vector<Params> parameter_sets(const std::string& command, const RunArgs& ar
   return sets;
 }
 
+// Under mpirun with several ranks only distributed steps run: the others would run the whole
+// problem once on every rank.
+void check_ranks(const RunArgs& args, const std::vector<const Variant*>& variants) {
+  if (mpi::size() == 1) return;
+  for (const Variant* variant : variants) {
+    if (!variant->distributed) {
+      throw UsageError(fmt::format(
+          "--variant {}: {} is not an MPI step; under mpirun with {} ranks only the mpi_* steps "
+          "run (--variant 'mpi_*')",
+          args.variant, variant->name, mpi::size()));
+    }
+  }
+}
+
 int run_command(const std::string& command, const RunArgs& args, Registry& registry) {
   if (args.profile && args.format == "csv") {
     throw UsageError("--profile: the profile is reported in the table and json formats, not csv");
@@ -134,32 +149,55 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
     throw UsageError("--preset '': expected a preset name (seed, small or large)");
   }
   const std::string preset = args.preset ? *args.preset : workload.default_preset;
-  // Before any work: a long run must not end on a path it cannot write.
-  if (!args.out.empty()) check_output_path("--out", args.out);
-  const std::vector<Params> parameter_list = parameter_sets(command, args, workload, preset);
-  if (args.reps < 1) throw UsageError(fmt::format("--reps {}: must be at least 1", args.reps));
-  auto variants = registry.select(args.workload, args.variant);
-  check_tuning_overrides(registry, args.workload, variants, args.sets);
-
+  std::vector<Params> parameter_list;
+  std::vector<const Variant*> variants;
   Runner runner(machine);
-  // A variant named exactly must run; one reached through a glob may report unavailable.
-  for (const Variant* variant : variants) {
-    auto reason = runner.unavailable_reason(*variant);
-    if (!reason) continue;
-    for (const auto& pattern : split_patterns(args.variant)) {
-      if (!has_glob_characters(pattern) && pattern == variant->name) {
-        throw UsageError(fmt::format("--variant {}: {}: {}", args.variant, variant->name, *reason));
+  // Every check before any work. Under mpirun each rank checks for itself, and all ranks stop
+  // with one line if any rank found a fault (one rank refusing alone would leave the others
+  // waiting in the first halo exchange).
+  std::string refusal;
+  try {
+    // Before any work: a long run must not end on a path it cannot write.
+    if (!args.out.empty() && mpi::is_root()) check_output_path("--out", args.out);
+    parameter_list = parameter_sets(command, args, workload, preset);
+    if (args.reps < 1) throw UsageError(fmt::format("--reps {}: must be at least 1", args.reps));
+    if (!mpi::built() && args.variant.find("mpi_") != std::string::npos) {
+      throw UsageError(fmt::format(
+          "--variant {}: this acclab was built without MPI, so it has no mpi_* steps (install "
+          "libopenmpi-dev and rebuild)",
+          args.variant));
+    }
+    variants = registry.select(args.workload, args.variant);
+    check_tuning_overrides(registry, args.workload, variants, args.sets);
+    check_ranks(args, variants);
+    // A variant named exactly must run; one reached through a glob may report unavailable.
+    for (const Variant* variant : variants) {
+      auto reason = runner.unavailable_reason(*variant);
+      if (!reason) continue;
+      for (const auto& pattern : split_patterns(args.variant)) {
+        if (!has_glob_characters(pattern) && pattern == variant->name) {
+          throw UsageError(
+              fmt::format("--variant {}: {}: {}", args.variant, variant->name, *reason));
+        }
       }
     }
-  }
-  for (const Params& params : parameter_list) {
-    for (const Variant* variant : variants) {
-      if (runner.unavailable_reason(*variant)) continue;
-      if (variant->check_params) variant->check_params(params);
-      runner.check_memory(*variant, workload, params);
+    for (const Params& params : parameter_list) {
+      for (const Variant* variant : variants) {
+        if (runner.unavailable_reason(*variant)) continue;
+        if (variant->check_params) variant->check_params(params);
+        runner.check_memory(*variant, workload, params);
+      }
     }
+  } catch (const UsageError& e) {
+    refusal = e.what();
   }
-  OutputFile output(args.out);
+  const mpi::Agreement checked = mpi::agree(refusal.empty() ? 0 : 2, refusal);
+  if (checked.status != 0) {
+    throw UsageError(mpi::size() > 1 ? fmt::format("{} (rank {} of {})", checked.message,
+                                                   checked.rank, mpi::size())
+                                     : checked.message);
+  }
+  OutputFile output(mpi::is_root() ? args.out : std::string());  // rank 0 alone writes
   auto reporter = make_reporter(args.format, output.stream());
 
   Progress progress;
@@ -309,9 +347,7 @@ int info_command(bool probe, const std::string& format) {
   return 0;
 }
 
-}  // namespace
-
-int cli_main(int argc, char** argv) {
+int one_command(int argc, char** argv) {
   command_line().assign(argv, argv + argc);
   CLI::App app{"acclab: optimisation ladders for directive-based GPU acceleration"};
   app.require_subcommand(1);
@@ -396,6 +432,18 @@ int cli_main(int argc, char** argv) {
     return 1;
   }
   return 2;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  // Started by mpirun: join the other ranks; rank 0 alone prints, and every rank leaves with
+  // the worst status any rank reached. Started alone: nothing of MPI happens.
+  mpi::init_if_launched(&argc, &argv);
+  mpi::quiet_unless_root();
+  const int status = mpi::agree(one_command(argc, argv), "").status;
+  mpi::finalize();
+  return status;
 }
 
 }  // namespace acclab

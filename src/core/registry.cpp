@@ -60,6 +60,7 @@ void Registry::add_ladder(const std::string& workload_name, const std::vector<La
                     row.description, row.factory, model_of(row), row.gpu_unavailable_reason,
                     row.source};
     variant.tunings = row.tunings;
+    variant.distributed = row.distributed;
     if (adjust) adjust(variant);
     add_variant(std::move(variant));
   }

@@ -68,6 +68,12 @@ class Instance {
   // solution or the serial reference). Never modifies the results.
   virtual Verification verify() = 0;
 
+  // A distributed (MPI) step's account of how its run was spread over the ranks and what its
+  // halo exchange cost: ranks, proc_grid, halo_path, halo_bytes_per_sweep, exchange_s,
+  // exchange_share, mpi_library. Null for the other steps. Called after verify(), on every
+  // rank (it may be collective).
+  virtual nlohmann::json distribution() { return nullptr; }
+
   // Perturbs the host copy of the result so that verify() must fail. Used by the tests
   // (acclab run --corrupt-result) to prove that verification catches a wrong answer.
   virtual void corrupt_result() = 0;
@@ -105,6 +111,9 @@ struct Variant {
   // accepts them only for a selection that holds a variant declaring them, and every result
   // names the values it ran with.
   std::vector<std::string> tunings;
+  // Runs as one of several MPI ranks (its ladder row requires mpi): under mpirun with more than
+  // one rank, only these run, every rank taking its part.
+  bool distributed = false;
 
   std::string id() const { return workload + "/" + name; }
 };
@@ -133,6 +142,7 @@ struct LadderRow {
   std::string description;
   std::vector<std::string> tunings;
   std::string gpu_unavailable_reason;
+  bool distributed = false;  // the row requires mpi
 };
 
 class Registry {

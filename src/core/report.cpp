@@ -100,6 +100,16 @@ class TableReporter : public Reporter {
                         [&] { return fmt::format("{:.2f}x", *r.speedup_vs_previous); }));
       }
       std::string note = outputs_text(r.outputs);
+      if (r.mpi.is_object() && r.mpi.contains("ranks")) {
+        const int ranks = r.mpi["ranks"].get<int>();
+        note += fmt::format("; {} rank{} ({}), halos {}", ranks, ranks == 1 ? "" : "s",
+                            r.mpi["proc_grid"].get<std::string>(),
+                            r.mpi["halo_path"].get<std::string>());
+        if (r.mpi.contains("exchange_share")) {
+          note += fmt::format(", exchange {:.0f}% of a run",
+                              100 * r.mpi["exchange_share"].get<double>());
+        }
+      }
       const std::string tuning = tuning_name(*r.variant, r.params);
       const bool ran = r.status != Status::unavailable;
       for (const auto& extra :
@@ -264,6 +274,7 @@ nlohmann::json result_to_json(const Result& r) {
                     {"regions", regions},
                     {"notes", profile_notes(r)}};
   }
+  if (!r.mpi.is_null()) j["mpi"] = r.mpi;
   if (r.speedup_vs_first) j["speedup_vs_first"] = *r.speedup_vs_first;
   if (r.speedup_vs_previous) {
     j["speedup_vs_previous"] = *r.speedup_vs_previous;

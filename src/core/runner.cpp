@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/mpi_env.hpp"
 #include "core/report.hpp"
 
 namespace acclab {
@@ -103,6 +104,13 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     if (options.progress) options.progress(fmt::format("{}: {}", variant.id(), what));
   };
 
+  // Several MPI ranks run this variant together: every decision below that depends on a time
+  // is taken on the slowest rank's, so that all ranks make it alike and meet in the same
+  // collectives; a run's time is the slowest rank's.
+  const bool ranks = variant.distributed && mpi::size() > 1;
+  auto slowest = [&](double seconds) { return ranks ? mpi::max_over_ranks(seconds) : seconds; };
+  std::vector<double> own_times_s;
+
   std::optional<profile::Session> session;
   if (options.profile) session.emplace();
   try {
@@ -123,7 +131,7 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     int reps = options.reps;
     {
       const profile::Region phase("warm-up");
-      const double warm_up_s = seconds_of([&] { instance->run(); });
+      const double warm_up_s = slowest(seconds_of([&] { instance->run(); }));
       if (options.long_run_s > 0 && warm_up_s > options.long_run_s && reps > 1) {
         reps = 1;
         result.reps = 1;
@@ -140,7 +148,7 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
       bool moved = true;
       reset();
       const profile::Region phase("transfers alone");
-      double t = seconds_of([&] { moved = instance->transfers_only(); });
+      double t = slowest(seconds_of([&] { moved = instance->transfers_only(); }));
       if (!moved) break;
       transfer_times.push_back(t);
       if (t > 1.0) break;  // long transfers: one measurement is plenty
@@ -149,8 +157,10 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     for (int rep = 0; rep < reps; ++rep) {
       progress(fmt::format("run {}/{}", rep + 1, reps));
       reset();
+      mpi::barrier();  // every rank starts the timed run together
       const profile::Region phase("timed runs");
-      result.times_s.push_back(seconds_of([&] { instance->run(); }));
+      own_times_s.push_back(seconds_of([&] { instance->run(); }));
+      result.times_s.push_back(slowest(own_times_s.back()));
     }
     progress("copy out");
     {
@@ -165,9 +175,21 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     result.verification = check.detail;
     result.outputs = check.outputs;
     if (!check.ok) result.error = check.detail;
-  } catch (const UsageError&) {
+    result.mpi = instance->distribution();
+    if (variant.distributed && !own_times_s.empty() && result.mpi.is_object()) {
+      // Each rank's median run, summarised: how evenly the ranks' parts took their time.
+      std::vector<double> medians = mpi::all_gather(median_of(own_times_s));
+      std::sort(medians.begin(), medians.end());
+      result.mpi["rank_seconds"] = {{"min", medians.front()},
+                                    {"median", median_of(medians)},
+                                    {"max", medians.back()}};
+    }
+  } catch (const UsageError& e) {
+    if (ranks) mpi::abort_all(2, e.what());
     throw;
   } catch (const std::exception& e) {
+    // The other ranks may be waiting for this one in a halo exchange: stop them all.
+    if (ranks) mpi::abort_all(1, fmt::format("{}: {}", variant.id(), e.what()));
     result.status = Status::failed;
     result.error = e.what();
   }

@@ -49,6 +49,9 @@ struct Result {
   std::string note;
   std::string verification;
   nlohmann::json outputs = nlohmann::json::object();
+  // A distributed step's Instance::distribution(), with each rank's median run time
+  // (rank_seconds: min, median, max over the ranks); null for the other steps.
+  nlohmann::json mpi = nullptr;
   std::optional<profile::Profile> profile;  // with RunOptions::profile, for variants that ran
   // Filled by the ladder: time of the family's first step, and of the step before, over ours.
   std::optional<double> speedup_vs_first;

@@ -95,6 +95,11 @@ Workload make_workload() {
        .presets = same_in_all_presets("4"),
        .minimum = 2,
        .maximum = 4},
+      {.key = "proc_grid",
+       .type = ParamType::text,
+       .help = "mpi_* only, optional: the process grid PxQ (P ranks along rows, Q along "
+               "columns; default MPI_Dims_create's for the ranks running)",
+       .presets = same_in_all_presets("")},
   };
   w.validate = [](const Params& params) {
     const std::int64_t rows = params.integer("rows"), cols = params.integer("cols");

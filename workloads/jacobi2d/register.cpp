@@ -1,6 +1,11 @@
 // The jacobi2d workload and its ladder (ladder.json), with the model every step shares.
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
+#ifdef ACCLAB_HAVE_MPI
+#include "core/mpi_env.hpp"
+#include "workloads/jacobi2d/mpi_blocks.hpp"
+#endif
+
 namespace acclab::jacobi2d {
 namespace {
 
@@ -28,7 +33,21 @@ PerfModel sweep_model() {
 
 void register_variants(Registry& registry) {
   registry.add_workload(make_workload());
-  registry.add_ladder("jacobi2d", ladder(), [](const LadderRow&) { return sweep_model(); });
+  registry.add_ladder(
+      "jacobi2d", ladder(), [](const LadderRow&) { return sweep_model(); },
+      [](Variant& variant) {
+#ifdef ACCLAB_HAVE_MPI
+        // The process grid is checked with the other parameters, before any rank starts.
+        if (variant.distributed) {
+          variant.check_params = [](const Params& params) {
+            process_grid(problem_of(params),
+                         params.has("proc_grid") ? params.text("proc_grid") : "", mpi::size());
+          };
+        }
+#else
+        (void)variant;
+#endif
+      });
 }
 
 }  // namespace acclab::jacobi2d

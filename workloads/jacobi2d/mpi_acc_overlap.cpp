@@ -1,0 +1,55 @@
+// mpi_acc_staged with the exchange hidden behind the interior: the block's inner points, which
+// read no halo, are swept on one async queue while the edges of the grid being read travel
+// (packed, update self, MPI, update device, unpacked on a second queue); then the block's
+// outer ring, which reads the halos, is swept on that second queue. A block without
+// neighbours (one rank) is swept in one construct, as mpi_acc_staged does.
+#include "workloads/jacobi2d/mpi_acc_block.hpp"
+
+#include "core/profile.hpp"
+
+namespace acclab::jacobi2d {
+namespace {
+
+constexpr int interior_queue = 1, ring_queue = 2;
+
+class MpiAccOverlap : public MpiAccInstance {
+ public:
+  using MpiAccInstance::MpiAccInstance;
+  void run() override {
+    const int rows = static_cast<int>(b_.rows), cols = static_cast<int>(b_.cols);
+    const bool alone = b_.halo_floats() == 0;
+    iterate(
+        u0_.data(), u1_.data(), [](float*) {},  // the exchange is part of each sweep
+        [&](const float* in, float* out, bool check) {
+          if (alone) {
+            const float change = sweep_part(in, out, 1, rows, 1, cols, check, interior_queue);
+#pragma acc wait(interior_queue)
+            return change;
+          }
+          // Queued first, so that the GPU has it while the host waits for MPI; with a check
+          // its reduction is read after the exchange (sweep_part waits for it there).
+          float inner = 0.0f;
+          if (!check) sweep_part(in, out, 2, rows - 2, 2, cols - 2, false, interior_queue);
+          {
+            profile::Region region("exchange");
+            exchange_staged(const_cast<float*>(in), ring_queue);
+          }
+          if (check) inner = sweep_part(in, out, 2, rows - 2, 2, cols - 2, true, interior_queue);
+          // The ring: first and last rows whole, first and last columns between them.
+          float ring = sweep_part(in, out, 1, 1, 1, cols, check, ring_queue);
+          if (rows > 1) ring = std::max(ring, sweep_part(in, out, rows, 1, 1, cols, check, ring_queue));
+          ring = std::max(ring, sweep_part(in, out, 2, rows - 2, 1, 1, check, ring_queue));
+          if (cols > 1) ring = std::max(ring, sweep_part(in, out, 2, rows - 2, cols, 1, check, ring_queue));
+#pragma acc wait(interior_queue, ring_queue)
+          return std::max(inner, ring);
+        });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Instance> make_mpi_acc_overlap(const Params& params) {
+  return std::make_unique<MpiAccOverlap>(params);
+}
+
+}  // namespace acclab::jacobi2d
