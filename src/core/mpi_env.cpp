@@ -18,7 +18,7 @@ namespace acclab::mpi {
 namespace {
 
 bool initialised_here = false;  // init_if_launched called MPI_Init_thread
-int world_rank = 0, world_size = 1, node_rank = 0;
+int world_rank = 0, world_size = 1, node_rank = 0, node_size = 1;
 int terminal_fd = 2;  // where abort_all writes: stderr as it was before quiet_unless_root
 
 }  // namespace
@@ -50,8 +50,8 @@ void init_if_launched(int* argc, char*** argv) {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &node_rank);
-  int node_ranks = 1;
-  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_size(node, &node_size);
+  const int node_ranks = node_size;
   MPI_Comm_free(&node);
   // The ranks of a node share its cores: unless the user said otherwise, each rank's OpenMP
   // threads take its share, not every core (several ranks each spinning on all cores crawl).
@@ -77,6 +77,7 @@ bool initialised() { return initialised_here; }
 int rank() { return world_rank; }
 int size() { return world_size; }
 int local_rank() { return node_rank; }
+int local_size() { return node_size; }
 bool is_root() { return world_rank == 0; }
 
 std::string library_version() {

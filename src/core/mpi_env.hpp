@@ -26,7 +26,8 @@ int size();  // 1 when not initialised
 // The rank among the ranks of this node (MPI_Comm_split_type, shared memory): which GPU a rank
 // takes is local_rank() modulo the GPUs present.
 int local_rank();
-bool is_root();  // rank() == 0
+int local_size();  // the ranks on this node
+bool is_root();    // rank() == 0
 
 // The MPI library's version line (MPI_Get_library_version), first line only; "" without MPI.
 std::string library_version();
