@@ -5,10 +5,18 @@
 #   OUT=some/folder scripts/h200-matmul.sh
 # Correctness first (every variant, CUDA included, on shapes no tile divides), then the seed
 # sizes the goals name, the seed ladder both ways, the parallel twins, the whole seed ladder.
+# PART=seed_capped runs only the seed ladder with the one-gang steps capped (ONE_GANG_ROWS rows,
+# default 32) in both data modes, and the twins at 1024^3 and 4096^3 in both: a few minutes.
 set -uo pipefail
 default_out=bench/results/h200/matmul
 source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
+part=${PART:-all}
+case $part in
+  all) ;;
+  seed_capped) MAIN=0 TWINS=0 LADDER=0 SWEEP=0 ;;
+  *) echo "PART=$part: expected all or seed_capped" >&2; exit 2 ;;
+esac
 
 if [[ ${MAIN:-1} == 1 ]]; then
   echo "== correctness on the GPU (status of every variant)"
@@ -45,18 +53,37 @@ fi
 # acc_independent_seq and acc_tuned, at the seed size and at 4096^3, both data modes; then
 # (LADDER=1) the seed preset's whole ladder, every step at 1024^3 with its launches profiled
 # (--profile: the gang count of every launch), timed as a whole.
+twins='acc_independent_seq,acc_auto_parallel,acc_independent_reduction_parallel'
+twins+=',acc_gang_vector_parallel,acc_tile_parallel,acc_collapse_parallel,acc_tuned'
+# run_twins PREFIX: the twins beside acc_independent_seq and acc_tuned, 1024^3 and 4096^3, both
+# data modes, to PREFIX_{seed,4096}_{resident,copy}.json.
+run_twins() {
+  run "$1_seed_resident" run matmul --preset seed --variant "$twins" --reps 3
+  run "$1_seed_copy" run matmul --preset seed --set data=copy --variant "$twins" --reps 3
+  run "$1_4096_resident" run matmul --preset large --variant "$twins" --reps 1
+  run "$1_4096_copy" run matmul --preset large --set data=copy --variant "$twins" --reps 1
+}
 if [[ ${TWINS:-1} == 1 ]]; then
-  twins='acc_independent_seq,acc_auto_parallel,acc_independent_reduction_parallel'
-  twins+=',acc_gang_vector_parallel,acc_tile_parallel,acc_collapse_parallel,acc_tuned'
-  run matmul_twins_seed_resident run matmul --preset seed --variant "$twins" --reps 3
-  run matmul_twins_seed_copy run matmul --preset seed --set data=copy --variant "$twins" --reps 3
-  run matmul_twins_4096_resident run matmul --preset large --variant "$twins" --reps 1
-  run matmul_twins_4096_copy run matmul --preset large --set data=copy --variant "$twins" --reps 1
+  run_twins matmul_twins
 fi
 if [[ ${LADDER:-1} == 1 ]]; then
   start=$SECONDS
   run matmul_seed_ladder_profile ladder matmul --preset seed --profile --reps 3
   echo "the seed ladder took $((SECONDS - start)) s"
+fi
+
+# The seed preset's whole ladder in minutes (PART=seed_capped, or with everything else): the five
+# steps GCC runs on one gang (over 60 ms a row at 1024^3) compute the first ONE_GANG_ROWS rows of
+# C only, their times for those rows; --profile gives every step's gang count. Then the twins.
+if [[ $part == seed_capped || ${SEED_CAPPED:-1} == 1 ]]; then
+  rows=${ONE_GANG_ROWS:-32}
+  for data in resident copy; do
+    start=$SECONDS
+    run "matmul_seed_capped_${rows}_${data}" ladder matmul --preset seed --set data=$data \
+      --set one_gang_rows="$rows" --profile --reps 3
+    echo "the seed ladder, one-gang steps capped at $rows rows, data=$data: $((SECONDS - start)) s"
+  done
+  if [[ $part == seed_capped ]]; then run_twins matmul_capped_twins; fi
 fi
 
 # The tuning sweep (SWEEP=1; MAIN=0 leaves out everything above it but the ldd check): cuda_tiled's

@@ -125,7 +125,8 @@ class TableReporter : public Reporter {
     if (ladder) {
       fmt::print(out_,
                  "vs 1st / vs prev: speedup against the family's first and previous verified "
-                 "step (unavailable and failed steps are skipped)\n");
+                 "step (unavailable and failed steps are skipped, and steps that computed part "
+                 "of the result: computed_fraction < 1)\n");
     }
     print_profiles(out_, results_);
   }

@@ -224,6 +224,9 @@ void compute_ladder_speedups(std::vector<Result>& results) {
   std::map<std::string, const Result*> first, previous;
   for (auto& r : results) {
     if (r.status != Status::verified || r.median_s <= 0) continue;
+    // A step that computed part of the result (a cap the user set) has a time that is not
+    // comparable with the others': no speedup, and none measured against it.
+    if (r.outputs.is_object() && r.outputs.value("computed_fraction", 1.0) < 1.0) continue;
     const auto& family = r.variant->family;
     if (first.count(family)) {
       r.speedup_vs_first = first[family]->median_s / r.median_s;

@@ -86,7 +86,8 @@ class Runner {
 };
 
 // Fills speedup_vs_first / speedup_vs_previous for results of one ladder (same family, in
-// step order, skipping results that were not verified).
+// step order, skipping results that were not verified and results whose outputs say they
+// computed part of the problem: computed_fraction below 1, as a --set cap asked).
 void compute_ladder_speedups(std::vector<Result>& results);
 
 }  // namespace acclab

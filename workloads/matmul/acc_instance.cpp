@@ -9,7 +9,8 @@ namespace {
 
 class AccMatmul : public MatmulInstance {
  public:
-  AccMatmul(const Params& params, AccKernel kernel) : MatmulInstance(params), kernel_(kernel) {}
+  AccMatmul(const Params& params, AccKernel kernel, RowCap cap)
+      : MatmulInstance(params, cap), kernel_(kernel) {}
   ~AccMatmul() override { release(); }
 
   void setup() override {
@@ -72,8 +73,8 @@ class AccMatmul : public MatmulInstance {
 
 }  // namespace
 
-std::unique_ptr<Instance> make_acc(const Params& params, AccKernel kernel) {
-  return std::make_unique<AccMatmul>(params, kernel);
+std::unique_ptr<Instance> make_acc(const Params& params, AccKernel kernel, RowCap cap) {
+  return std::make_unique<AccMatmul>(params, kernel, cap);
 }
 
 }  // namespace acclab::matmul

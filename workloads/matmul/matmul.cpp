@@ -59,6 +59,11 @@ Problem problem_of(const Params& params) {
   p.cuda_tile = static_cast<int>(params.integer("cuda_tile"));
   const auto mma = std::find(cuda_mma_names.begin(), cuda_mma_names.end(), params.text("cuda_mma"));
   p.cuda_mma = mma == cuda_mma_names.end() ? 0 : static_cast<int>(mma - cuda_mma_names.begin());
+  if (params.has("one_gang_rows")) {
+    p.one_gang_rows =
+        static_cast<int>(std::min<std::int64_t>(params.integer("one_gang_rows"), max_elements));
+  }
+  p.rows = p.m;
   return p;
 }
 
@@ -106,6 +111,11 @@ Workload make_workload() {
        .help = "cuda_tiled only: FP64 MMA instruction shape (m16n8k* need sm_90)",
        .presets = same_in_all_presets("m16n8k4"),
        .choices = cuda_mma_names},
+      {.key = "one_gang_rows",
+       .help = "optional, the seed steps GCC 12 runs on one gang only (acc_auto, "
+               "acc_independent_reduction, acc_gang_vector, acc_tile, acc_collapse): compute "
+               "only the first N rows of C (1 <= N <= m); unset: all m",
+       .presets = same_in_all_presets("")},
   };
   w.validate = [](const Params& params) {
     const std::int64_t m = params.integer("m"), n = params.integer("n"), k = params.integer("k");
@@ -125,6 +135,10 @@ Workload make_workload() {
     const std::int64_t tile = params.integer("cuda_tile");
     if (tile != 64 && tile != 128) {
       throw UsageError(fmt::format("--set cuda_tile={}: expected 64 or 128", tile));
+    }
+    if (params.has("one_gang_rows") && params.integer("one_gang_rows") > m) {
+      throw UsageError(fmt::format("--set one_gang_rows={}: above m={} (the rows of C)",
+                                   params.integer("one_gang_rows"), m));
     }
   };
   // A, B and C, plus the reference product of init=random, plus what verify() holds at once:
@@ -175,7 +189,12 @@ bool seed_products_exact(const Problem& p) {
   return bound < 0x1p53L;
 }
 
-MatmulInstance::MatmulInstance(const Params& params) : p_(problem_of(params)) {}
+MatmulInstance::MatmulInstance(const Params& params, RowCap cap) : p_(problem_of(params)) {
+  if (cap == RowCap::one_gang_rows && p_.one_gang_rows > 0) {
+    p_.rows = std::min(p_.one_gang_rows, p_.m);
+    p_.rows_capped = true;
+  }
+}
 
 void MatmulInstance::setup() {
   a_ = matrix_a(p_);
@@ -205,7 +224,7 @@ Verification MatmulInstance::verify() {
     const double bound =
         exact ? 0.0 : gamma_k * double(p_.k) * (double(p_.m) + p_.k) * (double(p_.k) + p_.n);
     Difference largest;  // indexed i n + j
-    for (int i = 0; i < p_.m; ++i) {
+    for (int i = 0; i < p_.rows; ++i) {
       for (int j = 0; j < p_.n; ++j) {
         const double diff = std::abs(c_[std::int64_t(i) * p_.ldc + j] - seed_product(p_, i, j));
         fold_difference(largest, diff, std::int64_t(i) * p_.n + j);
@@ -235,16 +254,16 @@ Verification MatmulInstance::verify() {
       return std::sqrt(sum);
     };
     double diff2 = 0;
-    for (int i = 0; i < p_.m; ++i) {
+    for (int i = 0; i < p_.rows; ++i) {
       for (int j = 0; j < p_.n; ++j) {
         const double d = c_[std::int64_t(i) * p_.ldc + j] - r[std::int64_t(i) * p_.n + j];
         diff2 += d * d;
       }
     }
     const double diff = std::sqrt(diff2);
-    const double norm_ab = frobenius(a_, p_.m, p_.k, p_.lda) * frobenius(b_, p_.k, p_.n, p_.ldb);
+    const double norm_ab = frobenius(a_, p_.rows, p_.k, p_.lda) * frobenius(b_, p_.k, p_.n, p_.ldb);
     // Both C and R are within gamma_k |A||B| of the exact product, elementwise, and
-    // || |A||B| ||_F <= ||A||_F ||B||_F.
+    // || |A||B| ||_F <= ||A||_F ||B||_F (A: the rows computed).
     const double bound = 2 * gamma_k * norm_ab;
     v.ok = diff <= bound;  // false for a NaN
     const double relative = norm_ab > 0 ? diff / norm_ab : diff;
@@ -268,9 +287,26 @@ Verification MatmulInstance::verify() {
     v.ok = false;
     v.detail += fmt::format("; {} padding elements of C (columns >= n) written", padding_written);
   }
+  if (p_.rows_capped) {
+    // The rows past the cap are not part of the result: reset() zeroed them, and a step that
+    // wrote them did not honour the cap (its time would be for more than the rows reported).
+    std::int64_t uncomputed_written = 0;
+    for (int i = p_.rows; i < p_.m; ++i) {
+      for (int j = 0; j < p_.n; ++j) uncomputed_written += c_[std::int64_t(i) * p_.ldc + j] != 0.0;
+    }
+    v.outputs["rows_computed"] = p_.rows;
+    v.outputs["computed_fraction"] = double(p_.rows) / double(p_.m);
+    v.detail += fmt::format("; rows 0 to {} of {} computed and checked (--set one_gang_rows={})",
+                            p_.rows - 1, p_.m, p_.one_gang_rows);
+    if (p_.rows < p_.m) v.detail += fmt::format(", the other {} not computed", p_.m - p_.rows);
+    if (uncomputed_written > 0) {
+      v.ok = false;
+      v.detail += fmt::format("; {} elements of the rows not computed written", uncomputed_written);
+    }
+  }
   return v;
 }
 
-void MatmulInstance::corrupt_result() { c_[std::int64_t(p_.m / 2) * p_.ldc + p_.n / 2] += 1.0; }
+void MatmulInstance::corrupt_result() { c_[std::int64_t(p_.rows / 2) * p_.ldc + p_.n / 2] += 1.0; }
 
 }  // namespace acclab::matmul

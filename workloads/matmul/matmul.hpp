@@ -36,6 +36,14 @@ struct Problem {
   AccBlock acc_block = AccBlock::b16x4;
   int cuda_tile = 128;  // cuda_tiled's block tile (64 or 128)
   int cuda_mma = 1;     // cuda_tiled's MMA shape, an index into cuda_mma_names
+  // --set one_gang_rows=N (0: unset): the five seed steps GCC 12 runs on one gang compute only
+  // the first N rows of C, so that the seed's ladder finishes in minutes.
+  int one_gang_rows = 0;
+  // The rows of C the step computes, from 0: m, or one_gang_rows where the step honours the cap
+  // and the user set it (MatmulInstance sets both). verify() checks these rows and that the
+  // others stay zero.
+  int rows = 0;
+  bool rows_capped = false;
 
   std::int64_t a_size() const { return std::int64_t(m) * lda; }
   std::int64_t b_size() const { return std::int64_t(k) * ldb; }
@@ -84,10 +92,15 @@ std::vector<double> seed_matrix(const Problem& p);
 // What the padding columns of C (j >= n) hold; no variant may write them.
 inline constexpr double c_padding_value = -7.25;
 
+// Whether a step computes only the first one_gang_rows rows of C when the user sets it: the five
+// seed steps that GCC 12 runs on one gang do (ladder.json names the parameter among their
+// tunings); every other step computes all of C whatever the parameter says.
+enum class RowCap { none, one_gang_rows };
+
 // Host matrices, the result and its verification, shared by every variant.
 class MatmulInstance : public Instance {
  public:
-  explicit MatmulInstance(const Params& params);
+  explicit MatmulInstance(const Params& params, RowCap cap = RowCap::none);
   void setup() override;
   // Zeroes C (m x n), so a variant that leaves an element unwritten fails verification, and
   // those that accumulate into C (the seed's `c[i][j] +=`) start from zero.
@@ -96,7 +109,9 @@ class MatmulInstance : public Instance {
   // sums exceed 2^53); init=random: ||C - R||_F <= 2 gamma_k ||A||_F ||B||_F against the
   // reference R. Both: the padding of C untouched, and (where m n k <= plain_check_limit) the
   // reference itself against plain_product. outputs: tolerance and difference of the primary
-  // check (max |C - exact| for seed, ||C - R||_F for random).
+  // check (max |C - exact| for seed, ||C - R||_F for random). A capped step (rows_capped) is
+  // checked on its rows only, the others must still be zero (the cap was honoured); outputs
+  // then add rows_computed and computed_fraction (rows / m), and the detail names the cap.
   Verification verify() override;
   void corrupt_result() override;
 
@@ -111,8 +126,10 @@ class MatmulInstance : public Instance {
 // instance holds them there (data=resident).
 using AccKernel = void (*)(const Problem& p, const double* a, const double* b, double* c);
 
-// The instance of every OpenACC step: the step's file holds its kernel and its factory.
-std::unique_ptr<Instance> make_acc(const Params& params, AccKernel kernel);
+// The instance of every OpenACC step: the step's file holds its kernel and its factory. The
+// kernel computes the first p.rows rows of C (all m unless `cap` lets one_gang_rows cut them).
+std::unique_ptr<Instance> make_acc(const Params& params, AccKernel kernel,
+                                   RowCap cap = RowCap::none);
 
 // The rows of ladder.json built into this binary (generated from the table).
 std::vector<LadderRow> ladder();
