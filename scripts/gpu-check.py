@@ -32,6 +32,16 @@ SANITIZER_SETS = {
 }
 
 
+# The distributed (MPI) steps also run on this many ranks, sharing the machine's GPU(s).
+RANKS = (2, 4)
+
+
+def mpirun_prefix(ranks):
+    """mpirun for `ranks` ranks on this machine (as root, as CI and the GPU machine run)."""
+    return [shutil.which("mpirun") or "mpirun", "--allow-run-as-root", "--oversubscribe", "-q",
+            "-np", str(ranks)]
+
+
 def fail_usage(message):
     print(f"gpu-check: {message}", file=sys.stderr)
     sys.exit(2)
@@ -216,6 +226,11 @@ def main():
         if gpu and not args.no_seed:
             jobs.append((i, "seed", lambda w=w, n=name: check.acclab_run(
                 w, n, "seed", "seed", args.seed_limit)[0]))
+        if v.get("distributed"):
+            # Several ranks sharing this machine's GPU(s), under mpirun, as users launch them.
+            for ranks in RANKS:
+                jobs.append((i, f"ranks{ranks}", lambda w=w, n=name, r=ranks: check.acclab_run(
+                    w, n, "small", f"ranks{r}", args.timeout, mpirun_prefix(r))[0]))
         if gpu and not args.no_sanitizers:
             jobs.append((i, "memcheck", lambda w=w, n=name: check.sanitize("memcheck", w, n)))
             if v["backend"] == "cuda":
@@ -224,7 +239,8 @@ def main():
 
     # The gate's core first, the seed runs (the least telling, often cut at --seed-limit) last:
     # under --budget what is left out is what matters least.
-    priority = {"small": 0, "memcheck": 1, "racecheck": 2, "synccheck": 2, "seed": 3}
+    priority = {"small": 0, "memcheck": 1, "racecheck": 2, "synccheck": 2, "seed": 3,
+                **{f"ranks{r}": 1 for r in RANKS}}
     jobs.sort(key=lambda job: priority[job[1]])
     deadline = time.monotonic() + args.budget if args.budget > 0 else None
     skipped = []
@@ -268,6 +284,12 @@ def main():
             elif seed["outcome"] != "exited" or seed["status"] not in ("verified", "unavailable"):
                 problems.append(f"{label} seed: {seed['outcome']} {seed['status']} "
                                 f"{seed.get('error', '')}".strip())
+        for ranks in RANKS:
+            m = r.get(f"ranks{ranks}")
+            if m and m.get("outcome") != "budget" and (m["outcome"] != "exited"
+                                                       or m["status"] != "verified"):
+                problems.append(f"{label} on {ranks} ranks: {m['outcome']} {m['status']} "
+                                f"{m.get('error', '')}".strip())
         for tool in ("memcheck", "racecheck", "synccheck"):
             s = r.get(tool)
             if not s or s.get("outcome") == "budget":

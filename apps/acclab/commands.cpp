@@ -267,6 +267,7 @@ int list_command(const std::string& format, Registry& registry) {
                                  {"step", v.step},
                                  {"description", v.description},
                                  {"tunings", tunings_json(v, registry.workload(v.workload))},
+                                 {"distributed", v.distributed},
                                  {"available", !runner.unavailable_reason(v).has_value()}});
     }
     std::cout << doc.dump(2) << '\n';
