@@ -28,6 +28,10 @@ ldd "$binary" | awk '/=> \// {print $3}' | while read -r lib; do
     libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) ;;
     libcuda.so.*) ;;  # the driver belongs to the GPU machine
     libcublas.so.*|libcublasLt.so.*) ;;  # 0.5 GB: the GPU machine's CUDA toolkit has them
+    libnccl.so.*) ;;  # 0.2 GB: likewise
+    # Open MPI belongs to the machine: its mpirun, its libraries and their plugins go together
+    # (the 4.1 series keeps one ABI, so a build against Debian's runs with the machine's).
+    libmpi.so.*|libopen-rte.so.*|libopen-pal.so.*|libhwloc.so.*|libevent*|libudev.so.*|libz.so.*) ;;
     *) cp -L "$lib" "$out/" ;;
   esac
 done
