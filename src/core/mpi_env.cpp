@@ -7,6 +7,7 @@
 #include <string>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <omp.h>
 #include <unistd.h>
 
@@ -54,10 +55,16 @@ void init_if_launched(int* argc, char*** argv) {
   const int node_ranks = node_size;
   MPI_Comm_free(&node);
   // The ranks of a node share its cores: unless the user said otherwise, each rank's OpenMP
-  // threads take its share, not every core (several ranks each spinning on all cores crawl).
-  if (node_ranks > 1 && !std::getenv("OMP_NUM_THREADS")) {
+  // threads take its share, not every core (several ranks each spinning on all cores crawl),
+  // and no more than the cores mpirun bound the rank to (Open MPI binds each rank to one core
+  // when it starts two or fewer: --bind-to none lets their threads spread).
+  if (!std::getenv("OMP_NUM_THREADS")) {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    omp_set_num_threads(static_cast<int>(std::max<long>(1, cores / node_ranks)));
+    cpu_set_t bound;
+    const long allowed =
+        sched_getaffinity(0, sizeof bound, &bound) == 0 ? CPU_COUNT(&bound) : cores;
+    omp_set_num_threads(
+        static_cast<int>(std::max<long>(1, std::min(cores / node_ranks, allowed))));
   }
 #else
   (void)argc;

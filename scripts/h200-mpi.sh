@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# jacobi2d's MPI steps on the one-H200 machine (issue 22). From the repository root with the
+# bundle (scripts/h200-common.sh):
+#   OUT=some/folder scripts/h200-mpi.sh
+# 1. One rank costs nothing: on `large`, mpi_cuda against cuda and mpi_acc_overlap /
+#    mpi_acc_staged against acc_tuned, in one process, started alone and under mpirun -np 1.
+# 2. 2 and 4 ranks sharing the GPU, as they are (halos host-staged: NCCL takes one GPU a rank).
+# Scaling over several GPUs: scripts/h200xN-mpi.sh on the machines with two or four.
+set -uo pipefail
+default_out=bench/results/h200/jacobi2d
+source "$(dirname "$0")/h200-common.sh"
+mpirun_as_root=(mpirun --allow-run-as-root --oversubscribe -q)
+steps=acc_tuned,cuda,mpi_acc_staged,mpi_acc_overlap,mpi_cuda
+run mpi_large_one_process run jacobi2d --preset large --reps 5 --variant "$steps"
+for np in 1 2 4; do
+  name=mpi_large_np$np
+  echo "$name.json: mpirun -np $np acclab run jacobi2d --preset large --reps 5 --variant 'mpi_*' --format json --out $name.json" >> "$out/commands.txt"
+  echo "== mpirun -np $np acclab run jacobi2d --preset large --variant 'mpi_*'"
+  "${mpirun_as_root[@]}" -np $np "$acclab" run jacobi2d --preset large --reps 5 \
+    --variant 'mpi_*' --format json --out "$out/$name.json"
+  python3 scripts/results-table.py "$out/$name.json"
+done
+# Each step's time against its one-process counterpart, and what the ranks reported.
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+def results(name):
+    return {r["variant"]: r for r in json.load(open(f"{out}/{name}.json"))["results"]}
+alone = results("mpi_large_one_process")
+base = {"mpi_cuda": "cuda", "mpi_acc_overlap": "acc_tuned", "mpi_acc_staged": "acc_tuned"}
+for step, of in base.items():
+    print(f"{step} alone {alone[step]['time_s']['median'] * 1e3:.2f} ms against {of} "
+          f"{alone[of]['time_s']['median'] * 1e3:.2f} ms: "
+          f"{alone[step]['time_s']['median'] / alone[of]['time_s']['median']:.3f}x")
+for np in (1, 2, 4):
+    for step, r in results(f"mpi_large_np{np}").items():
+        m = r.get("mpi") or {}
+        print(f"np {np} {step}: {r['status']} {r['time_s']['median'] * 1e3:.2f} ms "
+              f"({r['time_s']['median'] / alone[base[step]]['time_s']['median']:.3f}x {base[step]}), "
+              f"grid {m.get('proc_grid')}, halos {m.get('halo_path')}, "
+              f"exchange {100 * m.get('exchange_share', 0):.1f}%, rank medians {m.get('rank_seconds')}")
+PY
