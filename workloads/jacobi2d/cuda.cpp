@@ -32,16 +32,8 @@ class Cuda : public JacobiInstance {
     init_.upload(initial_);
   }
   void reset() override {
-    const size_t bytes = p_.points() * sizeof(float);
-    const cudaStream_t stream = stream_->get();
-    {
-      profile::CudaTimer timer(cudaMemcpyDeviceToDevice, 2 * bytes, stream);
-      CUDA_CHECK(
-          cudaMemcpyAsync(u0_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
-      CUDA_CHECK(
-          cudaMemcpyAsync(u1_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
-    }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    cuda::restore_grids(init_.get(), u0_dev_.get(), u1_dev_.get(),
+                        static_cast<std::size_t>(p_.points()), stream_->get());
   }
   void run() override {
     const cuda::Coefficients c{

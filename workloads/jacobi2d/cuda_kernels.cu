@@ -54,4 +54,15 @@ void sweep(const Coefficients& c, const float* in, float* out, unsigned int* cha
   CUDA_CHECK_LAUNCH();
 }
 
+void restore_grids(const float* initial, float* u0, float* u1, std::size_t count,
+                   cudaStream_t stream) {
+  const std::size_t bytes = count * sizeof(float);
+  {
+    profile::CudaTimer timer(cudaMemcpyDeviceToDevice, 2 * bytes, stream);
+    CUDA_CHECK(cudaMemcpyAsync(u0, initial, bytes, cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(u1, initial, bytes, cudaMemcpyDeviceToDevice, stream));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 }  // namespace acclab::jacobi2d::cuda

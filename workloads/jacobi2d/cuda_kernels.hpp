@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace acclab::jacobi2d::cuda {
@@ -18,6 +19,11 @@ struct Coefficients {
 // integers orders non-negative floats correctly); the caller zeroes it first.
 void sweep(const Coefficients& c, const float* in, float* out, unsigned int* change,
            cudaStream_t stream);
+
+// Both working grids = the initial one (`count` floats each), on `stream`, waited for; the
+// copies timed into the --profile report. The reset of every CUDA step of jacobi2d.
+void restore_grids(const float* initial, float* u0, float* u1, std::size_t count,
+                   cudaStream_t stream);
 
 // The most sweeps several_sweeps does in one pass.
 inline constexpr int most_sweeps_a_pass = 4;

@@ -20,7 +20,7 @@ class MpiAccOverlap : public MpiAccInstance {
     const bool alone = b_.halo_floats() == 0;
     iterate(
         u0_.data(), u1_.data(), [](float*) {},  // the exchange is part of each sweep
-        [&](const float* in, float* out, bool check) {
+        [&](float* in, float* out, bool check) {
           if (alone) {
             const float change = sweep_part(in, out, 1, rows, 1, cols, check, interior_queue);
 #pragma acc wait(interior_queue)
@@ -32,7 +32,7 @@ class MpiAccOverlap : public MpiAccInstance {
           if (!check) sweep_part(in, out, 2, rows - 2, 2, cols - 2, false, interior_queue);
           {
             profile::Region region("exchange");
-            exchange_staged(const_cast<float*>(in), ring_queue);
+            exchange_staged(in, ring_queue);
           }
           if (check) inner = sweep_part(in, out, 2, rows - 2, 2, cols - 2, true, interior_queue);
           // The ring: first and last rows whole, first and last columns between them.

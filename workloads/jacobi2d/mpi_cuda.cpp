@@ -73,13 +73,8 @@ class MpiCuda : public MpiJacobiInstance {
     choose_halo_path(gpus);
   }
   void reset() override {
-    const std::size_t bytes = b_.points() * sizeof(float);
-    const cudaStream_t stream = stream_->get();
-    CUDA_CHECK(
-        cudaMemcpyAsync(u0_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
-    CUDA_CHECK(
-        cudaMemcpyAsync(u1_dev_.get(), init_.get(), bytes, cudaMemcpyDeviceToDevice, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    cuda::restore_grids(init_.get(), u0_dev_.get(), u1_dev_.get(),
+                        static_cast<std::size_t>(b_.points()), stream_->get());
   }
   void run() override {
     const cuda::Coefficients c{static_cast<int>(b_.rows + 2), static_cast<int>(b_.ld()), p_.c1f,
