@@ -125,6 +125,11 @@ Workload make_workload() {
        .help = "cuda only: 1 launches each step as a programmatic dependent of the one before "
                "(its launch overlaps that step's end) on devices of compute capability 9.0 and up",
        .presets = same_in_all_presets("1")},
+      {.key = "proc_grid",
+       .type = ParamType::text,
+       .help = "mpi_* only, optional: the process grid PxQxR (ranks along x, y, z; default "
+               "MPI_Dims_create's for the ranks running, the most along z)",
+       .presets = same_in_all_presets("")},
   };
   w.validate = [](const Params& params) {
     const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
