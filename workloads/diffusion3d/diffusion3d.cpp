@@ -202,6 +202,14 @@ std::vector<float> initial_field(const Problem& p) {
   return f;
 }
 
+float initial_value(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k) {
+  const double two_pi = 2 * std::numbers::pi;
+  const double x = p.dx * (double(i) + 0.5), y = p.dy * (double(j) + 0.5),
+               z = p.dz * (double(k) + 0.5);
+  return static_cast<float>(0.125 * (1 - std::cos(two_pi * x)) * (1 - std::cos(two_pi * y)) *
+                            (1 - std::cos(two_pi * z)));
+}
+
 double analytic(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k, double t) {
   const double two_pi = 2 * std::numbers::pi;
   const double decay = std::exp(-p.kappa * t * two_pi * two_pi);

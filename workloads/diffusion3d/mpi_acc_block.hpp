@@ -8,7 +8,6 @@
 #include <cstdint>
 
 #include "core/acc_data.hpp"
-#include "core/acc_resident.hpp"
 #include "core/mpi_env.hpp"
 #include "workloads/diffusion3d/mpi_blocks.hpp"
 
@@ -17,11 +16,7 @@ namespace acclab::diffusion3d {
 class MpiAccInstance : public MpiDiffusionInstance {
  public:
   using MpiDiffusionInstance::MpiDiffusionInstance;
-  ~MpiAccInstance() override {
-    if (!entered_) return;
-    acc_exit_delete(out_.data(), b_.face_floats());
-    acc_exit_delete(in_.data(), b_.face_floats());
-  }
+  ~MpiAccInstance() override { release_device(); }
 
   void setup() override {
     MpiDiffusionInstance::setup();
@@ -32,18 +27,39 @@ class MpiAccInstance : public MpiDiffusionInstance {
     // original's (held to the workload's bound); on the host it is the original's arithmetic.
     bitwise_ = gpus == 0;
     halo_path_ = gpus == 0 ? "host" : "host-staged";
-    device_.enter(initial_.data(), f_.data(), fn_.data(), b_.points());
-    out_.assign(static_cast<std::size_t>(b_.face_floats()), 0.0f);
-    in_.assign(static_cast<std::size_t>(b_.face_floats()), 0.0f);
-    acc_enter_create(out_.data(), b_.face_floats());
-    acc_enter_create(in_.data(), b_.face_floats());
+    // The box's initial cells, its two fields (shell included) and the packed faces, on the
+    // device for the whole measurement.
+    acc_enter_copyin(initial_.data(), b_.cells());
+    acc_enter_create(f_.data(), b_.points());
+    acc_enter_create(fn_.data(), b_.points());
+    out_.assign(b_.halo_floats() > 0 ? std::size_t(b_.face_floats()) : 0, 0.0f);
+    in_.assign(out_.size(), 0.0f);
+    acc_enter_create(out_.data(), std::int64_t(out_.size()));
+    acc_enter_create(in_.data(), std::int64_t(in_.size()));
     entered_ = true;
   }
-  void reset() override { device_.reset(); }
+  // Both device fields' cells from the device copy of the initial ones (the shells are filled
+  // by the exchange before they are read). Blocking.
+  void reset() override {
+    const float* init = initial_.data();
+    float* f = f_.data();
+    float* fn = fn_.data();
+    const std::int64_t cells = b_.cells(), points = b_.points(), bx = b_.size[0], by = b_.size[1],
+                       sy = b_.sy(), sz = b_.sz();
+#pragma acc parallel loop gang vector present(init[0:cells], f[0:points], fn[0:points])
+    for (std::int64_t m = 0; m < cells; ++m) {
+      const std::int64_t i = m % bx, j = (m / bx) % by, k = m / (bx * by);
+      const std::int64_t ix = (k + 1) * sz + (j + 1) * sy + i + 1;
+      f[ix] = init[m];
+      fn[ix] = init[m];
+    }
+  }
   void finish() override {
-    device_.fetch(const_cast<float*>(block_result_));
+    acc_update_host(const_cast<float*>(block_result_), b_.points());
     time_exchange([&](float* field) { exchange_staged(field, acc_async_sync); }, spare_field());
     gather();
+    release_device();
+    drop_box_fields();
   }
 
  protected:
@@ -122,7 +138,16 @@ class MpiAccInstance : public MpiDiffusionInstance {
   }
 
  private:
-  AccResidentPair device_;
+  void release_device() {
+    if (!entered_) return;
+    acc_exit_delete(initial_.data(), b_.cells());
+    acc_exit_delete(f_.data(), b_.points());
+    acc_exit_delete(fn_.data(), b_.points());
+    acc_exit_delete(out_.data(), std::int64_t(out_.size()));
+    acc_exit_delete(in_.data(), std::int64_t(in_.size()));
+    entered_ = false;
+  }
+
   std::vector<float> out_, in_;  // packed faces, host and device copies
   bool entered_ = false;
 };

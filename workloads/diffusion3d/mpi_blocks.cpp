@@ -167,32 +167,46 @@ void MpiDiffusionInstance::setup() {
     MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, cart);
     cart_ = cart;
   }
-  // The box and the shell cut out of the initial field (built whole once per rank, from the
-  // workload's own formula); the shell beyond the walls stays 0, never read.
-  const std::vector<float> whole = initial_field(p_);
-  initial_.assign(static_cast<std::size_t>(b_.points()), 0.0f);
-  for (std::int64_t k = -1; k <= b_.size[2]; ++k) {
-    const std::int64_t gk = b_.origin[2] + k;
-    if (gk < 0 || gk >= p_.nz) continue;
-    for (std::int64_t j = -1; j <= b_.size[1]; ++j) {
-      const std::int64_t gj = b_.origin[1] + j;
-      if (gj < 0 || gj >= p_.ny) continue;
-      for (std::int64_t i = -1; i <= b_.size[0]; ++i) {
-        const std::int64_t gi = b_.origin[0] + i;
-        if (gi < 0 || gi >= p_.nx) continue;
-        initial_[b_.at(i, j, k)] = whole[(gk * p_.ny + gj) * p_.nx + gi];
+  // The box's initial cells (no shell), computed here rather than cut out of the whole field:
+  // a rank holds no more than its box, and the host memory estimate counts on it.
+  initial_.assign(static_cast<std::size_t>(b_.cells()), 0.0f);
+  std::int64_t m = 0;
+  for (std::int64_t k = 0; k < b_.size[2]; ++k) {
+    for (std::int64_t j = 0; j < b_.size[1]; ++j) {
+      for (std::int64_t i = 0; i < b_.size[0]; ++i) {
+        initial_[m++] = initial_value(p_, b_.origin[0] + i, b_.origin[1] + j, b_.origin[2] + k);
       }
     }
   }
-  f_ = initial_;
-  fn_ = initial_;
-  faces_out_.assign(static_cast<std::size_t>(b_.face_floats()), 0.0f);
-  faces_in_.assign(static_cast<std::size_t>(b_.face_floats()), 0.0f);
+  // The shell starts at 0: it is filled by the exchange before it is read, and never read at a
+  // wall.
+  f_.assign(static_cast<std::size_t>(b_.points()), 0.0f);
+  fn_.assign(static_cast<std::size_t>(b_.points()), 0.0f);
+  MpiDiffusionInstance::reset();
+  // Packed faces only where there is something to exchange.
+  const std::size_t faces = b_.halo_floats() > 0 ? std::size_t(b_.face_floats()) : 0;
+  faces_out_.assign(faces, 0.0f);
+  faces_in_.assign(faces, 0.0f);
 }
 
 void MpiDiffusionInstance::reset() {
-  std::memcpy(f_.data(), initial_.data(), initial_.size() * sizeof(float));
-  std::memcpy(fn_.data(), initial_.data(), initial_.size() * sizeof(float));
+  const std::int64_t bx = b_.size[0];
+  for (std::int64_t k = 0; k < b_.size[2]; ++k) {
+    for (std::int64_t j = 0; j < b_.size[1]; ++j) {
+      const float* row = &initial_[(k * b_.size[1] + j) * bx];
+      std::memcpy(&f_[b_.at(0, j, k)], row, sizeof(float) * bx);
+      std::memcpy(&fn_[b_.at(0, j, k)], row, sizeof(float) * bx);
+    }
+  }
+}
+
+void MpiDiffusionInstance::drop_box_fields() {
+  std::vector<float>().swap(initial_);
+  std::vector<float>().swap(f_);
+  std::vector<float>().swap(fn_);
+  std::vector<float>().swap(faces_out_);
+  std::vector<float>().swap(faces_in_);
+  block_result_ = nullptr;
 }
 
 void MpiDiffusionInstance::exchange_faces(const float* out, float* in) {
@@ -233,39 +247,42 @@ void MpiDiffusionInstance::exchange_host(float* field) {
 }
 
 void MpiDiffusionInstance::gather() {
-  // Each box's cells, packed, to rank 0, which lays them into the whole field.
-  std::vector<float> packed(static_cast<std::size_t>(b_.cells()));
-  std::int64_t m = 0;
-  for (std::int64_t k = 0; k < b_.size[2]; ++k) {
-    for (std::int64_t j = 0; j < b_.size[1]; ++j) {
-      std::memcpy(&packed[m], block_result_ + b_.at(0, j, k), sizeof(float) * b_.size[0]);
-      m += b_.size[0];
+  // Each box's cells row by row into rank 0's whole field: rank 0's own straight from its
+  // field, the others' packed and sent.
+  const auto rows_of = [&](const Block& box, auto&& row) {
+    for (std::int64_t k = 0; k < box.size[2]; ++k) {
+      for (std::int64_t j = 0; j < box.size[1]; ++j) row(j, k);
     }
-  }
+  };
   if (!mpi::is_root()) {
+    std::vector<float> packed(static_cast<std::size_t>(b_.cells()));
+    float* to = packed.data();
+    rows_of(b_, [&](std::int64_t j, std::int64_t k) {
+      std::memcpy(to, block_result_ + b_.at(0, j, k), sizeof(float) * b_.size[0]);
+      to += b_.size[0];
+    });
     MPI_Send(packed.data(), static_cast<int>(packed.size()), MPI_FLOAT, 0, 9, comm_of(cart_));
     result_ = nullptr;
     return;
   }
   full_.assign(static_cast<std::size_t>(p_.points()), 0.0f);
+  const auto cell = [&](const Block& box, std::int64_t j, std::int64_t k) {
+    return ((box.origin[2] + k) * p_.ny + box.origin[1] + j) * p_.nx + box.origin[0];
+  };
+  rows_of(b_, [&](std::int64_t j, std::int64_t k) {
+    std::memcpy(&full_[cell(b_, j, k)], block_result_ + b_.at(0, j, k), sizeof(float) * b_.size[0]);
+  });
   std::vector<float> incoming;
-  for (int r = 0; r < mpi::size(); ++r) {
+  for (int r = 1; r < mpi::size(); ++r) {
     const Block other = block_of(p_, b_.dims, r);
-    const float* from = packed.data();
-    if (r != 0) {
-      incoming.resize(static_cast<std::size_t>(other.cells()));
-      MPI_Recv(incoming.data(), static_cast<int>(incoming.size()), MPI_FLOAT, r, 9, comm_of(cart_),
-               MPI_STATUS_IGNORE);
-      from = incoming.data();
-    }
-    for (std::int64_t k = 0; k < other.size[2]; ++k) {
-      for (std::int64_t j = 0; j < other.size[1]; ++j) {
-        const std::int64_t gk = other.origin[2] + k, gj = other.origin[1] + j;
-        std::memcpy(&full_[(gk * p_.ny + gj) * p_.nx + other.origin[0]], from,
-                    sizeof(float) * other.size[0]);
-        from += other.size[0];
-      }
-    }
+    incoming.resize(static_cast<std::size_t>(other.cells()));
+    MPI_Recv(incoming.data(), static_cast<int>(incoming.size()), MPI_FLOAT, r, 9, comm_of(cart_),
+             MPI_STATUS_IGNORE);
+    const float* from = incoming.data();
+    rows_of(other, [&](std::int64_t j, std::int64_t k) {
+      std::memcpy(&full_[cell(other, j, k)], from, sizeof(float) * other.size[0]);
+      from += other.size[0];
+    });
   }
   result_ = full_.data();
 }

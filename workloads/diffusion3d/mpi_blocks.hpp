@@ -77,7 +77,8 @@ class MpiDiffusionInstance : public DiffusionInstance {
   explicit MpiDiffusionInstance(const Params& params);
   ~MpiDiffusionInstance() override;
 
-  // The decomposition and the local fields (host, initial_, f_ and fn_ with their shells).
+  // The decomposition and the local fields on the host: initial_ the box's cells, f_ and fn_
+  // the box inside its shell.
   void setup() override;
   void reset() override;
   Verification verify() override;
@@ -98,6 +99,9 @@ class MpiDiffusionInstance : public DiffusionInstance {
   // Brings every rank's box to rank 0's whole field and points result_ at it (nullptr on the
   // other ranks). Called in finish(), with the box's result in the host field block_result_.
   void gather();
+  // Frees the box's host fields once gathered (the last thing finish() does: no run follows),
+  // so that rank 0 holds the whole field and the reference verify() builds, no more.
+  void drop_box_fields();
   // The exchange alone, replayed after the runs (the way xfer% is measured): seconds an
   // exchange on the slowest rank. `exchange` is the step's own.
   template <typename Exchange>

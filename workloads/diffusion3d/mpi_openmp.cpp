@@ -21,6 +21,7 @@ class MpiOpenMP : public MpiDiffusionInstance {
   void finish() override {
     time_exchange([&](float* field) { exchange_host(field); }, spare_field());
     gather();
+    drop_box_fields();
   }
 };
 
