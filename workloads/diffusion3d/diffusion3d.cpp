@@ -125,6 +125,11 @@ Workload make_workload() {
        .help = "cuda only: 1 launches each step as a programmatic dependent of the one before "
                "(its launch overlaps that step's end) on devices of compute capability 9.0 and up",
        .presets = same_in_all_presets("1")},
+      {.key = "proc_grid",
+       .type = ParamType::text,
+       .help = "mpi_* only, optional: the process grid PxQxR (ranks along x, y, z; default "
+               "MPI_Dims_create's for the ranks running, the most along z)",
+       .presets = same_in_all_presets("")},
   };
   w.validate = [](const Params& params) {
     const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
@@ -195,6 +200,14 @@ std::vector<float> initial_field(const Problem& p) {
     }
   }
   return f;
+}
+
+float initial_value(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k) {
+  const double two_pi = 2 * std::numbers::pi;
+  const double x = p.dx * (double(i) + 0.5), y = p.dy * (double(j) + 0.5),
+               z = p.dz * (double(k) + 0.5);
+  return static_cast<float>(0.125 * (1 - std::cos(two_pi * x)) * (1 - std::cos(two_pi * y)) *
+                            (1 - std::cos(two_pi * z)));
 }
 
 double analytic(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k, double t) {

@@ -43,6 +43,9 @@ Workload make_workload();
 
 // f = 0.125 (1 - cos 2 pi x)(1 - cos 2 pi y)(1 - cos 2 pi z) at the cell centres.
 std::vector<float> initial_field(const Problem& p);
+// Cell (i, j, k) of initial_field, computed alone (the same expression, the same bits): for a
+// box of the field without the whole of it.
+float initial_value(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k);
 
 // The continuous solution at time t: each cosine multiplied by exp(-kappa t (2 pi)^2).
 double analytic(const Problem& p, std::int64_t i, std::int64_t j, std::int64_t k, double t);

@@ -1,6 +1,11 @@
 // The diffusion3d workload and its ladder (ladder.json), with the model every step shares.
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
+#ifdef ACCLAB_HAVE_MPI
+#include "core/mpi_env.hpp"
+#include "workloads/diffusion3d/mpi_blocks.hpp"
+#endif
+
 namespace acclab::diffusion3d {
 namespace {
 
@@ -23,7 +28,21 @@ PerfModel step_model() {
 
 void register_variants(Registry& registry) {
   registry.add_workload(make_workload());
-  registry.add_ladder("diffusion3d", ladder(), [](const LadderRow&) { return step_model(); });
+  registry.add_ladder(
+      "diffusion3d", ladder(), [](const LadderRow&) { return step_model(); },
+      [](Variant& variant) {
+#ifdef ACCLAB_HAVE_MPI
+        // The process grid is checked with the other parameters, before any rank starts.
+        if (variant.distributed) {
+          variant.check_params = [](const Params& params) {
+            process_grid(problem_of(params),
+                         params.has("proc_grid") ? params.text("proc_grid") : "", mpi::size());
+          };
+        }
+#else
+        (void)variant;
+#endif
+      });
 }
 
 }  // namespace acclab::diffusion3d

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# diffusion3d's mpi_* steps under mpirun, as CI runs them (no GPU: OpenACC on the host): every
+# step on 1 to 4 ranks equals the serial field bit for bit, uneven boxes and forced process
+# grids along each axis included, rank 0 alone writes --out, and bad input is one line and exit
+# 2 from every rank. The small preset (24 x 20 x 16) with few steps keeps it quick.
+# usage: mpi_diffusion3d_test.sh ACCLAB_BINARY MPIEXEC
+set -u
+acclab=$1
+mpiexec=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/checks.sh"
+# Root needs --allow-run-as-root (CI and the GPU machine run as root); -q drops Open MPI's
+# banner about processes that exited with a non-zero status, so that acclab's line is the
+# only one.
+launch() { local np=$1; shift; "$mpiexec" --allow-run-as-root --oversubscribe -q -np "$np" "$@"; }
+small=(--preset small --set steps=12 --reps 1)
+
+# $1: the JSON report; $2: ranks; $3: the process grid expected ("" for any that fits).
+check_report() {
+  python3 - "$@" <<'PY'
+import json, sys
+path, ranks, grid = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+results = json.load(open(path))["results"]
+# mpi_cuda, where built, is unavailable without a GPU (CI); the rest run on the host.
+cuda = [r for r in results if r["variant"] == "mpi_cuda"]
+assert all(r["status"] == "unavailable" for r in cuda), cuda
+results = [r for r in results if r["variant"] != "mpi_cuda"]
+names = sorted(r["variant"] for r in results)
+assert names == ["mpi_acc_overlap", "mpi_acc_staged", "mpi_openmp"], names
+for r in results:
+    assert r["status"] == "verified", (r["variant"], r.get("error"))
+    o = r["outputs"]
+    assert o["steps"] == 12, (r["variant"], o["steps"])
+    assert o["points_differing_from_serial"] == 0, (r["variant"], o)
+    assert o["max_diff_vs_original"] == 0, (r["variant"], o)
+    o = r["mpi"]
+    assert o["ranks"] == ranks, (r["variant"], o["ranks"])
+    p, q, s = map(int, o["proc_grid"].split("x"))
+    assert p * q * s == ranks and (not grid or o["proc_grid"] == grid), o["proc_grid"]
+    assert o["halo_path"] == "host", o["halo_path"]
+    assert (o["halo_bytes_per_sweep"] > 0) == (ranks > 1), o["halo_bytes_per_sweep"]
+    s = o["rank_seconds"]
+    assert 0 < s["min"] <= s["median"] <= s["max"], s
+    assert o["mpi_library"], o
+PY
+}
+
+for np in 1 2 3 4; do
+  launch $np "$acclab" run diffusion3d --variant 'mpi_*' "${small[@]}" --format json \
+    --out "$dir/np$np.json" > /dev/null 2> "$dir/err"
+  check "$np ranks: exit 0" test $? -eq 0
+  check "$np ranks: bit for bit the serial field, ranks and process grid reported" \
+    check_report "$dir/np$np.json" $np ""
+done
+check "rank 0 alone wrote --out (no other file, no temporary left)" \
+  test "$(ls "$dir" | grep -c json)" -eq 4
+
+# Uneven boxes along each axis in turn (24, 20 and 16 cells over 3 ranks; 20 over 3 and 16 over
+# 3 do not divide), and a box with faces on all three axes.
+for grid in 3x1x1 1x3x1 1x1x3; do
+  launch 3 "$acclab" run diffusion3d --variant 'mpi_*' "${small[@]}" --set proc_grid=$grid \
+    --format json --out "$dir/g$grid.json" > /dev/null 2>&1
+  check "proc_grid=$grid: exit 0" test $? -eq 0
+  check "proc_grid=$grid: bit for bit the serial field" check_report "$dir/g$grid.json" 3 $grid
+done
+launch 4 "$acclab" run diffusion3d --variant 'mpi_*' --preset small --set steps=12 --reps 1 \
+  --set nx=7 --set ny=5 --set nz=9 --set proc_grid=2x2x1 --format json --out "$dir/odd.json" \
+  > /dev/null 2>&1
+check "7 x 5 x 9 over 2x2x1: exit 0" test $? -eq 0
+check "7 x 5 x 9 over 2x2x1: bit for bit the serial field" check_report "$dir/odd.json" 4 2x2x1
+
+# Bad input: one line from rank 0, exit 2, from every rank.
+one_line_exit_2() {  # $1: what; $2: text the line must hold; the rest: the command
+  local what=$1 text=$2
+  shift 2
+  "$@" > "$dir/out" 2> "$dir/err"
+  local status=$?
+  check "$what: exit 2 ($status)" test $status -eq 2
+  check "$what: one line on stderr" test "$(wc -l < "$dir/err")" -eq 1
+  check "$what: it says '$text'" grep -q -- "$text" "$dir/err"
+}
+one_line_exit_2 "a proc_grid of 4 ranks on 3" "proc_grid=2x2x1" \
+  launch 3 "$acclab" run diffusion3d --variant 'mpi_*' --set proc_grid=2x2x1
+one_line_exit_2 "a 2D proc_grid" "proc_grid=3x1" \
+  launch 3 "$acclab" run diffusion3d --variant 'mpi_*' --set proc_grid=3x1
+one_line_exit_2 "more ranks along a side than cells" "more ranks along a side" \
+  launch 4 "$acclab" run diffusion3d --variant mpi_openmp --set nz=3 --set proc_grid=1x1x4
+one_line_exit_2 "a step that is not an MPI step on 2 ranks" "openmp is not an MPI step" \
+  launch 2 "$acclab" run diffusion3d --variant openmp
+one_line_exit_2 "a bad --set on 2 ranks" "--set nx" \
+  launch 2 "$acclab" run diffusion3d --variant 'mpi_*' --set nx=x
+check "no report written by a refused run" test ! -e "$dir/out.json"
+exit $((failures > 0))

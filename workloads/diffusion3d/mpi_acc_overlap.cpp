@@ -1,0 +1,63 @@
+// mpi_acc_staged with the exchange hidden behind the interior: the box's inner cells, which
+// read no shell cell, are stepped on one async queue while the faces of the field being read
+// travel (packed, update self, MPI, update device, unpacked on a second queue); then the box's
+// outer layer on the sides that have a neighbour, which reads the shell, is stepped on that
+// second queue. A box without neighbours (one rank) is stepped in one construct, as
+// mpi_acc_staged does.
+#include <algorithm>
+
+#include "core/profile.hpp"
+#include "workloads/diffusion3d/mpi_acc_block.hpp"
+
+namespace acclab::diffusion3d {
+namespace {
+
+constexpr int interior_queue = 1, layer_queue = 2;
+
+class MpiAccOverlap : public MpiAccInstance {
+ public:
+  using MpiAccInstance::MpiAccInstance;
+  void run() override {
+    const std::int64_t bx = b_.size[0], by = b_.size[1], bz = b_.size[2];
+    const bool alone = b_.halo_floats() == 0;
+    // The inner cells: one cell in from each side that has a neighbour (at a wall the stencil
+    // reads the cell itself, no shell cell).
+    std::int64_t lo[3], hi[3];
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = b_.neighbour[2 * d] >= 0 ? 1 : 0;
+      hi[d] = std::max(lo[d], b_.size[d] - (b_.neighbour[2 * d + 1] >= 0 ? 1 : 0));
+    }
+    iterate_blocks(
+        f_.data(), fn_.data(), [](float*) {},  // the exchange is part of each step
+        [&](const float* f, float* fn) {
+          if (alone) {
+            step_part(f, fn, 0, bx, 0, by, 0, bz, interior_queue);
+#pragma acc wait(interior_queue)
+            return;
+          }
+          // Queued first, so that the GPU has it while the host waits for MPI.
+          step_part(f, fn, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], interior_queue);
+          {
+            profile::Region region("exchange");
+            exchange_staged(const_cast<float*>(f), layer_queue);
+          }
+          // The outer layer: the z slabs whole, the y slabs between them, the x slabs between
+          // those (each empty where that side is a wall).
+          step_part(f, fn, 0, bx, 0, by, 0, lo[2], layer_queue);
+          step_part(f, fn, 0, bx, 0, by, hi[2], bz, layer_queue);
+          step_part(f, fn, 0, bx, 0, lo[1], lo[2], hi[2], layer_queue);
+          step_part(f, fn, 0, bx, hi[1], by, lo[2], hi[2], layer_queue);
+          step_part(f, fn, 0, lo[0], lo[1], hi[1], lo[2], hi[2], layer_queue);
+          step_part(f, fn, hi[0], bx, lo[1], hi[1], lo[2], hi[2], layer_queue);
+#pragma acc wait(interior_queue, layer_queue)
+        });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Instance> make_mpi_acc_overlap(const Params& params) {
+  return std::make_unique<MpiAccOverlap>(params);
+}
+
+}  // namespace acclab::diffusion3d
