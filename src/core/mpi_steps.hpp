@@ -14,6 +14,14 @@
 
 namespace acclab::mpi {
 
+// `count` items dealt over `parts` as evenly as they go: part `index`'s first item and its
+// count, the first count % parts parts one more. Decompositions deal rows, columns or blocks so.
+inline std::pair<std::int64_t, std::int64_t> share(std::int64_t count, int parts, int index) {
+  const std::int64_t base = count / parts, extra = count % parts;
+  const std::int64_t first = index * base + std::min<std::int64_t>(index, extra);
+  return {first, base + (index < extra ? 1 : 0)};
+}
+
 // Seconds one call of `exchange` takes on the slowest rank, replayed 20 times after the timed
 // runs (the way xfer% is measured): the first round warms the path up, the second is timed.
 template <typename Exchange>

@@ -12,14 +12,6 @@
 namespace acclab::diffusion3d {
 namespace {
 
-// `count` items dealt over `parts`: part `index`'s first item and its count, the first
-// count % parts parts one more.
-std::pair<std::int64_t, std::int64_t> share(std::int64_t count, int parts, int index) {
-  const std::int64_t base = count / parts, extra = count % parts;
-  const std::int64_t first = index * base + std::min<std::int64_t>(index, extra);
-  return {first, base + (index < extra ? 1 : 0)};
-}
-
 MPI_Comm comm_of(void* cart) { return *static_cast<MPI_Comm*>(cart); }
 int or_null(int rank) { return rank < 0 ? MPI_PROC_NULL : rank; }
 
@@ -102,7 +94,7 @@ Block block_of(const Problem& p, std::array<int, 3> dims, int rank) {
   b.coords = {rank % dims[0], (rank / dims[0]) % dims[1], rank / (dims[0] * dims[1])};
   const std::array<std::int64_t, 3> n{p.nx, p.ny, p.nz};
   for (int d = 0; d < 3; ++d) {
-    const auto [first, count] = share(n[d], dims[d], b.coords[d]);
+    const auto [first, count] = mpi::share(n[d], dims[d], b.coords[d]);
     b.origin[d] = first;
     b.size[d] = count;
   }

@@ -14,14 +14,6 @@
 namespace acclab::jacobi2d {
 namespace {
 
-// `count` items dealt over `parts`: part `index`'s first item and its count, the first
-// count % parts parts one more.
-std::pair<std::int64_t, std::int64_t> share(std::int64_t count, int parts, int index) {
-  const std::int64_t base = count / parts, extra = count % parts;
-  const std::int64_t first = index * base + std::min<std::int64_t>(index, extra);
-  return {first, base + (index < extra ? 1 : 0)};
-}
-
 MPI_Comm comm_of(void* cart) { return *static_cast<MPI_Comm*>(cart); }
 int or_null(int rank) { return rank < 0 ? MPI_PROC_NULL : rank; }
 
@@ -63,8 +55,8 @@ Block block_of(const Problem& p, std::array<int, 2> dims, int rank) {
   Block b;
   b.dims = dims;
   b.coords = {rank / dims[1], rank % dims[1]};  // row-major, as MPI_Cart_create numbers them
-  const auto [row0, rows] = share(p.rows - 2, dims[0], b.coords[0]);
-  const auto [col0, cols] = share(p.cols - 2, dims[1], b.coords[1]);
+  const auto [row0, rows] = mpi::share(p.rows - 2, dims[0], b.coords[0]);
+  const auto [col0, cols] = mpi::share(p.cols - 2, dims[1], b.coords[1]);
   b.row0 = 1 + row0;
   b.rows = rows;
   b.col0 = 1 + col0;
