@@ -17,25 +17,21 @@
 //                 variant's kernel. Five loads a cell instead of seven (the z neighbours come
 //                 from registers), no division per cell, four planes' loads before their
 //                 stores.
-//   acc_tuned     every step in one `parallel` construct: a gang per multiprocessor, 16 workers
-//                 of 32 lanes, the steps separated by grid_barrier (core/acc_grid_barrier.hpp),
-//                 so one launch instead of one a step (at these sizes GCC's runtime spends about
-//                 as long on a launch as a step's loads and stores take at copy bandwidth). A
-//                 warp takes whole (j, k) rows, its lanes four cells 32 apart at once (all their
-//                 loads before the stores). Without CUDA to count the multiprocessors it runs
-//                 flat instead; the output resident_gangs says which ran (0 for flat).
+//   acc_tuned     every step in one `parallel` construct (acc_resident_steps.hpp): a gang per
+//                 multiprocessor, the steps separated by a grid barrier, so one launch instead
+//                 of one a step (at these sizes GCC's runtime spends about as long on a launch
+//                 as a step's loads and stores take at copy bandwidth). Without CUDA to count
+//                 the multiprocessors it runs flat instead; the output resident_gangs says
+//                 which ran (0 for flat).
 // The history of these shapes, and of one removed because it was wrong on the H200, is in
 // bench/results/h200/diffusion3d/NOTES.md.
 #include <openacc.h>
 
-
 #include <cstdint>
-#include <stdexcept>
+#include <memory>
 
-#include "core/acc_grid_barrier.hpp"
 #include "core/acc_resident.hpp"
-#include "core/grid_barrier_check.hpp"
-#include "core/machine.hpp"
+#include "workloads/diffusion3d/acc_resident_steps.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
 namespace acclab::diffusion3d {
@@ -43,13 +39,6 @@ namespace {
 
 constexpr int row_workers = 8;     // warps per gang in the rows shape
 constexpr int march_planes = 16;  // planes a lane marches through in the march shape
-constexpr int warp = 32;
-// Warps per gang in the resident shape: its loop takes about 118 registers a lane (ptxas for
-// sm_90), which leaves room for 16 warps of a multiprocessor's 64K registers, not 32.
-constexpr int resident_workers = 16;
-constexpr int resident_cells = 4;     // cells a lane of the resident shape loads at once
-constexpr int host_gangs = 3;         // the resident shape's gangs where it runs on the host
-constexpr int gang_dimension = 0;     // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size
 
 enum class AccShape { flat, rows, march, resident };
 
@@ -61,15 +50,10 @@ class AccTuned : public DiffusionInstance {
     device_.enter(initial_.data(), f_.data(), fn_.data(), p_.points());
     gangs_ = 0;
     if (shape_ == AccShape::resident) {  // validate keeps the cells under 2^31
-      gangs_ = acc_get_num_devices(acc_device_nvidia) > 0
-                   ? cuda_multiprocessors(acc_get_device_num(acc_device_nvidia))
-                   : host_gangs;
+      resident_ = std::make_unique<ResidentSteps>("diffusion3d acc_tuned");
+      gangs_ = resident_->gangs();
     }
     extra_outputs_["resident_gangs"] = gangs_;
-    if (gangs_ > 0 && !arrived_) {
-      arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
-      if (!arrived_) throw std::runtime_error("diffusion3d acc_tuned: acc_malloc failed");
-    }
   }
   void reset() override { device_.reset(); }
   void run() override {
@@ -91,11 +75,7 @@ class AccTuned : public DiffusionInstance {
   void finish() override {
     device_.fetch(const_cast<float*>(result_));
     device_.release();
-    if (arrived_) acc_free(arrived_);
-    arrived_ = nullptr;
-  }
-  ~AccTuned() override {
-    if (arrived_) acc_free(arrived_);
+    resident_.reset();
   }
 
  private:
@@ -195,86 +175,17 @@ class AccTuned : public DiffusionInstance {
   }
 
   void run_resident() {
-    const int nx = int(p_.nx), ny = int(p_.ny), plane = int(p_.nx * p_.ny),
-              rows = int(p_.ny * p_.nz), n = int(p_.points());
-    const int nz = int(p_.nz);
-    const std::int64_t steps = p_.steps;
-    const int gangs = gangs_, threads = gangs * resident_workers * warp,
-              warps = gangs * resident_workers;
-    const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct,
-                cb = p_.cb;
-    float *f = f_.data(), *fn = fn_.data();
-    unsigned long long* arrived = arrived_;
-    unsigned long long state[2] = {0, 0};  // gangs running, steps done
-    const unsigned long long none = 0;
-    acc_memcpy_to_device(arrived, const_cast<unsigned long long*>(&none), sizeof none);
-#pragma acc parallel num_gangs(gangs) num_workers(resident_workers) vector_length(warp) \
-    present(f[0:n], fn[0:n]) deviceptr(arrived) copyout(state[0:2])
-    {
-      // The gangs actually running: `gangs` on the device, one on the host fallback.
-      const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);
-      unsigned long long expected = 0;  // arrivals at the barrier so far, this gang's included
-      bool together = true;             // false once a gang gave up waiting at a barrier
-      unsigned long long done = 0;      // steps this gang has finished
-      for (std::int64_t s = 0; s < steps && together; ++s) {
-        const float* from = s % 2 ? fn : f;
-        float* to = s % 2 ? f : fn;
-#pragma acc loop gang worker vector
-        for (int t = 0; t < threads; ++t) {
-          const int lane = t % warp;
-          for (int row = t / warp; row < rows; row += warps) {
-            const int j = row % ny, k = row / ny;
-            // Zero-flux walls: a missing neighbour is the cell itself (offset 0).
-            const int dj_plus = nx * (j < ny - 1), dj_minus = nx * (j > 0);
-            const int dk_plus = plane * (k < nz - 1), dk_minus = plane * (k > 0);
-            const int start = row * nx;
-            for (int i0 = lane; i0 < nx; i0 += resident_cells * warp) {
-              float centre[resident_cells], east[resident_cells], west[resident_cells],
-                  north[resident_cells], south[resident_cells], up[resident_cells],
-                  down[resident_cells];
-#pragma GCC unroll 4
-              for (int u = 0; u < resident_cells; ++u) {
-                const int i = i0 + u * warp < nx ? i0 + u * warp : i0;
-                const int ix = start + i;
-                centre[u] = from[ix];
-                east[u] = from[ix + (i < nx - 1)];
-                west[u] = from[ix - (i > 0)];
-                north[u] = from[ix + dj_plus];
-                south[u] = from[ix - dj_minus];
-                up[u] = from[ix + dk_plus];
-                down[u] = from[ix - dk_minus];
-              }
-#pragma GCC unroll 4
-              for (int u = 0; u < resident_cells; ++u) {
-                if (i0 + u * warp < nx) {
-                  to[start + i0 + u * warp] = cc * centre[u] + ce * east[u] + cw * west[u] +
-                                              cn * north[u] + cs * south[u] + ct * up[u] +
-                                              cb * down[u];
-                }
-              }
-            }
-          }
-        }
-        together = grid_barrier(arrived, expected += running);
-        ++done;
-      }
-      if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
-        state[0] = running;
-        state[1] = done;
-      }
-    }
-    steps_ = std::int64_t(state[1]);
+    const ResidentField field{int(p_.nx),          int(p_.ny), int(p_.nz),      int(p_.nx),
+                              int(p_.nx * p_.ny), 0,          int(p_.points())};
+    steps_ = resident_->run(field, p_, f_.data(), fn_.data(), p_.steps,
+                            "acc_flat launches a construct per step instead");
     result_ = steps_ % 2 ? fn_.data() : f_.data();
-    unsigned long long counted = 0;
-    acc_memcpy_from_device(&counted, arrived, sizeof counted);
-    check_grid_barrier(counted, state[0] * std::uint64_t(steps), "diffusion3d acc_tuned", gangs,
-                       "acc_flat launches a construct per step instead");
   }
 
   AccShape shape_;
   AccResidentPair device_;
   int gangs_ = 0;  // the resident shape's gangs, 0 where it runs flat
-  unsigned long long* arrived_ = nullptr;  // its barrier's count, on the device
+  std::unique_ptr<ResidentSteps> resident_;
 };
 
 }  // namespace

@@ -25,10 +25,7 @@ class Cuda : public DiffusionInstance {
     f_dev_ = DeviceArray<float>(n);
     fn_dev_ = DeviceArray<float>(n);
     init_.upload(initial_);
-    int device = 0, major = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    dependent_launch_ = p_.cuda_pdl && major >= 9;
+    dependent_launch_ = p_.cuda_pdl && cuda::dependent_launch_available();
     extra_outputs_["dependent_launch"] = int(dependent_launch_);
   }
   void reset() override {

@@ -36,22 +36,25 @@ __global__ void __launch_bounds__(tile_x* tile_y)
   const int i = blockIdx.x * tile_x + threadIdx.x;
   const int j = blockIdx.y * tile_y + threadIdx.y;
   if (i >= c.nx || j >= c.ny) return;
-  const int plane = c.nx * c.ny;
+  const int plane = c.plane;
   const int chunk = planes == 0 ? c.nz : planes;
   const int k_begin = blockIdx.z * chunk;
   const int k_end = min(k_begin + chunk, c.nz);
-  // Zero-flux walls: a missing neighbour is the cell itself. The offsets are selected, not
-  // branched on, so that the unrolled z loop is straight-line code whose loads can be issued
-  // ahead of the previous planes' arithmetic.
-  const int di_plus = i == c.nx - 1 ? 0 : 1, di_minus = i == 0 ? 0 : 1;
-  const int dj_plus = j == c.ny - 1 ? 0 : c.nx, dj_minus = j == 0 ? 0 : c.nx;
-  const int column = j * c.nx + i;
+  // Zero-flux walls: a missing neighbour is the cell itself (open sides read across). The
+  // offsets are selected, not branched on, so that the unrolled z loop is straight-line code
+  // whose loads can be issued ahead of the previous planes' arithmetic.
+  const int di_plus = i == c.nx - 1 && !(c.open & open_east) ? 0 : 1;
+  const int di_minus = i == 0 && !(c.open & open_west) ? 0 : 1;
+  const int dj_plus = j == c.ny - 1 && !(c.open & open_north) ? 0 : c.pitch;
+  const int dj_minus = j == 0 && !(c.open & open_south) ? 0 : c.pitch;
+  const int column = c.base + j * c.pitch + i;
   float centre = __ldg(f + k_begin * plane + column);
-  float below = __ldg(f + (k_begin == 0 ? 0 : k_begin - 1) * plane + column);
+  float below =
+      __ldg(f + (k_begin == 0 && !(c.open & open_below) ? 0 : k_begin - 1) * plane + column);
 #pragma unroll 4
   for (int k = k_begin; k < k_end; ++k) {
-    const int ix = k * plane + column;  // never past the last plane: no int overflow
-    const int dk_plus = k == c.nz - 1 ? 0 : plane;
+    const int ix = k * plane + column;  // never past the field: no int overflow
+    const int dk_plus = k == c.nz - 1 && !(c.open & open_above) ? 0 : plane;
     const float above = __ldg(f + ix + dk_plus);
     fn[ix] = c.cc * centre + c.ce * __ldg(f + ix + di_plus) + c.cw * __ldg(f + ix - di_minus) +
              c.cn * __ldg(f + ix + dj_plus) + c.cs * __ldg(f + ix - dj_minus) + c.ct * above +
@@ -62,9 +65,9 @@ __global__ void __launch_bounds__(tile_x* tile_y)
 }
 
 // The same march with four consecutive cells along x per thread, loaded and stored as float4
-// (nx a multiple of 4, so that every row starts 16-byte aligned): four times the bytes in
-// flight per load instruction. The x neighbours inside the four come from registers; the two
-// outside them are scalar loads, from L1.
+// (nx, pitch and base multiples of 4, so that every row starts 16-byte aligned): four times the
+// bytes in flight per load instruction. The x neighbours inside the four come from registers; the
+// two outside them are scalar loads, from L1.
 template <int tile_y, int planes>
 __global__ void __launch_bounds__(tile_x* tile_y)
     step_kernel_x4(Coefficients c, const float* __restrict__ f, float* __restrict__ fn) {
@@ -74,19 +77,22 @@ __global__ void __launch_bounds__(tile_x* tile_y)
   if (i >= c.nx || j >= c.ny) return;
   const float4* __restrict__ f4 = reinterpret_cast<const float4*>(f);
   float4* __restrict__ fn4 = reinterpret_cast<float4*>(fn);
-  const int plane = c.nx * c.ny / 4;  // in float4s
+  const int plane = c.plane / 4;  // in float4s
   const int chunk = planes == 0 ? c.nz : planes;
   const int k_begin = blockIdx.z * chunk;
   const int k_end = min(k_begin + chunk, c.nz);
-  const bool west_wall = i == 0, east_wall = i + 4 == c.nx;
-  const int dj_plus = j == c.ny - 1 ? 0 : c.nx / 4, dj_minus = j == 0 ? 0 : c.nx / 4;
-  const int column = (j * c.nx + i) / 4;
+  const bool west_wall = i == 0 && !(c.open & open_west),
+             east_wall = i + 4 == c.nx && !(c.open & open_east);
+  const int dj_plus = j == c.ny - 1 && !(c.open & open_north) ? 0 : c.pitch / 4;
+  const int dj_minus = j == 0 && !(c.open & open_south) ? 0 : c.pitch / 4;
+  const int column = (c.base + j * c.pitch + i) / 4;
   float4 centre = __ldg(f4 + k_begin * plane + column);
-  float4 below = __ldg(f4 + (k_begin == 0 ? 0 : k_begin - 1) * plane + column);
+  float4 below =
+      __ldg(f4 + (k_begin == 0 && !(c.open & open_below) ? 0 : k_begin - 1) * plane + column);
 #pragma unroll 2
   for (int k = k_begin; k < k_end; ++k) {
     const int ix = k * plane + column;
-    const int dk_plus = k == c.nz - 1 ? 0 : plane;
+    const int dk_plus = k == c.nz - 1 && !(c.open & open_above) ? 0 : plane;
     const float4 above = __ldg(f4 + ix + dk_plus);
     const float4 north = __ldg(f4 + ix + dj_plus), south = __ldg(f4 + ix - dj_minus);
     const float west = west_wall ? centre.x : __ldg(f + 4 * ix - 1);
@@ -94,10 +100,10 @@ __global__ void __launch_bounds__(tile_x* tile_y)
     float4 out;
     out.x = c.cc * centre.x + c.ce * centre.y + c.cw * west + c.cn * north.x + c.cs * south.x +
             c.ct * above.x + c.cb * below.x;
-    out.y = c.cc * centre.y + c.ce * centre.z + c.cw * centre.x + c.cn * north.y +
-            c.cs * south.y + c.ct * above.y + c.cb * below.y;
-    out.z = c.cc * centre.z + c.ce * centre.w + c.cw * centre.y + c.cn * north.z +
-            c.cs * south.z + c.ct * above.z + c.cb * below.z;
+    out.y = c.cc * centre.y + c.ce * centre.z + c.cw * centre.x + c.cn * north.y + c.cs * south.y +
+            c.ct * above.y + c.cb * below.y;
+    out.z = c.cc * centre.z + c.ce * centre.w + c.cw * centre.y + c.cn * north.z + c.cs * south.z +
+            c.ct * above.z + c.cb * below.z;
     out.w = c.cc * centre.w + c.ce * east + c.cw * centre.z + c.cn * north.w + c.cs * south.w +
             c.ct * above.w + c.cb * below.w;
     fn4[ix] = out;
@@ -160,9 +166,21 @@ void launch_planes(const Coefficients& c, int planes, bool x4, bool dependent_la
 
 }  // namespace
 
-void step(const Coefficients& c, const BlockShape& shape, const float* f, float* fn,
+bool dependent_launch_available() {
+  int device = 0, major = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major >= 9;
+}
+
+void step(const Coefficients& given, const BlockShape& shape, const float* f, float* fn,
           cudaStream_t stream) {
-  const bool x4 = shape.x4 && c.nx % 4 == 0;
+  Coefficients c = given;
+  if (c.pitch == 0) {  // the whole grid, packed
+    c.pitch = c.nx;
+    c.plane = c.nx * c.ny;
+  }
+  const bool x4 = shape.x4 && c.nx % 4 == 0 && c.pitch % 4 == 0 && c.base % 4 == 0;
   switch (shape.tile_y) {
     case 4:
       return launch_planes<4>(c, shape.planes, x4, shape.dependent_launch, f, fn, stream);

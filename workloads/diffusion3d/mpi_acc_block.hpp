@@ -5,10 +5,15 @@
 
 #include <openacc.h>
 
+#include <chrono>
+#include <climits>
 #include <cstdint>
+#include <memory>
 
 #include "core/acc_data.hpp"
 #include "core/mpi_env.hpp"
+#include "core/profile.hpp"
+#include "workloads/diffusion3d/acc_resident_steps.hpp"
 #include "workloads/diffusion3d/mpi_blocks.hpp"
 
 namespace acclab::diffusion3d {
@@ -37,6 +42,10 @@ class MpiAccInstance : public MpiDiffusionInstance {
     acc_enter_create(out_.data(), std::int64_t(out_.size()));
     acc_enter_create(in_.data(), std::int64_t(in_.size()));
     entered_ = true;
+    if (b_.halo_floats() == 0 && b_.points() <= INT_MAX) {
+      resident_ = std::make_unique<ResidentSteps>("diffusion3d MPI step on one rank");
+    }
+    extra_outputs_["resident_gangs"] = resident_ ? resident_->gangs() : 0;
   }
   // Both device fields' cells from the device copy of the initial ones (the shells are filled
   // by the exchange before they are read). Blocking.
@@ -49,12 +58,13 @@ class MpiAccInstance : public MpiDiffusionInstance {
 #pragma acc parallel loop gang vector present(init[0:cells], f[0:points], fn[0:points])
     for (std::int64_t m = 0; m < cells; ++m) {
       const std::int64_t i = m % bx, j = (m / bx) % by, k = m / (bx * by);
-      const std::int64_t ix = (k + 1) * sz + (j + 1) * sy + i + 1;
+      const std::int64_t ix = (k + 1) * sz + (j + 1) * sy + Block::lead + i;
       f[ix] = init[m];
       fn[ix] = init[m];
     }
   }
   void finish() override {
+    resident_.reset();
     acc_update_host(const_cast<float*>(block_result_), b_.points());
     time_exchange([&](float* field) { exchange_staged(field, acc_async_sync); }, spare_field());
     gather();
@@ -63,6 +73,25 @@ class MpiAccInstance : public MpiDiffusionInstance {
   }
 
  protected:
+  // A box without neighbours (one rank) has nothing to exchange: all its steps in one resident
+  // construct, as acc_tuned runs them, so that MPI costs nothing there. False where the box has
+  // neighbours (or that construct cannot run): the caller steps one construct a step.
+  bool run_alone() {
+    if (!resident_ || resident_->gangs() == 0) return false;
+    const auto start = std::chrono::steady_clock::now();
+    {
+      profile::Region region("steps");
+      const ResidentField field{int(b_.size[0]), int(b_.size[1]),     int(b_.size[2]),
+                                int(b_.sy()),    int(b_.sz()),        int(b_.at(0, 0, 0)),
+                                int(b_.points())};
+      steps_ = resident_->run(field, p_, f_.data(), fn_.data(), p_.steps,
+                              "run it on more than one rank, or acc_flat");
+    }
+    block_result_ = steps_ % 2 ? fn_.data() : f_.data();
+    run_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return true;
+  }
+
   // The course's exchange: faces packed on the device, brought to the host (update self),
   // exchanged by MPI, sent back (update device) and unpacked into the shell. `queue` orders
   // the device work; the host part waits for it.
@@ -123,7 +152,7 @@ class MpiAccInstance : public MpiDiffusionInstance {
       for (std::int64_t j = j0; j < j1; ++j) {
 #pragma acc loop vector
         for (std::int64_t i = i0; i < i1; ++i) {
-          const std::int64_t ix = (k + 1) * sz + (j + 1) * sy + i + 1;
+          const std::int64_t ix = (k + 1) * sz + (j + 1) * sy + Block::lead + i;
           const std::int64_t ip = i == bx - 1 && wxp ? ix : ix + 1;
           const std::int64_t im = i == 0 && wxm ? ix : ix - 1;
           const std::int64_t jp = j == by - 1 && wyp ? ix : ix + sy;
@@ -150,6 +179,7 @@ class MpiAccInstance : public MpiDiffusionInstance {
 
   std::vector<float> out_, in_;  // packed faces, host and device copies
   bool entered_ = false;
+  std::unique_ptr<ResidentSteps> resident_;  // for a box without neighbours
 };
 
 }  // namespace acclab::diffusion3d

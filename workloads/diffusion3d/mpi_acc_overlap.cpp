@@ -2,8 +2,8 @@
 // read no shell cell, are stepped on one async queue while the faces of the field being read
 // travel (packed, update self, MPI, update device, unpacked on a second queue); then the box's
 // outer layer on the sides that have a neighbour, which reads the shell, is stepped on that
-// second queue. A box without neighbours (one rank) is stepped in one construct, as
-// mpi_acc_staged does.
+// second queue. A box without neighbours (one rank) runs every step in one construct, as
+// mpi_acc_staged does (run_alone).
 #include <algorithm>
 
 #include "core/profile.hpp"
@@ -18,6 +18,7 @@ class MpiAccOverlap : public MpiAccInstance {
  public:
   using MpiAccInstance::MpiAccInstance;
   void run() override {
+    if (run_alone()) return;
     const std::int64_t bx = b_.size[0], by = b_.size[1], bz = b_.size[2];
     const bool alone = b_.halo_floats() == 0;
     // The inner cells: one cell in from each side that has a neighbour (at a wall the stencil

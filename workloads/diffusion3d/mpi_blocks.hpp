@@ -34,7 +34,10 @@ struct Face {
 };
 
 // This rank's box: cells [origin[d], origin[d] + size[d]) along x, y, z (d = 0, 1, 2), stored
-// with a one-cell halo shell as (size[0] + 2) x (size[1] + 2) x (size[2] + 2) floats, x fastest.
+// with a one-cell halo shell, x fastest: (size[1] + 2) x (size[2] + 2) rows of sy() floats, each
+// row's first box cell `lead` floats in and sy() a multiple of 4, so that every row of box cells
+// starts 16-byte aligned (the CUDA step loads rows as float4); the shell cell before it and the
+// one after it are the x faces' halo.
 struct Block {
   std::array<int, 3> dims{1, 1, 1};    // process grid: ranks along x, y, z
   std::array<int, 3> coords{0, 0, 0};  // this rank's place in it
@@ -42,13 +45,14 @@ struct Block {
   // Neighbour ranks across the faces x-, x+, y-, y+, z-, z+; -1 at the domain's wall.
   std::array<int, 6> neighbour{-1, -1, -1, -1, -1, -1};
 
-  std::int64_t sy() const { return size[0] + 2; }                    // floats from j to j + 1
-  std::int64_t sz() const { return (size[0] + 2) * (size[1] + 2); }  // from k to k + 1
+  static constexpr std::int64_t lead = 4;
+  std::int64_t sy() const { return (lead + size[0] + 1 + 3) / 4 * 4; }  // floats from j to j + 1
+  std::int64_t sz() const { return sy() * (size[1] + 2); }              // from k to k + 1
   std::int64_t points() const { return sz() * (size[2] + 2); }
   std::int64_t cells() const { return size[0] * size[1] * size[2]; }
   // Local index of box cell (i, j, k), each from -1 (the shell) to size (the shell).
   std::int64_t at(std::int64_t i, std::int64_t j, std::int64_t k) const {
-    return (k + 1) * sz() + (j + 1) * sy() + i + 1;
+    return (k + 1) * sz() + (j + 1) * sy() + lead + i;
   }
   // The six faces, x-, x+, y-, y+, z-, z+, packed one after the other.
   std::array<Face, 6> faces() const;

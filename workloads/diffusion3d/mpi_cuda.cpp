@@ -1,10 +1,11 @@
-// MPI ranks with CUDA: each rank's box resident on its GPU, stepped by a kernel of its own (the
-// cuda step's kernel takes the whole grid with walls on every side, not a box in a shell of
-// its neighbours' cells); the six faces are packed on the device and move device to device
+// MPI ranks with CUDA: each rank's box resident on its GPU and stepped by the cuda step's kernel
+// (the box inside its shell, the sides with a neighbour reading the shell; so that one rank runs
+// exactly the cuda step); the six faces are packed on the device and move device to device
 // where they can (core/mpi_device_path.hpp: the ways there are and how one is chosen).
 // The path taken is in the result (mpi.halo_path).
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "core/cuda_check.hpp"
 #include "core/cuda_memory.hpp"
 #include "core/mpi_device_path.hpp"
+#include "workloads/diffusion3d/cuda_kernels.hpp"
 #include "workloads/diffusion3d/mpi_blocks.hpp"
 #include "workloads/diffusion3d/mpi_cuda_kernels.hpp"
 
@@ -31,6 +33,13 @@ class MpiCuda : public MpiDiffusionInstance {
     CUDA_CHECK(cudaSetDevice(mpi::local_rank() % gpus));
     // The kernel contracts multiply-adds: held to the workload's bound, not to the serial bits.
     bitwise_ = false;
+    if (b_.points() > INT_MAX) {  // the kernel's indices are 32-bit
+      throw std::runtime_error(
+          "diffusion3d mpi_cuda: a box of over 2^31 floats with its shell; "
+          "use more ranks");
+    }
+    dependent_launch_ = p_.cuda_pdl && cuda::dependent_launch_available();
+    extra_outputs_["dependent_launch"] = int(dependent_launch_);
     const auto n = static_cast<std::size_t>(b_.points());
     const auto faces = static_cast<std::size_t>(b_.face_floats());
     stream_ = std::make_unique<CudaStream>();
@@ -54,22 +63,29 @@ class MpiCuda : public MpiDiffusionInstance {
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   void run() override {
-    cuda::Box box{};
-    box.bx = static_cast<int>(b_.size[0]);
-    box.by = static_cast<int>(b_.size[1]);
-    box.bz = static_cast<int>(b_.size[2]);
-    box.cc = p_.cc;
-    box.ce = p_.ce;
-    box.cw = p_.cw;
-    box.cn = p_.cn;
-    box.cs = p_.cs;
-    box.ct = p_.ct;
-    box.cb = p_.cb;
-    for (int s = 0; s < 6; ++s) box.walls[s] = b_.neighbour[s] < 0;
+    cuda::Coefficients c{static_cast<int>(b_.size[0]),
+                         static_cast<int>(b_.size[1]),
+                         static_cast<int>(b_.size[2]),
+                         p_.cc,
+                         p_.ce,
+                         p_.cw,
+                         p_.cn,
+                         p_.cs,
+                         p_.ct,
+                         p_.cb};
+    c.pitch = static_cast<int>(b_.sy());
+    c.plane = static_cast<int>(b_.sz());
+    c.base = static_cast<int>(b_.at(0, 0, 0));
+    const unsigned side[6] = {cuda::open_west,  cuda::open_east,  cuda::open_south,
+                              cuda::open_north, cuda::open_below, cuda::open_above};
+    for (int s = 0; s < 6; ++s) {
+      if (b_.neighbour[s] >= 0) c.open |= side[s];
+    }
+    const cuda::BlockShape shape{p_.cuda_planes, p_.cuda_tile_y, p_.cuda_x4, dependent_launch_};
     const cudaStream_t stream = stream_->get();
     iterate_blocks(
         f_dev_.get(), fn_dev_.get(), [&](float* field) { exchange(field); },
-        [&](const float* f, float* fn) { cuda::step_box(box, f, fn, stream); });
+        [&](const float* f, float* fn) { cuda::step(c, shape, f, fn, stream); });
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   void finish() override {
@@ -139,6 +155,7 @@ class MpiCuda : public MpiDiffusionInstance {
   DeviceArray<float> init_, f_dev_, fn_dev_, faces_out_dev_, faces_in_dev_;
   std::vector<float> faces_out_host_, faces_in_host_;
   mpi::DevicePath path_;
+  bool dependent_launch_ = false;  // cuda_pdl, where the device has it
 };
 
 }  // namespace
