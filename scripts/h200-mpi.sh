@@ -14,7 +14,8 @@ case $workload in
 esac
 default_out=bench/results/h200/$workload
 source "$(dirname "$0")/h200-common.sh"
-mpirun_as_root=(mpirun --allow-run-as-root --oversubscribe -q)
+# --bind-to none: Open MPI binds each rank to one core by default, leaving mpi_openmp one thread.
+mpirun_as_root=(mpirun --allow-run-as-root --oversubscribe -q --bind-to none)
 steps=acc_tuned,cuda,mpi_acc_staged,mpi_acc_overlap,mpi_cuda
 run mpi_large_one_process run $workload --preset large --reps 5 --variant "$steps"
 for np in 1 2 4; do
@@ -39,6 +40,8 @@ for step, of in base.items():
           f"{alone[step]['time_s']['median'] / alone[of]['time_s']['median']:.3f}x")
 for np in (1, 2, 4):
     for step, r in results(f"mpi_large_np{np}").items():
+        if step not in base:  # mpi_openmp: no GPU counterpart
+            continue
         m = r.get("mpi") or {}
         print(f"np {np} {step}: {r['status']} {r['time_s']['median'] * 1e3:.2f} ms "
               f"({r['time_s']['median'] / alone[base[step]]['time_s']['median']:.3f}x {base[step]}), "
