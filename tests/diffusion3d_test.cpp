@@ -681,10 +681,14 @@ TEST(DiffusionWorkloadTest, EndTimeTooLongIsRefusedAtOnce) {
 
 TEST(DiffusionWorkloadTest, MemoryEstimatesCountTheFields) {
   const Params params = diffusion_params({"nx=17", "ny=9", "nz=33", "steps=1"});
-  // Host: three fields in the instance plus the reference and the field it steps into.
-  EXPECT_EQ(diffusion_workload().host_bytes(params), 5.0 * 4 * 17 * 9 * 33);
-  // Device: the initial field and the two being stepped.
-  EXPECT_EQ(diffusion_workload().device_bytes(params), 3.0 * 4 * 17 * 9 * 33);
+  // The MPI steps' field on one rank: rows of 17 cells in a shell, padded to 64 floats (32
+  // before the first cell, a multiple of 32 in all), 11 rows a plane, 35 planes.
+  const double shell = 64.0 * 11 * 35 - 17 * 9 * 33;
+  // Host: three fields in the instance plus the reference and the field it steps into, and two
+  // fields' shells.
+  EXPECT_EQ(diffusion_workload().host_bytes(params), 4 * (5.0 * 17 * 9 * 33 + 2 * shell));
+  // Device: the initial field and the two being stepped, each in its shell.
+  EXPECT_EQ(diffusion_workload().device_bytes(params), 4 * (3.0 * 17 * 9 * 33 + 3 * shell));
 }
 
 // ---- every registered variant ------------------------------------------------------------------

@@ -174,12 +174,20 @@ Workload make_workload() {
                                    params.real("end_time"), 0.5 * p.dt));
     }
   };
-  // Two fields and the initial one, plus the cached reference and the field it steps into.
-  w.host_bytes = [](const Params& params) {
-    return 5.0 * sizeof(float) * params.integer("nx") * params.integer("ny") * params.integer("nz");
+  // Two fields and the initial one, plus the cached reference and the field it steps into. The
+  // MPI steps on one rank hold each field in its shell, rows padded to 128-byte lines
+  // (mpi_blocks.hpp): that much more a field, two on the host, three on the device.
+  const auto shell_floats = [](const Params& params) {
+    const double nx = params.integer("nx"), ny = params.integer("ny"), nz = params.integer("nz");
+    return std::ceil((nx + 33) / 32) * 32 * (ny + 2) * (nz + 2) - nx * ny * nz;
   };
-  w.device_bytes = [](const Params& params) {
-    return 3.0 * sizeof(float) * params.integer("nx") * params.integer("ny") * params.integer("nz");
+  w.host_bytes = [shell_floats](const Params& params) {
+    const double cells = double(params.integer("nx")) * params.integer("ny") * params.integer("nz");
+    return sizeof(float) * (5.0 * cells + 2.0 * shell_floats(params));
+  };
+  w.device_bytes = [shell_floats](const Params& params) {
+    const double cells = double(params.integer("nx")) * params.integer("ny") * params.integer("nz");
+    return sizeof(float) * (3.0 * cells + 3.0 * shell_floats(params));
   };
   return w;
 }
