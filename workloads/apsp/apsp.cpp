@@ -72,13 +72,16 @@ Workload make_workload() {
        .presets = same_in_all_presets("1"),
        .maximum = max_devices},
       {.key = "block",
-       .help = "multidevice: pivot rows exchanged at once (rows per partition are multiples)",
+       .help = "multidevice: pivot rows exchanged at once (rows per partition are multiples); "
+               "mpi_*: the b of the b x b blocks dealt over the ranks",
        .presets = same_in_all_presets("64"),
        .maximum = 1024},
       {.key = "lookahead",
        .type = ParamType::text,
        .help = "multidevice: the next pivot rows' owner steps them, and starts their copy, before "
-               "the rest of the round (auto: with two or more partitions)",
+               "the rest of the round (auto: with two or more partitions); mpi_*: the next "
+               "round's panels updated and their broadcasts started first (auto: two or more "
+               "ranks)",
        .presets = same_in_all_presets("auto"),
        .choices = {"auto", "on", "off"}},
       {.key = "share_gpus",
@@ -95,8 +98,13 @@ Workload make_workload() {
       {.key = "paths",
        .type = ParamType::boolean,
        .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "
-               "multidevice), verified against the serial loop's and by re-summing paths",
+               "multidevice, mpi_*), verified against the serial loop's and by re-summing paths",
        .presets = same_in_all_presets("0")},
+      {.key = "proc_grid",
+       .type = ParamType::text,
+       .help = "mpi_* only, optional: the process grid PrxPc (Pr ranks along rows, Pc along "
+               "columns; default MPI_Dims_create's for the ranks running)",
+       .presets = same_in_all_presets("")},
   };
   w.validate = [](const Params& params) {
     const std::int64_t n = params.integer("n");
