@@ -1,7 +1,7 @@
 // MPI ranks with OpenACC: each rank's blocks, panels and diagonal resident on its GPU (GPU
 // local rank mod GPUs) for the whole measurement, the phases of mpi_blocks.hpp as directives
 // after multidevice's (A on one gang, workers over the tile's rows; B a lane per column; C a
-// worker per row; D a lane per element), and what MPI moves staged through the host copies of
+// worker per row; D in register tiles), and what MPI moves staged through the host copies of
 // the panels (update self before a broadcast, update device after). Without a GPU the same
 // code runs on the host, which is how CI checks it.
 #include <openacc.h>
@@ -252,8 +252,11 @@ class MpiAcc : public MpiApspInstance {
     }
   }
 
-  // D: a gang per row, a lane per element, the m steps in order with the round's panels (H one
-  // address for the gang's lanes, S coalesced).
+  // D: multidevice's kernel on a window of the local blocks. A gang per tile of 16 rows x 128
+  // columns, each lane 4 x 4 elements in registers (rows 4 apart, columns 32 apart: a warp's
+  // loads of S are coalesced, its loads of H one address), the loads of 4 steps issued before
+  // their relaxations. Rows and columns past the window read its last one and are not stored;
+  // nor are the skipped ones (the round's pivot rows and columns, and lookahead's).
   template <bool max_plus, bool paths>
   void tiles(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) {
     const int m = r.size, ld = g_.cols, lrows = g_.rows, lcols = g_.cols;
@@ -261,42 +264,101 @@ class MpiAcc : public MpiApspInstance {
     const std::int64_t nr = std::int64_t(row_panel_.size());
     const std::int64_t nc = std::int64_t(column_panel_.size());
     float* d = local_.data();
-    const float* v = row_panel_.data();
-    const float* h = column_panel_.data();
+    const float* v_panel = row_panel_.data();
+    const float* h_panel = column_panel_.data();
     const std::int64_t v_base = std::int64_t(r.slot) * g_.block * lcols;
     const std::int64_t h_base = std::int64_t(r.slot) * g_.block * lrows;
     std::int32_t* next = on_device<paths>(local_next_.data());
-    std::int32_t* nh = on_device<paths>(next_panel_.data());
+    std::int32_t* nh_panel = on_device<paths>(next_panel_.data());
     const int i0 = rows.begin, i1 = rows.end, j0 = cols.begin, j1 = cols.end;
     const int sr0 = skip_rows.begin, sr1 = skip_rows.end;
     const int sc0 = skip_cols.begin, sc1 = skip_cols.end;
-#pragma acc parallel loop gang vector_length(128) present(d [0:nl], v [0:nr], h [0:nc]) \
-    deviceptr(next, nh)
-    for (int i = i0; i < i1; ++i) {
-      if (i >= sr0 && i < sr1) continue;
+    constexpr int tile_rows = 16, tile_cols = 128, lanes = 128, steps = 4;
+    const int row_tiles = (i1 - i0 + tile_rows - 1) / tile_rows;
+    const int column_tiles = (j1 - j0 + tile_cols - 1) / tile_cols;
+#pragma acc parallel loop gang collapse(2) vector_length(lanes) \
+    present(d [0:nl], v_panel [0:nr], h_panel [0:nc]) deviceptr(next, nh_panel)
+    for (int tr = 0; tr < row_tiles; ++tr) {
+      for (int tc = 0; tc < column_tiles; ++tc) {
 #pragma acc loop vector
-      for (int j = j0; j < j1; ++j) {
-        if (j >= sc0 && j < sc1) continue;
-        const std::int64_t at = std::int64_t(i) * ld + j;
-        float x = d[at];
-        if constexpr (paths) {
-          std::int32_t succ = next[at];
-          for (int s = 0; s < m; ++s) {
-            const float through =
-                h[h_base + std::int64_t(s) * lrows + i] + v[v_base + std::int64_t(s) * lcols + j];
-            if (improves<max_plus>(x, through)) {
-              x = through;
-              succ = nh[h_base + std::int64_t(s) * lrows + i];
+        for (int lane = 0; lane < lanes; ++lane) {
+          int i[4], j[4];
+          bool store_row[4], store_column[4];
+#pragma GCC unroll 4
+          for (int a = 0; a < 4; ++a) {
+            const int row = i0 + tr * tile_rows + lane / 32 + 4 * a;
+            i[a] = row < i1 ? row : i1 - 1;  // (no std::min in kernels: a -O0 build calls it)
+            store_row[a] = row < i1 && (row < sr0 || row >= sr1);
+            const int col = j0 + tc * tile_cols + lane % 32 + 32 * a;
+            j[a] = col < j1 ? col : j1 - 1;
+            store_column[a] = col < j1 && (col < sc0 || col >= sc1);
+          }
+          float acc[4][4];
+          std::int32_t succ[4][4];  // with paths: the elements' successors
+#pragma GCC unroll 4
+          for (int a = 0; a < 4; ++a) {
+#pragma GCC unroll 4
+            for (int b = 0; b < 4; ++b) {
+              acc[a][b] = d[std::int64_t(i[a]) * ld + j[b]];
+              if constexpr (paths) succ[a][b] = next[std::int64_t(i[a]) * ld + j[b]];
             }
           }
-          next[at] = succ;
-        } else {
-          for (int s = 0; s < m; ++s) {
-            x = relax_one<max_plus>(x, h[h_base + std::int64_t(s) * lrows + i] +
-                                           v[v_base + std::int64_t(s) * lcols + j]);
+          // The lane's rows of H and columns of S at step 0; step s is s * lrows (s * lcols) on.
+          const float* h_of[4];
+          const float* v_of[4];
+          const std::int32_t* nh_of[4];
+#pragma GCC unroll 4
+          for (int a = 0; a < 4; ++a) {
+            h_of[a] = h_panel + h_base + i[a];
+            v_of[a] = v_panel + v_base + j[a];
+            if constexpr (paths) nh_of[a] = nh_panel + h_base + i[a];
+          }
+          // Past the last step the last is loaded again: relaxing with it twice changes nothing
+          // (max and min are idempotent; improves is strict).
+          for (int s0 = 0; s0 < m; s0 += steps) {
+            float h[steps][4], v[steps][4];
+            std::int32_t nh[steps][4];
+#pragma GCC unroll 4
+            for (int t = 0; t < steps; ++t) {
+              const int s = s0 + t < m ? s0 + t : m - 1;
+              const std::int64_t h_step = std::int64_t(s) * lrows, v_step = std::int64_t(s) * lcols;
+#pragma GCC unroll 4
+              for (int a = 0; a < 4; ++a) {
+                h[t][a] = h_of[a][h_step];
+                v[t][a] = v_of[a][v_step];
+                if constexpr (paths) nh[t][a] = nh_of[a][h_step];
+              }
+            }
+#pragma GCC unroll 4
+            for (int t = 0; t < steps; ++t) {
+#pragma GCC unroll 4
+              for (int a = 0; a < 4; ++a) {
+#pragma GCC unroll 4
+                for (int b = 0; b < 4; ++b) {
+                  if constexpr (paths) {
+                    const float through = h[t][a] + v[t][b];
+                    if (improves<max_plus>(acc[a][b], through)) {
+                      acc[a][b] = through;
+                      succ[a][b] = nh[t][a];
+                    }
+                  } else {
+                    acc[a][b] = relax_one<max_plus>(acc[a][b], h[t][a] + v[t][b]);
+                  }
+                }
+              }
+            }
+          }
+#pragma GCC unroll 4
+          for (int a = 0; a < 4; ++a) {
+#pragma GCC unroll 4
+            for (int b = 0; b < 4; ++b) {
+              if (store_row[a] && store_column[b]) {
+                d[std::int64_t(i[a]) * ld + j[b]] = acc[a][b];
+                if constexpr (paths) next[std::int64_t(i[a]) * ld + j[b]] = succ[a][b];
+              }
+            }
           }
         }
-        d[at] = x;
       }
     }
   }
