@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# jacobi2d's MPI steps on the one-H200 machine (issue 22). From the repository root with the
-# bundle (scripts/h200-common.sh):
-#   OUT=some/folder scripts/h200-mpi.sh
+# The MPI steps of jacobi2d or diffusion3d on the one-H200 machine (issue 22). From the
+# repository root with the bundle (scripts/h200-common.sh):
+#   [WORKLOAD=jacobi2d|diffusion3d] OUT=some/folder scripts/h200-mpi.sh
 # 1. One rank costs nothing: on `large`, mpi_cuda against cuda and mpi_acc_overlap /
 #    mpi_acc_staged against acc_tuned, in one process, started alone and under mpirun -np 1.
 # 2. 2 and 4 ranks sharing the GPU, as they are (halos host-staged: NCCL takes one GPU a rank).
 # Scaling over several GPUs: scripts/h200xN-mpi.sh on the machines with two or four.
 set -uo pipefail
-default_out=bench/results/h200/jacobi2d
+workload=${WORKLOAD:-jacobi2d}
+case $workload in
+  jacobi2d | diffusion3d) ;;
+  *) echo "WORKLOAD=$workload: expected jacobi2d or diffusion3d" >&2; exit 2 ;;
+esac
+default_out=bench/results/h200/$workload
 source "$(dirname "$0")/h200-common.sh"
 mpirun_as_root=(mpirun --allow-run-as-root --oversubscribe -q)
 steps=acc_tuned,cuda,mpi_acc_staged,mpi_acc_overlap,mpi_cuda
-run mpi_large_one_process run jacobi2d --preset large --reps 5 --variant "$steps"
+run mpi_large_one_process run $workload --preset large --reps 5 --variant "$steps"
 for np in 1 2 4; do
   name=mpi_large_np$np
-  echo "$name.json: mpirun -np $np acclab run jacobi2d --preset large --reps 5 --variant 'mpi_*' --format json --out $name.json" >> "$out/commands.txt"
-  echo "== mpirun -np $np acclab run jacobi2d --preset large --variant 'mpi_*'"
-  "${mpirun_as_root[@]}" -np $np "$acclab" run jacobi2d --preset large --reps 5 \
+  echo "$name.json: mpirun -np $np acclab run $workload --preset large --reps 5 --variant 'mpi_*' --format json --out $name.json" >> "$out/commands.txt"
+  echo "== mpirun -np $np acclab run $workload --preset large --variant 'mpi_*'"
+  "${mpirun_as_root[@]}" -np $np "$acclab" run $workload --preset large --reps 5 \
     --variant 'mpi_*' --format json --out "$out/$name.json"
   python3 scripts/results-table.py "$out/$name.json"
 done

@@ -10,10 +10,7 @@ mpiexec=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
-# Root needs --allow-run-as-root (CI and the GPU machine run as root); -q drops Open MPI's
-# banner about processes that exited with a non-zero status, so that acclab's line is the
-# only one.
-launch() { local np=$1; shift; "$mpiexec" --allow-run-as-root --oversubscribe -q -np "$np" "$@"; }
+source "$(dirname "$0")/mpi_checks.sh"
 small=(--preset small --set steps=12 --reps 1)
 
 # $1: the JSON report; $2: ranks; $3: the process grid expected ("" for any that fits).
@@ -70,16 +67,7 @@ launch 4 "$acclab" run diffusion3d --variant 'mpi_*' --preset small --set steps=
 check "7 x 5 x 9 over 2x2x1: exit 0" test $? -eq 0
 check "7 x 5 x 9 over 2x2x1: bit for bit the serial field" check_report "$dir/odd.json" 4 2x2x1
 
-# Bad input: one line from rank 0, exit 2, from every rank.
-one_line_exit_2() {  # $1: what; $2: text the line must hold; the rest: the command
-  local what=$1 text=$2
-  shift 2
-  "$@" > "$dir/out" 2> "$dir/err"
-  local status=$?
-  check "$what: exit 2 ($status)" test $status -eq 2
-  check "$what: one line on stderr" test "$(wc -l < "$dir/err")" -eq 1
-  check "$what: it says '$text'" grep -q -- "$text" "$dir/err"
-}
+# Bad input: one line from rank 0, exit 2, from every rank (one_line_exit_2: mpi_checks.sh).
 one_line_exit_2 "a proc_grid of 4 ranks on 3" "proc_grid=2x2x1" \
   launch 3 "$acclab" run diffusion3d --variant 'mpi_*' --set proc_grid=2x2x1
 one_line_exit_2 "a 2D proc_grid" "proc_grid=3x1" \

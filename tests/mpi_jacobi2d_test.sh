@@ -10,13 +10,7 @@ mpiexec=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
-# Root needs --allow-run-as-root (CI and the GPU machine run as root); -q drops Open MPI's
-# banner about processes that exited with a non-zero status, so that acclab's line is the
-# only one.
-# In containers without ptrace rights Open MPI's shared-memory single copy (CMA) fails with
-# "Read -1, expected ..." on stderr; the copy-in/copy-out path works everywhere.
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-launch() { local np=$1; shift; "$mpiexec" --allow-run-as-root --oversubscribe -q -np "$np" "$@"; }
+source "$(dirname "$0")/mpi_checks.sh"
 
 # $1: the JSON report; $2: ranks; $3: the process grid expected ("" for any that fits).
 check_report() {
@@ -81,16 +75,7 @@ for r in json.load(open('$dir/tol.json'))['results']:
     assert r['outputs']['points_differing_from_serial'] == 0
 "
 
-# Bad input: one line from rank 0, exit 2, from every rank.
-one_line_exit_2() {  # $1: what; $2: text the line must hold; the rest: the command
-  local what=$1 text=$2
-  shift 2
-  "$@" > "$dir/out" 2> "$dir/err"
-  local status=$?
-  check "$what: exit 2 ($status)" test $status -eq 2
-  check "$what: one line on stderr" test "$(wc -l < "$dir/err")" -eq 1
-  check "$what: it says '$text'" grep -q -- "$text" "$dir/err"
-}
+# Bad input: one line from rank 0, exit 2, from every rank (one_line_exit_2: mpi_checks.sh).
 one_line_exit_2 "a proc_grid of 4 ranks on 3" "proc_grid=2x2" \
   launch 3 "$acclab" run jacobi2d --variant 'mpi_*' --set proc_grid=2x2
 one_line_exit_2 "more ranks along a side than rows" "more ranks along a side" \

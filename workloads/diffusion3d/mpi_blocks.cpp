@@ -12,14 +12,6 @@
 namespace acclab::diffusion3d {
 namespace {
 
-// `count` items dealt over `parts`: part `index`'s first item and its count, the first
-// count % parts parts one more.
-std::pair<std::int64_t, std::int64_t> share(std::int64_t count, int parts, int index) {
-  const std::int64_t base = count / parts, extra = count % parts;
-  const std::int64_t first = index * base + std::min<std::int64_t>(index, extra);
-  return {first, base + (index < extra ? 1 : 0)};
-}
-
 MPI_Comm comm_of(void* cart) { return *static_cast<MPI_Comm*>(cart); }
 int or_null(int rank) { return rank < 0 ? MPI_PROC_NULL : rank; }
 
@@ -102,7 +94,7 @@ Block block_of(const Problem& p, std::array<int, 3> dims, int rank) {
   b.coords = {rank % dims[0], (rank / dims[0]) % dims[1], rank / (dims[0] * dims[1])};
   const std::array<std::int64_t, 3> n{p.nx, p.ny, p.nz};
   for (int d = 0; d < 3; ++d) {
-    const auto [first, count] = share(n[d], dims[d], b.coords[d]);
+    const auto [first, count] = mpi::share(n[d], dims[d], b.coords[d]);
     b.origin[d] = first;
     b.size[d] = count;
   }
@@ -292,50 +284,16 @@ Verification MpiDiffusionInstance::verify() {
   if (mpi::is_root()) {
     v = DiffusionInstance::verify();  // the workload's own bound, on the gathered field
     if (result_) {
-      const auto& serial = reference_after(p_, p_.steps);
-      std::int64_t differing = 0;
-      for (std::int64_t c = 0; c < p_.points(); ++c) {
-        // NaN differs from everything, itself included.
-        if (!(result_[c] == serial[c])) ++differing;
-      }
-      v.outputs["points_differing_from_serial"] = differing;
-      if (bitwise_) {
-        // Besides the workload's own bound: bit for bit the serial field.
-        if (differing != 0) {
-          v.ok = false;
-          v.detail = fmt::format("{} of {} cells differ from the serial field; {}", differing,
-                                 p_.points(), v.detail);
-        } else {
-          v.detail = "bit for bit the serial field; " + v.detail;
-        }
-      }
+      mpi::compare_with_serial(v, result_, reference_after(p_, p_.steps).data(), p_.points(),
+                               bitwise_, "cells", "field");
     }
   }
-  // Every rank leaves with rank 0's verdict.
-  nlohmann::json verdict = {{"ok", v.ok}, {"detail", v.detail}, {"outputs", v.outputs}};
-  verdict = nlohmann::json::parse(mpi::broadcast(verdict.dump()));
-  v.ok = verdict["ok"];
-  v.detail = verdict["detail"];
-  v.outputs = verdict["outputs"];
-  return v;
+  return mpi::shared_verdict(v);
 }
 
 nlohmann::json MpiDiffusionInstance::distribution() {
-  // Halo bytes a step over all ranks (each face counted once, by its receiver), under the key
-  // every workload uses (a step is one sweep of the grid).
-  double halo = 0;
-  for (double h : mpi::all_gather(double(b_.halo_floats()) * sizeof(float))) halo += h;
-  nlohmann::json d = {{"ranks", mpi::size()},
-                      {"proc_grid", fmt::format("{}x{}x{}", b_.dims[0], b_.dims[1], b_.dims[2])},
-                      {"halo_path", halo_path_},
-                      {"halo_bytes_per_sweep", halo},
-                      {"mpi_library", mpi::initialised() ? mpi::library_version() : "not started"}};
-  if (exchange_s_ >= 0) {
-    d["exchange_s"] = exchange_s_;
-    // The replayed exchange over the last run's time.
-    d["exchange_share"] = run_s_ > 0 ? std::min(1.0, exchange_s_ * double(steps_) / run_s_) : 0.0;
-  }
-  return d;
+  return mpi::halo_distribution({fmt::format("{}x{}x{}", b_.dims[0], b_.dims[1], b_.dims[2]),
+                                 halo_path_, b_.halo_floats(), exchange_s_, steps_, run_s_});
 }
 
 }  // namespace acclab::diffusion3d

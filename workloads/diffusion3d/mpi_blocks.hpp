@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/mpi_env.hpp"
+#include "core/mpi_steps.hpp"
 #include "core/profile.hpp"
 #include "core/registry.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
@@ -149,16 +150,7 @@ void MpiDiffusionInstance::iterate_blocks(float* f, float* fn, Exchange&& exchan
 
 template <typename Exchange>
 void MpiDiffusionInstance::time_exchange(Exchange&& exchange, float* field) {
-  constexpr int count = 20;
-  double seconds = 0;
-  for (int round = 0; round < 2; ++round) {  // the first round warms the path up
-    mpi::barrier();
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < count; ++i) exchange(field);
-    seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / count;
-  }
-  exchange_s_ = mpi::max_over_ranks(seconds);
+  exchange_s_ = mpi::time_exchange([&] { exchange(field); });
 }
 
 }  // namespace acclab::diffusion3d

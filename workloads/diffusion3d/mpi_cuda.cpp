@@ -1,19 +1,9 @@
 // MPI ranks with CUDA: each rank's box resident on its GPU, stepped by a kernel of its own (the
 // cuda step's kernel takes the whole grid with walls on every side, not a box in a shell of
 // its neighbours' cells); the six faces are packed on the device and move device to device
-// where they can:
-//   cuda-aware-mpi  MPI_Sendrecv on device memory, where the MPI library says it can
-//                   (MPIX_Query_cuda_support);
-//   nccl            NCCL send/receive pairs on the step's stream: no host in the loop;
-//   host-staged     device to host, MPI on the host, host to device: the last resort, and the
-//                   only one when ranks share a GPU (NCCL refuses two ranks on one device).
+// where they can (core/mpi_device_path.hpp: the ways there are and how one is chosen).
 // The path taken is in the result (mpi.halo_path).
 #include <cuda_runtime.h>
-#include <mpi.h>
-#include <nccl.h>
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
 
 #include <cstring>
 #include <memory>
@@ -23,34 +13,16 @@
 
 #include "core/cuda_check.hpp"
 #include "core/cuda_memory.hpp"
+#include "core/mpi_device_path.hpp"
 #include "workloads/diffusion3d/mpi_blocks.hpp"
 #include "workloads/diffusion3d/mpi_cuda_kernels.hpp"
 
 namespace acclab::diffusion3d {
 namespace {
 
-#define NCCL_CHECK(expr)                                                                      \
-  do {                                                                                        \
-    const ncclResult_t acclab_nccl_ = (expr);                                                 \
-    if (acclab_nccl_ != ncclSuccess) {                                                        \
-      throw std::runtime_error(std::string(#expr) + ": " + ncclGetErrorString(acclab_nccl_)); \
-    }                                                                                         \
-  } while (0)
-
-bool mpi_is_cuda_aware() {
-#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-  return MPIX_Query_cuda_support() == 1;
-#else
-  return false;
-#endif
-}
-
 class MpiCuda : public MpiDiffusionInstance {
  public:
   using MpiDiffusionInstance::MpiDiffusionInstance;
-  ~MpiCuda() override {
-    if (nccl_) ncclCommDestroy(nccl_);
-  }
 
   void setup() override {
     MpiDiffusionInstance::setup();
@@ -70,7 +42,8 @@ class MpiCuda : public MpiDiffusionInstance {
     faces_out_host_.assign(faces, 0.0f);
     faces_in_host_.assign(faces, 0.0f);
     init_.upload(f_);  // the initial cells inside the shell, as setup() left f_
-    choose_halo_path(gpus);
+    path_.choose(gpus);
+    halo_path_ = path_.name();
   }
   void reset() override {
     const std::size_t bytes = b_.points() * sizeof(float);
@@ -118,28 +91,6 @@ class MpiCuda : public MpiDiffusionInstance {
   }
 
  private:
-  // NCCL needs a GPU of its own for every rank; CUDA-aware MPI comes first where present.
-  void choose_halo_path(int gpus) {
-    if (mpi::size() == 1) {
-      halo_path_ = "none (one rank)";
-      return;
-    }
-    const bool shared_gpu = mpi::max_over_ranks(mpi::local_size() > gpus ? 1.0 : 0.0) > 0;
-    if (mpi_is_cuda_aware()) {
-      halo_path_ = "cuda-aware-mpi";
-    } else if (!shared_gpu) {
-      halo_path_ = "nccl";
-      ncclUniqueId id;
-      if (mpi::is_root()) NCCL_CHECK(ncclGetUniqueId(&id));
-      const std::string bytes =
-          mpi::broadcast(std::string(reinterpret_cast<const char*>(&id), sizeof id));
-      std::memcpy(&id, bytes.data(), sizeof id);
-      NCCL_CHECK(ncclCommInitRank(&nccl_, mpi::size(), id, mpi::rank()));
-    } else {
-      halo_path_ = "host-staged";
-    }
-  }
-
   cuda::FaceCells cells_of(const Face& face, bool shell) const {
     return {face.count, face.na, face.sa, face.sb, shell ? face.halo : face.cell};
   }
@@ -154,7 +105,7 @@ class MpiCuda : public MpiDiffusionInstance {
         cuda::pack_face(field, out + faces_[s].offset, cells_of(faces_[s], false), stream);
       }
     }
-    if (nccl_) {
+    if (ncclComm_t nccl = path_.nccl()) {
       // Each face to the neighbour across it, and that neighbour's facing face back into this
       // side's slot, in one group.
       NCCL_CHECK(ncclGroupStart());
@@ -162,11 +113,11 @@ class MpiCuda : public MpiDiffusionInstance {
         const int peer = b_.neighbour[s];
         if (peer < 0) continue;
         const Face& f = faces_[s];
-        NCCL_CHECK(ncclSend(out + f.offset, f.count, ncclFloat, peer, nccl_, stream));
-        NCCL_CHECK(ncclRecv(in + f.offset, f.count, ncclFloat, peer, nccl_, stream));
+        NCCL_CHECK(ncclSend(out + f.offset, f.count, ncclFloat, peer, nccl, stream));
+        NCCL_CHECK(ncclRecv(in + f.offset, f.count, ncclFloat, peer, nccl, stream));
       }
       NCCL_CHECK(ncclGroupEnd());
-    } else if (halo_path_ == "cuda-aware-mpi") {
+    } else if (path_.cuda_aware_mpi()) {
       CUDA_CHECK(cudaStreamSynchronize(stream));
       exchange_faces(out, in);
     } else {
@@ -187,7 +138,7 @@ class MpiCuda : public MpiDiffusionInstance {
   std::unique_ptr<CudaStream> stream_;
   DeviceArray<float> init_, f_dev_, fn_dev_, faces_out_dev_, faces_in_dev_;
   std::vector<float> faces_out_host_, faces_in_host_;
-  ncclComm_t nccl_ = nullptr;
+  mpi::DevicePath path_;
 };
 
 }  // namespace

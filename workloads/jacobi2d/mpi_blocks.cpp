@@ -14,14 +14,6 @@
 namespace acclab::jacobi2d {
 namespace {
 
-// `count` items dealt over `parts`: part `index`'s first item and its count, the first
-// count % parts parts one more.
-std::pair<std::int64_t, std::int64_t> share(std::int64_t count, int parts, int index) {
-  const std::int64_t base = count / parts, extra = count % parts;
-  const std::int64_t first = index * base + std::min<std::int64_t>(index, extra);
-  return {first, base + (index < extra ? 1 : 0)};
-}
-
 MPI_Comm comm_of(void* cart) { return *static_cast<MPI_Comm*>(cart); }
 int or_null(int rank) { return rank < 0 ? MPI_PROC_NULL : rank; }
 
@@ -46,8 +38,7 @@ std::array<int, 2> process_grid(const Problem& p, const std::string& proc_grid, 
     if (std::sscanf(proc_grid.c_str(), "%ldx%ld%c", &a, &b, &rest) != 2 || a < 1 || b < 1 ||
         a * b != ranks) {
       throw UsageError(fmt::format(
-          "--set proc_grid={}: expected PxQ with P * Q = {}, the ranks running", proc_grid,
-          ranks));
+          "--set proc_grid={}: expected PxQ with P * Q = {}, the ranks running", proc_grid, ranks));
     }
     dims = {static_cast<int>(a), static_cast<int>(b)};
   }
@@ -64,8 +55,8 @@ Block block_of(const Problem& p, std::array<int, 2> dims, int rank) {
   Block b;
   b.dims = dims;
   b.coords = {rank / dims[1], rank % dims[1]};  // row-major, as MPI_Cart_create numbers them
-  const auto [row0, rows] = share(p.rows - 2, dims[0], b.coords[0]);
-  const auto [col0, cols] = share(p.cols - 2, dims[1], b.coords[1]);
+  const auto [row0, rows] = mpi::share(p.rows - 2, dims[0], b.coords[0]);
+  const auto [col0, cols] = mpi::share(p.cols - 2, dims[1], b.coords[1]);
   b.row0 = 1 + row0;
   b.rows = rows;
   b.col0 = 1 + col0;
@@ -177,8 +168,8 @@ void MpiJacobiInstance::gather() {
     const float* from = packed.data();
     if (r != 0) {
       incoming.resize(static_cast<std::size_t>(other.rows * other.cols));
-      MPI_Recv(incoming.data(), static_cast<int>(incoming.size()), MPI_FLOAT, r, 9,
-               comm_of(cart_), MPI_STATUS_IGNORE);
+      MPI_Recv(incoming.data(), static_cast<int>(incoming.size()), MPI_FLOAT, r, 9, comm_of(cart_),
+               MPI_STATUS_IGNORE);
       from = incoming.data();
     }
     for (std::int64_t i = 0; i < other.rows; ++i) {
@@ -194,49 +185,16 @@ Verification MpiJacobiInstance::verify() {
     v = verify_result(p_, full_.empty() ? nullptr : full_.data(), sweeps_, residual_);
     if (!full_.empty()) {
       const std::int64_t sweeps = p_.tol_mode ? sweeps_ : p_.iters;
-      const auto& serial = reference_after(p_, sweeps);
-      std::int64_t differing = 0;
-      for (std::int64_t k = 0; k < p_.points(); ++k) {
-        // NaN differs from everything, itself included.
-        if (!(full_[k] == serial[k])) ++differing;
-      }
-      v.outputs["points_differing_from_serial"] = differing;
-      if (bitwise_) {
-        // Besides the workload's own bounds: bit for bit the serial grid.
-        if (differing != 0) {
-          v.ok = false;
-          v.detail = fmt::format("{} of {} points differ from the serial grid; {}", differing,
-                                 p_.points(), v.detail);
-        } else {
-          v.detail = "bit for bit the serial grid; " + v.detail;
-        }
-      }
+      mpi::compare_with_serial(v, full_.data(), reference_after(p_, sweeps).data(), p_.points(),
+                               bitwise_, "points", "grid");
     }
   }
-  // Every rank leaves with rank 0's verdict.
-  nlohmann::json verdict = {{"ok", v.ok}, {"detail", v.detail}, {"outputs", v.outputs}};
-  verdict = nlohmann::json::parse(mpi::broadcast(verdict.dump()));
-  v.ok = verdict["ok"];
-  v.detail = verdict["detail"];
-  v.outputs = verdict["outputs"];
-  return v;
+  return mpi::shared_verdict(v);
 }
 
 nlohmann::json MpiJacobiInstance::distribution() {
-  // Halo bytes a sweep over all ranks (each face counted once, by its receiver).
-  double halo = 0;
-  for (double h : mpi::all_gather(double(b_.halo_floats()) * sizeof(float))) halo += h;
-  nlohmann::json d = {{"ranks", mpi::size()},
-                      {"proc_grid", fmt::format("{}x{}", b_.dims[0], b_.dims[1])},
-                      {"halo_path", halo_path_},
-                      {"halo_bytes_per_sweep", halo},
-                      {"mpi_library", mpi::initialised() ? mpi::library_version() : "not started"}};
-  if (exchange_s_ >= 0) {
-    d["exchange_s"] = exchange_s_;
-    // The replayed exchange over the last run's time (both the slowest rank's).
-    d["exchange_share"] = run_s_ > 0 ? std::min(1.0, exchange_s_ * double(sweeps_) / run_s_) : 0.0;
-  }
-  return d;
+  return mpi::halo_distribution({fmt::format("{}x{}", b_.dims[0], b_.dims[1]), halo_path_,
+                                 b_.halo_floats(), exchange_s_, sweeps_, run_s_});
 }
 
 void MpiJacobiInstance::corrupt_result() {

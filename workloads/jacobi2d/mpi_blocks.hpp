@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/mpi_env.hpp"
+#include "core/mpi_steps.hpp"
 #include "core/profile.hpp"
 #include "core/registry.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
@@ -92,13 +93,13 @@ class MpiJacobiInstance : public Instance {
   // Whether the gathered grid must equal the serial one bit for bit (the sweep ran on the host,
   // or on the GPU without contracting multiply-adds); otherwise it is held to serial_tolerance.
   bool bitwise_ = true;
-  std::string halo_path_ = "host";  // how halos move: host, host-staged, nccl, cuda-aware-mpi
+  std::string halo_path_ = "host";        // how halos move: host, host-staged, nccl, cuda-aware-mpi
   std::vector<float> initial_, u0_, u1_;  // local grids with their halo rings
   const float* result_ = nullptr;
   std::int64_t sweeps_ = 0;
   double residual_ = -1;
-  double exchange_s_ = -1;  // the replayed exchange, seconds each
-  double run_s_ = 0;        // the last run's own time, for the exchange's share
+  double exchange_s_ = -1;   // the replayed exchange, seconds each
+  double run_s_ = 0;         // the last run's own time, for the exchange's share
   std::vector<float> full_;  // rank 0: the gathered grid
 
  private:
@@ -136,15 +137,7 @@ void MpiJacobiInstance::iterate(float* u0, float* u1, Exchange&& exchange, Sweep
 
 template <typename Exchange>
 void MpiJacobiInstance::time_exchange(Exchange&& exchange, float* grid) {
-  constexpr int count = 20;
-  double seconds = 0;
-  for (int round = 0; round < 2; ++round) {  // the first round warms the path up
-    mpi::barrier();
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < count; ++i) exchange(grid);
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / count;
-  }
-  exchange_s_ = mpi::max_over_ranks(seconds);
+  exchange_s_ = mpi::time_exchange([&] { exchange(grid); });
 }
 
 }  // namespace acclab::jacobi2d

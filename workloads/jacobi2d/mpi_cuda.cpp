@@ -1,18 +1,9 @@
 // MPI ranks with the CUDA kernels: each rank's block resident on its GPU and swept by the
 // `cuda` step's kernel (the block with its halo ring is a small grid of its own); the edges are
-// packed on the device and move device to device where they can:
-//   cuda-aware-mpi  MPI_Sendrecv on device memory, where the MPI library says it can
-//                   (MPIX_Query_cuda_support);
-//   nccl            NCCL send/receive pairs on the sweep's stream: no host in the loop;
-//   host-staged     device to host, MPI on the host, host to device: the last resort, and the
-//                   only one when ranks share a GPU (NCCL refuses two ranks on one device).
+// packed on the device and move device to device where
+// they can (core/mpi_device_path.hpp: the ways there are and how one is chosen).
 // The path taken is in the result (mpi.halo_path).
 #include <cuda_runtime.h>
-#include <mpi.h>
-#include <nccl.h>
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
 
 #include <cstring>
 #include <memory>
@@ -22,6 +13,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/cuda_memory.hpp"
+#include "core/mpi_device_path.hpp"
 #include "workloads/jacobi2d/cuda_kernels.hpp"
 #include "workloads/jacobi2d/mpi_blocks.hpp"
 #include "workloads/jacobi2d/mpi_cuda_kernels.hpp"
@@ -29,28 +21,9 @@
 namespace acclab::jacobi2d {
 namespace {
 
-#define NCCL_CHECK(expr)                                                                \
-  do {                                                                                  \
-    const ncclResult_t acclab_nccl_ = (expr);                                           \
-    if (acclab_nccl_ != ncclSuccess) {                                                  \
-      throw std::runtime_error(std::string(#expr) + ": " + ncclGetErrorString(acclab_nccl_)); \
-    }                                                                                   \
-  } while (0)
-
-bool mpi_is_cuda_aware() {
-#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-  return MPIX_Query_cuda_support() == 1;
-#else
-  return false;
-#endif
-}
-
 class MpiCuda : public MpiJacobiInstance {
  public:
   using MpiJacobiInstance::MpiJacobiInstance;
-  ~MpiCuda() override {
-    if (nccl_) ncclCommDestroy(nccl_);
-  }
 
   void setup() override {
     MpiJacobiInstance::setup();
@@ -70,15 +43,16 @@ class MpiCuda : public MpiJacobiInstance {
     faces_out_host_.assign(static_cast<std::size_t>(face_floats()), 0.0f);
     faces_in_host_.assign(static_cast<std::size_t>(face_floats()), 0.0f);
     init_.upload(initial_);
-    choose_halo_path(gpus);
+    path_.choose(gpus);
+    halo_path_ = path_.name();
   }
   void reset() override {
     cuda::restore_grids(init_.get(), u0_dev_.get(), u1_dev_.get(),
                         static_cast<std::size_t>(b_.points()), stream_->get());
   }
   void run() override {
-    const cuda::Coefficients c{static_cast<int>(b_.rows + 2), static_cast<int>(b_.ld()), p_.c1f,
-                               p_.wy2, p_.hx2, p_.c2};
+    const cuda::Coefficients c{
+        static_cast<int>(b_.rows + 2), static_cast<int>(b_.ld()), p_.c1f, p_.wy2, p_.hx2, p_.c2};
     const cudaStream_t stream = stream_->get();
     unsigned int* change = change_.get();
     iterate(
@@ -102,8 +76,8 @@ class MpiCuda : public MpiJacobiInstance {
   void finish() override {
     // iterate left result_ on a device grid: bring it to the host grid gather() reads.
     float* device_result = const_cast<float*>(result_);
-    CUDA_CHECK(cudaMemcpy(u0_.data(), device_result, b_.points() * sizeof(float),
-                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(
+        cudaMemcpy(u0_.data(), device_result, b_.points() * sizeof(float), cudaMemcpyDeviceToHost));
     result_ = u0_.data();
     float* other = device_result == u0_dev_.get() ? u1_dev_.get() : u0_dev_.get();
     time_exchange(
@@ -116,28 +90,6 @@ class MpiCuda : public MpiJacobiInstance {
   }
 
  private:
-  // NCCL needs a GPU of its own for every rank; CUDA-aware MPI comes first where present.
-  void choose_halo_path(int gpus) {
-    if (mpi::size() == 1) {
-      halo_path_ = "none (one rank)";
-      return;
-    }
-    const bool shared_gpu = mpi::max_over_ranks(mpi::local_size() > gpus ? 1.0 : 0.0) > 0;
-    if (mpi_is_cuda_aware()) {
-      halo_path_ = "cuda-aware-mpi";
-    } else if (!shared_gpu) {
-      halo_path_ = "nccl";
-      ncclUniqueId id;
-      if (mpi::is_root()) NCCL_CHECK(ncclGetUniqueId(&id));
-      const std::string bytes = mpi::broadcast(
-          std::string(reinterpret_cast<const char*>(&id), sizeof id));
-      std::memcpy(&id, bytes.data(), sizeof id);
-      NCCL_CHECK(ncclCommInitRank(&nccl_, mpi::size(), id, mpi::rank()));
-    } else {
-      halo_path_ = "host-staged";
-    }
-  }
-
   void exchange(float* grid) {
     if (b_.halo_floats() == 0) return;
     const int rows = static_cast<int>(b_.rows), cols = static_cast<int>(b_.cols);
@@ -145,7 +97,7 @@ class MpiCuda : public MpiJacobiInstance {
     float* out = faces_out_dev_.get();
     float* in = faces_in_dev_.get();
     cuda::pack_faces(grid, out, rows, cols, stream);
-    if (nccl_) {
+    if (ncclComm_t nccl = path_.nccl()) {
       // Each side's edge to the neighbour there, and its facing edge back, in one group.
       const std::int64_t offset[4] = {0, cols, 2 * cols, 2 * cols + rows};
       const std::int64_t count[4] = {cols, cols, rows, rows};
@@ -153,22 +105,21 @@ class MpiCuda : public MpiJacobiInstance {
       NCCL_CHECK(ncclGroupStart());
       for (int side = 0; side < 4; ++side) {
         if (peer[side] < 0) continue;
-        NCCL_CHECK(ncclSend(out + offset[side], count[side], ncclFloat, peer[side], nccl_, stream));
+        NCCL_CHECK(ncclSend(out + offset[side], count[side], ncclFloat, peer[side], nccl, stream));
         // The neighbour sends back its facing edge: this side's halo, in this side's slot.
-        NCCL_CHECK(ncclRecv(in + offset[side], count[side], ncclFloat, peer[side], nccl_, stream));
+        NCCL_CHECK(ncclRecv(in + offset[side], count[side], ncclFloat, peer[side], nccl, stream));
       }
       NCCL_CHECK(ncclGroupEnd());
-    } else if (halo_path_ == "cuda-aware-mpi") {
+    } else if (path_.cuda_aware_mpi()) {
       CUDA_CHECK(cudaStreamSynchronize(stream));
       exchange_faces(out, in);
     } else {
       const std::size_t bytes = face_floats() * sizeof(float);
-      CUDA_CHECK(cudaMemcpyAsync(faces_out_host_.data(), out, bytes, cudaMemcpyDeviceToHost,
-                                 stream));
+      CUDA_CHECK(
+          cudaMemcpyAsync(faces_out_host_.data(), out, bytes, cudaMemcpyDeviceToHost, stream));
       CUDA_CHECK(cudaStreamSynchronize(stream));
       exchange_faces(faces_out_host_.data(), faces_in_host_.data());
-      CUDA_CHECK(cudaMemcpyAsync(in, faces_in_host_.data(), bytes, cudaMemcpyHostToDevice,
-                                 stream));
+      CUDA_CHECK(cudaMemcpyAsync(in, faces_in_host_.data(), bytes, cudaMemcpyHostToDevice, stream));
     }
     cuda::unpack_faces(grid, in, rows, cols,
                        {b_.north >= 0, b_.south >= 0, b_.west >= 0, b_.east >= 0}, stream);
@@ -178,7 +129,7 @@ class MpiCuda : public MpiJacobiInstance {
   DeviceArray<float> init_, u0_dev_, u1_dev_, faces_out_dev_, faces_in_dev_;
   DeviceArray<unsigned int> change_;
   std::vector<float> faces_out_host_, faces_in_host_;
-  ncclComm_t nccl_ = nullptr;
+  mpi::DevicePath path_;
 };
 
 }  // namespace

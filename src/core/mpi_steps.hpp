@@ -1,0 +1,64 @@
+// What every distributed step shares, whatever its workload: the exchange replayed alone for
+// its share of the time, the gathered result held to the serial one, rank 0's verdict handed to
+// every rank, and the `mpi` section of the result. The workloads keep their decompositions; this
+// keeps their reports alike.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/mpi_env.hpp"
+#include "core/registry.hpp"
+
+namespace acclab::mpi {
+
+// `count` items dealt over `parts` as evenly as they go: part `index`'s first item and its
+// count, the first count % parts parts one more. Decompositions deal rows, columns or blocks so.
+inline std::pair<std::int64_t, std::int64_t> share(std::int64_t count, int parts, int index) {
+  const std::int64_t base = count / parts, extra = count % parts;
+  const std::int64_t first = index * base + std::min<std::int64_t>(index, extra);
+  return {first, base + (index < extra ? 1 : 0)};
+}
+
+// Seconds one call of `exchange` takes on the slowest rank, replayed 20 times after the timed
+// runs (the way xfer% is measured): the first round warms the path up, the second is timed.
+template <typename Exchange>
+double time_exchange(Exchange&& exchange) {
+  constexpr int count = 20;
+  double seconds = 0;
+  for (int round = 0; round < 2; ++round) {
+    barrier();
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < count; ++i) exchange();
+    seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / count;
+  }
+  return max_over_ranks(seconds);
+}
+
+// Counts the `n` values of `result` that differ from `serial` at all (NaN differs from
+// everything, itself included) into v.outputs["points_differing_from_serial"]. When `bitwise`,
+// v fails unless none differ; its detail says which way it went, naming the serial result
+// (e.g. "grid": "bit for bit the serial grid"). `points` names the values ("points", "cells").
+void compare_with_serial(Verification& v, const float* result, const float* serial, std::int64_t n,
+                         bool bitwise, const std::string& points, const std::string& serial_name);
+
+// Rank 0's verdict on every rank (the others' `v` is replaced): every rank leaves verify() with
+// the same answer, so that all exit with the same status.
+Verification shared_verdict(const Verification& v);
+
+// The `mpi` section of a halo-exchanging step's result. Collective: every rank adds its own
+// halo to halo_bytes_per_sweep (each face counted once, by its receiver).
+struct HaloReport {
+  std::string proc_grid;         // "PxQ" or "PxQxR"
+  std::string halo_path;         // host, host-staged, nccl, cuda-aware-mpi, none (one rank)
+  std::int64_t halo_floats = 0;  // floats this rank receives in one exchange
+  double exchange_s = -1;        // time_exchange's figure; < 0 when not measured
+  std::int64_t steps = 0;        // sweeps (steps) of the last run
+  double run_s = 0;              // the last run's own time
+};
+nlohmann::json halo_distribution(const HaloReport& r);
+
+}  // namespace acclab::mpi
