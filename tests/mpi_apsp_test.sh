@@ -12,12 +12,7 @@ mpiexec=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
-# Root needs --allow-run-as-root (CI and the GPU machine run as root); -q drops Open MPI's
-# banner about processes that exited with a non-zero status, so that acclab's line is the
-# only one. In containers without ptrace rights Open MPI's shared-memory single copy (CMA)
-# fails; the copy-in/copy-out path works everywhere.
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-launch() { local np=$1; shift; "$mpiexec" --allow-run-as-root --oversubscribe -q -np "$np" "$@"; }
+source "$(dirname "$0")/mpi_checks.sh"  # launch, one_line_exit_2
 small=(--preset small --set n=97 --set block=16 --reps 1)
 
 # The serial loop's digests, without MPI.
@@ -115,15 +110,6 @@ check "without mpirun: one rank, bitwise the serial loop" \
   check_report "$dir/alone.json" 1 1x1 max-plus 1 false
 
 # Bad input: one line from rank 0, exit 2, from every rank.
-one_line_exit_2() {  # $1: what; $2: text the line must hold; the rest: the command
-  local what=$1 text=$2
-  shift 2
-  "$@" > "$dir/out" 2> "$dir/err"
-  local status=$?
-  check "$what: exit 2 ($status)" test $status -eq 2
-  check "$what: one line on stderr" test "$(wc -l < "$dir/err")" -eq 1
-  check "$what: it says '$text'" grep -q -- "$text" "$dir/err"
-}
 one_line_exit_2 "a proc_grid of 4 ranks on 3" "proc_grid=2x2" \
   launch 3 "$acclab" run apsp --variant 'mpi_*' "${small[@]}" --set proc_grid=2x2
 one_line_exit_2 "a proc_grid that is no PrxPc" "proc_grid=2by1" \

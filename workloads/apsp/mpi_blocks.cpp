@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/mpi_steps.hpp"
 
 namespace acclab::apsp {
 namespace {
@@ -319,13 +320,7 @@ void MpiApspInstance::gather() {
 Verification MpiApspInstance::verify() {
   Verification v;
   if (mpi::is_root()) v = ApspInstance::verify();
-  // Every rank leaves with rank 0's verdict.
-  nlohmann::json verdict = {{"ok", v.ok}, {"detail", v.detail}, {"outputs", v.outputs}};
-  verdict = nlohmann::json::parse(mpi::broadcast(verdict.dump()));
-  v.ok = verdict["ok"];
-  v.detail = verdict["detail"];
-  v.outputs = verdict["outputs"];
-  return v;
+  return mpi::shared_verdict(v);
 }
 
 nlohmann::json MpiApspInstance::distribution() {
