@@ -133,10 +133,17 @@ Workload make_workload() {
     const double block = double(params.integer("block"));
     const double partitions = double(params.integer("devices"));
     const double multidevice =
-        sizeof(float) * (n * n + partitions * 2 * block * n + block * n + 2 * block * n) +
-        (params.flag("paths") ? sizeof(std::int32_t) * block * n : 0.0);
+        sizeof(float) * (n * n + partitions * 2 * block * n + block * n + 2 * block * n);
+    const double history = params.flag("paths") ? sizeof(std::int32_t) * block * n : 0.0;
+    // Or the mpi_* steps on one rank (the most a rank holds): besides rank 0's matrix, initial
+    // matrix and reference, its blocks and their initial state (n^2 each), two slots of each
+    // panel (2 block x n each) and the diagonal (2 block^2); with paths the blocks' successors
+    // (among `successors`), their panel's two slots and diagonal (2 block x n + block^2 int32:
+    // `history` and the rest, counted here with or without paths).
+    const double mpi = sizeof(float) * (2 * n * n + 4 * block * n + 2 * block * block) +
+                       sizeof(std::int32_t) * (block * n + block * block);
     return (3.0 * sizeof(float) + successors) * n * n + 12.0 * edges +
-           (12.0 + 32.0 + 16.0) * edges + (24.0 + 8.0) * n + multidevice;
+           (12.0 + 32.0 + 16.0) * edges + (24.0 + 8.0) * n + std::max(multidevice, mpi) + history;
   };
   // cuda_blocked: the matrix and its initial state, and 64-wide history and snapshot panels;
   // the others need less. With paths (optimize) the successors too.

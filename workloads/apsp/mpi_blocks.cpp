@@ -147,16 +147,8 @@ void MpiApspInstance::setup() {
   }
   local_ = local_initial_;
   if (p_.paths) {
-    local_next_initial_.resize(local_initial_.size());
-    for (int r = 0; r < g_.rows; ++r) {
-      const int i = g_.global_row(r);
-      for (int c = 0; c < g_.cols; ++c) {
-        const int j = g_.global_col(c);
-        const std::size_t at = std::size_t(r) * g_.cols + c;
-        local_next_initial_[at] = i == j || local_initial_[at] != none ? j : -1;
-      }
-    }
-    local_next_ = local_next_initial_;
+    local_next_.resize(local_initial_.size());
+    initial_local_successors();
   }
   const int b = g_.block;
   row_panel_.assign(2 * std::size_t(b) * g_.cols, 0.0f);
@@ -175,12 +167,21 @@ void MpiApspInstance::setup() {
   }
 }
 
+void MpiApspInstance::initial_local_successors() {
+  const float none = p_.none();
+  for (int r = 0; r < g_.rows; ++r) {
+    const int i = g_.global_row(r);
+    for (int c = 0; c < g_.cols; ++c) {
+      const int j = g_.global_col(c);
+      const std::size_t at = std::size_t(r) * g_.cols + c;
+      local_next_[at] = i == j || local_initial_[at] != none ? j : -1;
+    }
+  }
+}
+
 void MpiApspInstance::reset() {
   std::memcpy(local_.data(), local_initial_.data(), sizeof(float) * local_.size());
-  if (p_.paths) {
-    std::memcpy(local_next_.data(), local_next_initial_.data(),
-                sizeof(std::int32_t) * local_next_.size());
-  }
+  if (p_.paths) initial_local_successors();
   upload();
 }
 
@@ -239,6 +240,13 @@ void MpiApspInstance::complete(const Round& r) {
   if (!r.in_col) to_device(Buffer::column_panel, r);
 }
 
+void MpiApspInstance::nudge() {
+  const auto start = Clock::now();
+  int done = 0;
+  MPI_Testall(int(comms_->pending.size()), comms_->pending.data(), &done, MPI_STATUSES_IGNORE);
+  broadcast_s_ += since(start);
+}
+
 void MpiApspInstance::run() {
   const auto start = Clock::now();
   broadcast_s_ = 0;
@@ -265,7 +273,16 @@ void MpiApspInstance::run() {
     const Span skip_rows = joined(r.rows, next.rows), skip_cols = joined(r.cols, next.cols);
     relax(r, all_rows, skip_rows, next.cols, r.cols);
     prepare(next);
-    relax(r, all_rows, skip_rows, all_cols, skip_cols);
+    // The rest in pieces of rows, the started broadcasts nudged between them: Open MPI moves a
+    // nonblocking broadcast on only inside MPI calls (no progress thread), so without these a
+    // panel larger than its eager limit would wait for the next round's MPI_Waitall.
+    const int pieces = comms_ ? progress_pieces : 1;
+    for (int q = 0; q < pieces; ++q) {
+      const Span piece{int(std::int64_t(g_.rows) * q / pieces),
+                       int(std::int64_t(g_.rows) * (q + 1) / pieces)};
+      relax(r, piece, skip_rows, all_cols, skip_cols);
+      if (q + 1 < pieces) nudge();
+    }
   }
   run_s_ = since(start);
 }

@@ -141,9 +141,10 @@ class MpiApspInstance : public ApspInstance {
   Grid g_;
   std::string panel_path_ = "host";  // how panels reach MPI: host, host-staged
   // This rank's blocks, g_.rows x g_.cols (row-major, local order), and their initial state;
-  // with paths the successors beside them (global vertex numbers).
+  // with paths the successors beside them (global vertex numbers; their initial state is read
+  // off the initial blocks at each reset, so that a rank holds one n^2 / ranks of them).
   std::vector<float> local_, local_initial_;
-  std::vector<std::int32_t> local_next_, local_next_initial_;
+  std::vector<std::int32_t> local_next_;
   // Panels, two slots each: row panel [slot][s][local column], column panel and its successors
   // [slot][s][local row]; the diagonal's H then S ([s][r], [s][c], m x m each) and NH.
   std::vector<float> row_panel_, column_panel_, diag_;
@@ -155,7 +156,12 @@ class MpiApspInstance : public ApspInstance {
   void prepare(const Round& r);
   // Waits for the round's panels and brings the received ones to the step's arrays.
   void complete(const Round& r);
+  // Lets MPI move the started broadcasts on (MPI_Testall), between pieces of D.
+  void nudge();
+  static constexpr int progress_pieces = 4;
   void gather();
+  // local_next_ = the initial successors of local_initial_ (apsp.hpp's rule).
+  void initial_local_successors();
 
   std::string proc_grid_;
   std::unique_ptr<Comms> comms_;        // when several ranks
