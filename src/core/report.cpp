@@ -102,12 +102,18 @@ class TableReporter : public Reporter {
       std::string note = outputs_text(r.outputs);
       if (r.mpi.is_object() && r.mpi.contains("ranks")) {
         const int ranks = r.mpi["ranks"].get<int>();
-        note += fmt::format("; {} rank{} ({}), halos {}", ranks, ranks == 1 ? "" : "s",
-                            r.mpi["proc_grid"].get<std::string>(),
-                            r.mpi["halo_path"].get<std::string>());
+        // Stencils exchange halos; apsp broadcasts panels.
+        const bool halos = r.mpi.contains("halo_path");
+        note += fmt::format("; {} rank{} ({}), {} {}", ranks, ranks == 1 ? "" : "s",
+                            r.mpi["proc_grid"].get<std::string>(), halos ? "halos" : "panels",
+                            r.mpi.value(halos ? "halo_path" : "panel_path", std::string("?")));
         if (r.mpi.contains("exchange_share")) {
           note += fmt::format(", exchange {:.0f}% of a run",
                               100 * r.mpi["exchange_share"].get<double>());
+        }
+        if (r.mpi.contains("broadcast_share")) {
+          note += fmt::format(", broadcasts {:.0f}% of a run",
+                              100 * r.mpi["broadcast_share"].get<double>());
         }
       }
       const std::string tuning = tuning_name(*r.variant, r.params);

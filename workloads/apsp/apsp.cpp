@@ -72,13 +72,16 @@ Workload make_workload() {
        .presets = same_in_all_presets("1"),
        .maximum = max_devices},
       {.key = "block",
-       .help = "multidevice: pivot rows exchanged at once (rows per partition are multiples)",
+       .help = "multidevice: pivot rows exchanged at once (rows per partition are multiples); "
+               "mpi_*: the b of the b x b blocks dealt over the ranks",
        .presets = same_in_all_presets("64"),
        .maximum = 1024},
       {.key = "lookahead",
        .type = ParamType::text,
        .help = "multidevice: the next pivot rows' owner steps them, and starts their copy, before "
-               "the rest of the round (auto: with two or more partitions)",
+               "the rest of the round (auto: with two or more partitions); mpi_*: the next "
+               "round's panels updated and their broadcasts started first (auto: two or more "
+               "ranks)",
        .presets = same_in_all_presets("auto"),
        .choices = {"auto", "on", "off"}},
       {.key = "share_gpus",
@@ -95,8 +98,13 @@ Workload make_workload() {
       {.key = "paths",
        .type = ParamType::boolean,
        .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "
-               "multidevice), verified against the serial loop's and by re-summing paths",
+               "multidevice, mpi_*), verified against the serial loop's and by re-summing paths",
        .presets = same_in_all_presets("0")},
+      {.key = "proc_grid",
+       .type = ParamType::text,
+       .help = "mpi_* only, optional: the process grid PrxPc (Pr ranks along rows, Pc along "
+               "columns; default MPI_Dims_create's for the ranks running)",
+       .presets = same_in_all_presets("")},
   };
   w.validate = [](const Params& params) {
     const std::int64_t n = params.integer("n");
@@ -125,10 +133,17 @@ Workload make_workload() {
     const double block = double(params.integer("block"));
     const double partitions = double(params.integer("devices"));
     const double multidevice =
-        sizeof(float) * (n * n + partitions * 2 * block * n + block * n + 2 * block * n) +
-        (params.flag("paths") ? sizeof(std::int32_t) * block * n : 0.0);
+        sizeof(float) * (n * n + partitions * 2 * block * n + block * n + 2 * block * n);
+    const double history = params.flag("paths") ? sizeof(std::int32_t) * block * n : 0.0;
+    // Or the mpi_* steps on one rank (the most a rank holds): besides rank 0's matrix, initial
+    // matrix and reference, its blocks and their initial state (n^2 each), two slots of each
+    // panel (2 block x n each) and the diagonal (2 block^2); with paths the blocks' successors
+    // (among `successors`), their panel's two slots and diagonal (2 block x n + block^2 int32:
+    // `history` and the rest, counted here with or without paths).
+    const double mpi = sizeof(float) * (2 * n * n + 4 * block * n + 2 * block * block) +
+                       sizeof(std::int32_t) * (block * n + block * block);
     return (3.0 * sizeof(float) + successors) * n * n + 12.0 * edges +
-           (12.0 + 32.0 + 16.0) * edges + (24.0 + 8.0) * n + multidevice;
+           (12.0 + 32.0 + 16.0) * edges + (24.0 + 8.0) * n + std::max(multidevice, mpi) + history;
   };
   // cuda_blocked: the matrix and its initial state, and 64-wide history and snapshot panels;
   // the others need less. With paths (optimize) the successors too.

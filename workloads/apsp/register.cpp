@@ -9,6 +9,11 @@
 #include "core/error.hpp"
 #include "workloads/apsp/apsp.hpp"
 
+#ifdef ACCLAB_HAVE_MPI
+#include "core/mpi_env.hpp"
+#include "workloads/apsp/mpi_blocks.hpp"
+#endif
+
 namespace acclab::apsp {
 namespace {
 
@@ -58,7 +63,19 @@ void register_variants(Registry& registry) {
     };
   };
   registry.add_ladder(
-      "apsp", rows, [](const LadderRow&) { return relaxation_model(); }, refuse_paths);
+      "apsp", rows, [](const LadderRow&) { return relaxation_model(); },
+      [&](Variant& variant) {
+        refuse_paths(variant);
+#ifdef ACCLAB_HAVE_MPI
+        // The process grid is checked with the other parameters, before any rank starts.
+        if (variant.distributed) {
+          variant.check_params = [](const Params& params) {
+            process_grid(problem_of(params),
+                         params.has("proc_grid") ? params.text("proc_grid") : "", mpi::size());
+          };
+        }
+#endif
+      });
 }
 
 }  // namespace acclab::apsp

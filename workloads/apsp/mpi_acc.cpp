@@ -1,0 +1,375 @@
+// MPI ranks with OpenACC: each rank's blocks, panels and diagonal resident on its GPU (GPU
+// local rank mod GPUs) for the whole measurement, the phases of mpi_blocks.hpp as directives
+// after multidevice's (A on one gang, workers over the tile's rows; B a lane per column; C a
+// worker per row; D in register tiles), and what MPI moves staged through the host copies of
+// the panels (update self before a broadcast, update device after). Without a GPU the same
+// code runs on the host, which is how CI checks it.
+#include <openacc.h>
+
+#include "core/acc_data.hpp"
+#include "workloads/apsp/mpi_blocks.hpp"
+
+namespace acclab::apsp {
+namespace {
+
+// The serial loop's std::max / std::min, and whether `through` replaces `now` (apsp.hpp).
+#pragma acc routine seq
+template <bool max_plus>
+inline float relax_one(float now, float through) {
+  return max_plus ? (now < through ? through : now) : (through < now ? through : now);
+}
+#pragma acc routine seq
+template <bool max_plus>
+inline bool improves(float now, float through) {
+  return max_plus ? now < through : through < now;
+}
+
+// The device address of a successor array (deviceptr in the kernels), null without paths.
+template <bool paths>
+std::int32_t* on_device(std::int32_t* host) {
+  return paths ? static_cast<std::int32_t*>(acc_deviceptr(host)) : nullptr;
+}
+
+class MpiAcc : public MpiApspInstance {
+ public:
+  using MpiApspInstance::MpiApspInstance;
+  ~MpiAcc() override {
+    if (!entered_) return;
+    acc_exit_delete(local_.data(), std::int64_t(local_.size()));
+    acc_exit_delete(row_panel_.data(), std::int64_t(row_panel_.size()));
+    acc_exit_delete(column_panel_.data(), std::int64_t(column_panel_.size()));
+    acc_exit_delete(diag_.data(), std::int64_t(diag_.size()));
+    if (p_.paths) {
+      acc_exit_delete(local_next_.data(), std::int64_t(local_next_.size()));
+      acc_exit_delete(next_panel_.data(), std::int64_t(next_panel_.size()));
+      acc_exit_delete(next_diag_.data(), std::int64_t(next_diag_.size()));
+    }
+  }
+
+  void setup() override {
+    MpiApspInstance::setup();
+    // One GPU a rank, by the rank's place on its node; ranks share GPUs when there are fewer.
+    const int gpus = acc_get_num_devices(acc_device_not_host);
+    if (gpus > 0) acc_set_device_num(mpi::local_rank() % gpus, acc_device_not_host);
+    panel_path_ = gpus > 0 ? "host-staged" : "host";
+    acc_enter_copyin(local_.data(), std::int64_t(local_.size()));
+    acc_enter_create(row_panel_.data(), std::int64_t(row_panel_.size()));
+    acc_enter_create(column_panel_.data(), std::int64_t(column_panel_.size()));
+    acc_enter_create(diag_.data(), std::int64_t(diag_.size()));
+    if (p_.paths) {
+      acc_enter_copyin(local_next_.data(), std::int64_t(local_next_.size()));
+      acc_enter_create(next_panel_.data(), std::int64_t(next_panel_.size()));
+      acc_enter_create(next_diag_.data(), std::int64_t(next_diag_.size()));
+    }
+    entered_ = true;
+  }
+
+ protected:
+  void upload() override {
+    acc_update_to_device(local_.data(), std::int64_t(local_.size()));
+    if (p_.paths) acc_update_to_device(local_next_.data(), std::int64_t(local_next_.size()));
+  }
+  void fetch() override {
+    acc_update_host(local_.data(), std::int64_t(local_.size()));
+    if (p_.paths) acc_update_host(local_next_.data(), std::int64_t(local_next_.size()));
+  }
+  void to_host(Buffer buffer, const Round& r) override { stage(buffer, r, true); }
+  void to_device(Buffer buffer, const Round& r) override { stage(buffer, r, false); }
+
+  void close_diagonal(const Round& r) override {
+    dispatch([&]<bool max_plus, bool paths>() { diagonal<max_plus, paths>(r); });
+  }
+  void update_row_panel(const Round& r) override {
+    dispatch([&]<bool max_plus, bool paths>() { row_panel<max_plus, paths>(r); });
+  }
+  void update_column_panel(const Round& r) override {
+    dispatch([&]<bool max_plus, bool paths>() { column_panel<max_plus, paths>(r); });
+  }
+  void relax(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) override {
+    if (rows.empty() || cols.empty()) return;
+    dispatch([&]<bool max_plus, bool paths>() {
+      tiles<max_plus, paths>(r, rows, skip_rows, cols, skip_cols);
+    });
+  }
+
+ private:
+  template <class Body>
+  void dispatch(Body&& body) {
+    const bool max_plus = p_.semiring == Semiring::max_plus;
+    if (max_plus && p_.paths) body.template operator()<true, true>();
+    if (max_plus && !p_.paths) body.template operator()<true, false>();
+    if (!max_plus && p_.paths) body.template operator()<false, true>();
+    if (!max_plus && !p_.paths) body.template operator()<false, false>();
+  }
+
+  // The round's part of a buffer between the host copy and the device copy.
+  void stage(Buffer buffer, const Round& r, bool to_host_copy) {
+    const std::int64_t m = r.size;
+    auto copy = [&](auto* p, std::int64_t count) {
+      if (to_host_copy) {
+        acc_update_host(p, count);
+      } else {
+        acc_update_to_device(p, count);
+      }
+    };
+    switch (buffer) {
+      case Buffer::diagonal:
+        copy(diag_.data(), 2 * m * m);
+        if (p_.paths) copy(next_diag_.data(), m * m);
+        break;
+      case Buffer::row_panel:
+        copy(row_slot(r.slot), m * g_.cols);
+        break;
+      case Buffer::column_panel:
+        copy(column_slot(r.slot), m * g_.rows);
+        if (p_.paths) copy(next_slot(r.slot), m * g_.rows);
+        break;
+    }
+  }
+
+  // A: the diagonal block on one gang, workers over its rows; the end of a worker loop is the
+  // barrier between steps. H and S recorded before each step.
+  template <bool max_plus, bool paths>
+  void diagonal(const Round& r) {
+    const int m = r.size, r0 = r.rows.begin, c0 = r.cols.begin, ld = g_.cols;
+    const std::int64_t nl = std::int64_t(local_.size()), nd = std::int64_t(diag_.size());
+    float* d = local_.data();
+    float* diag = diag_.data();
+    std::int32_t* next = on_device<paths>(local_next_.data());
+    std::int32_t* next_diag = on_device<paths>(next_diag_.data());
+    const int hs = 0, ss = m * m;  // H and S in diag
+#pragma acc parallel num_gangs(1) num_workers(16) vector_length(32) present(d [0:nl], diag [0:nd]) \
+    deviceptr(next, next_diag)
+    {
+      for (int s = 0; s < m; ++s) {
+#pragma acc loop worker vector
+        for (int c = 0; c < m; ++c) diag[ss + s * m + c] = d[std::int64_t(r0 + s) * ld + c0 + c];
+#pragma acc loop worker
+        for (int i = 0; i < m; ++i) {
+          float* row = &d[std::int64_t(r0 + i) * ld + c0];
+          const float hi = row[s];
+          diag[hs + s * m + i] = hi;
+          if constexpr (paths) {
+            std::int32_t* next_row = &next[std::int64_t(r0 + i) * ld + c0];
+            const std::int32_t nh = next_row[s];
+            next_diag[s * m + i] = nh;
+#pragma acc loop vector
+            for (int c = 0; c < m; ++c) {
+              const float through = hi + diag[ss + s * m + c];
+              if (improves<max_plus>(row[c], through)) {
+                row[c] = through;
+                next_row[c] = nh;
+              }
+            }
+          } else {
+#pragma acc loop vector
+            for (int c = 0; c < m; ++c)
+              row[c] = relax_one<max_plus>(row[c], hi + diag[ss + s * m + c]);
+          }
+        }
+      }
+    }
+  }
+
+  // B: a lane per local column outside the pivot columns, stepping the m pivot rows in order,
+  // each recorded in the row panel before its step.
+  template <bool max_plus, bool paths>
+  void row_panel(const Round& r) {
+    const int m = r.size, r0 = r.rows.begin, ld = g_.cols, cols = g_.cols;
+    const int skip_b = r.cols.begin, skip_e = r.cols.end;
+    const std::int64_t nl = std::int64_t(local_.size()), nd = std::int64_t(diag_.size());
+    const std::int64_t np = std::int64_t(row_panel_.size());
+    float* d = local_.data();
+    const float* diag = diag_.data();
+    float* panel = row_panel_.data();
+    const std::int64_t base = std::int64_t(r.slot) * g_.block * cols;
+    std::int32_t* next = on_device<paths>(local_next_.data());
+    std::int32_t* next_diag = on_device<paths>(next_diag_.data());
+#pragma acc parallel loop gang vector vector_length(32) \
+    present(d [0:nl], diag [0:nd], panel [0:np]) deviceptr(next, next_diag)
+    for (int j = 0; j < cols; ++j) {
+      if (j >= skip_b && j < skip_e) continue;
+      for (int s = 0; s < m; ++s) {
+        const float v = d[std::int64_t(r0 + s) * ld + j];
+        panel[base + std::int64_t(s) * cols + j] = v;
+        for (int i = 0; i < m; ++i) {
+          float* x = &d[std::int64_t(r0 + i) * ld + j];
+          const float through = diag[s * m + i] + v;
+          if constexpr (paths) {
+            if (improves<max_plus>(*x, through)) {
+              *x = through;
+              next[std::int64_t(r0 + i) * ld + j] = next_diag[s * m + i];
+            }
+          } else {
+            *x = relax_one<max_plus>(*x, through);
+          }
+        }
+      }
+    }
+  }
+
+  // C: a worker per local row outside the pivot rows, its lanes over the pivot columns; each
+  // step reads the row's pivot column after the lanes' previous step.
+  template <bool max_plus, bool paths>
+  void column_panel(const Round& r) {
+    const int m = r.size, c0 = r.cols.begin, ld = g_.cols, rows = g_.rows;
+    const int skip_b = r.rows.begin, skip_e = r.rows.end;
+    const std::int64_t nl = std::int64_t(local_.size()), nd = std::int64_t(diag_.size());
+    const std::int64_t np = std::int64_t(column_panel_.size());
+    float* d = local_.data();
+    const float* diag = diag_.data();
+    float* panel = column_panel_.data();
+    const std::int64_t base = std::int64_t(r.slot) * g_.block * rows;
+    std::int32_t* next = on_device<paths>(local_next_.data());
+    std::int32_t* next_panel = on_device<paths>(next_panel_.data());
+    const int ss = m * m;
+#pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
+    present(d [0:nl], diag [0:nd], panel [0:np]) deviceptr(next, next_panel)
+    for (int i = 0; i < rows; ++i) {
+      if (i >= skip_b && i < skip_e) continue;
+      float* row = &d[std::int64_t(i) * ld + c0];
+      for (int s = 0; s < m; ++s) {
+        const float hi = row[s];
+        panel[base + std::int64_t(s) * rows + i] = hi;
+        if constexpr (paths) {
+          std::int32_t* next_row = &next[std::int64_t(i) * ld + c0];
+          const std::int32_t nh = next_row[s];
+          next_panel[base + std::int64_t(s) * rows + i] = nh;
+#pragma acc loop vector
+          for (int c = 0; c < m; ++c) {
+            const float through = hi + diag[ss + s * m + c];
+            if (improves<max_plus>(row[c], through)) {
+              row[c] = through;
+              next_row[c] = nh;
+            }
+          }
+        } else {
+#pragma acc loop vector
+          for (int c = 0; c < m; ++c)
+            row[c] = relax_one<max_plus>(row[c], hi + diag[ss + s * m + c]);
+        }
+      }
+    }
+  }
+
+  // D: multidevice's kernel on a window of the local blocks. A gang per tile of 16 rows x 128
+  // columns, each lane 4 x 4 elements in registers (rows 4 apart, columns 32 apart: a warp's
+  // loads of S are coalesced, its loads of H one address), the loads of 4 steps issued before
+  // their relaxations. Rows and columns past the window read its last one and are not stored;
+  // nor are the skipped ones (the round's pivot rows and columns, and lookahead's).
+  template <bool max_plus, bool paths>
+  void tiles(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) {
+    const int m = r.size, ld = g_.cols, lrows = g_.rows, lcols = g_.cols;
+    const std::int64_t nl = std::int64_t(local_.size());
+    const std::int64_t nr = std::int64_t(row_panel_.size());
+    const std::int64_t nc = std::int64_t(column_panel_.size());
+    float* d = local_.data();
+    const float* v_panel = row_panel_.data();
+    const float* h_panel = column_panel_.data();
+    const std::int64_t v_base = std::int64_t(r.slot) * g_.block * lcols;
+    const std::int64_t h_base = std::int64_t(r.slot) * g_.block * lrows;
+    std::int32_t* next = on_device<paths>(local_next_.data());
+    std::int32_t* nh_panel = on_device<paths>(next_panel_.data());
+    const int i0 = rows.begin, i1 = rows.end, j0 = cols.begin, j1 = cols.end;
+    const int sr0 = skip_rows.begin, sr1 = skip_rows.end;
+    const int sc0 = skip_cols.begin, sc1 = skip_cols.end;
+    constexpr int tile_rows = 16, tile_cols = 128, lanes = 128, steps = 4;
+    const int row_tiles = (i1 - i0 + tile_rows - 1) / tile_rows;
+    const int column_tiles = (j1 - j0 + tile_cols - 1) / tile_cols;
+#pragma acc parallel loop gang collapse(2) vector_length(lanes) \
+    present(d [0:nl], v_panel [0:nr], h_panel [0:nc]) deviceptr(next, nh_panel)
+    for (int tr = 0; tr < row_tiles; ++tr) {
+      for (int tc = 0; tc < column_tiles; ++tc) {
+#pragma acc loop vector
+        for (int lane = 0; lane < lanes; ++lane) {
+          int i[4], j[4];
+          bool store_row[4], store_column[4];
+#pragma GCC unroll 4
+          for (int a = 0; a < 4; ++a) {
+            const int row = i0 + tr * tile_rows + lane / 32 + 4 * a;
+            i[a] = row < i1 ? row : i1 - 1;  // (no std::min in kernels: a -O0 build calls it)
+            store_row[a] = row < i1 && (row < sr0 || row >= sr1);
+            const int col = j0 + tc * tile_cols + lane % 32 + 32 * a;
+            j[a] = col < j1 ? col : j1 - 1;
+            store_column[a] = col < j1 && (col < sc0 || col >= sc1);
+          }
+          float acc[4][4];
+          std::int32_t succ[4][4];  // with paths: the elements' successors
+#pragma GCC unroll 4
+          for (int a = 0; a < 4; ++a) {
+#pragma GCC unroll 4
+            for (int b = 0; b < 4; ++b) {
+              acc[a][b] = d[std::int64_t(i[a]) * ld + j[b]];
+              if constexpr (paths) succ[a][b] = next[std::int64_t(i[a]) * ld + j[b]];
+            }
+          }
+          // The lane's rows of H and columns of S at step 0; step s is s * lrows (s * lcols) on.
+          const float* h_of[4];
+          const float* v_of[4];
+          const std::int32_t* nh_of[4];
+#pragma GCC unroll 4
+          for (int a = 0; a < 4; ++a) {
+            h_of[a] = h_panel + h_base + i[a];
+            v_of[a] = v_panel + v_base + j[a];
+            if constexpr (paths) nh_of[a] = nh_panel + h_base + i[a];
+          }
+          // Past the last step the last is loaded again: relaxing with it twice changes nothing
+          // (max and min are idempotent; improves is strict).
+          for (int s0 = 0; s0 < m; s0 += steps) {
+            float h[steps][4], v[steps][4];
+            std::int32_t nh[steps][4];
+#pragma GCC unroll 4
+            for (int t = 0; t < steps; ++t) {
+              const int s = s0 + t < m ? s0 + t : m - 1;
+              const std::int64_t h_step = std::int64_t(s) * lrows, v_step = std::int64_t(s) * lcols;
+#pragma GCC unroll 4
+              for (int a = 0; a < 4; ++a) {
+                h[t][a] = h_of[a][h_step];
+                v[t][a] = v_of[a][v_step];
+                if constexpr (paths) nh[t][a] = nh_of[a][h_step];
+              }
+            }
+#pragma GCC unroll 4
+            for (int t = 0; t < steps; ++t) {
+#pragma GCC unroll 4
+              for (int a = 0; a < 4; ++a) {
+#pragma GCC unroll 4
+                for (int b = 0; b < 4; ++b) {
+                  if constexpr (paths) {
+                    const float through = h[t][a] + v[t][b];
+                    if (improves<max_plus>(acc[a][b], through)) {
+                      acc[a][b] = through;
+                      succ[a][b] = nh[t][a];
+                    }
+                  } else {
+                    acc[a][b] = relax_one<max_plus>(acc[a][b], h[t][a] + v[t][b]);
+                  }
+                }
+              }
+            }
+          }
+#pragma GCC unroll 4
+          for (int a = 0; a < 4; ++a) {
+#pragma GCC unroll 4
+            for (int b = 0; b < 4; ++b) {
+              if (store_row[a] && store_column[b]) {
+                d[std::int64_t(i[a]) * ld + j[b]] = acc[a][b];
+                if constexpr (paths) next[std::int64_t(i[a]) * ld + j[b]] = succ[a][b];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  bool entered_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Instance> make_mpi_acc(const Params& params) {
+  return std::make_unique<MpiAcc>(params);
+}
+
+}  // namespace acclab::apsp

@@ -1,0 +1,172 @@
+// apsp across MPI ranks: blocked Floyd-Warshall on a Pr x Pc process grid. The matrix is cut
+// into b x b blocks (b = the block parameter) dealt 2D block-cyclically: block (I, J) lives on
+// process (I mod Pr, J mod Pc), and each rank keeps its blocks packed in one local array (its
+// local rows and columns in global order). For each round K (pivot rows and columns
+// [K b, K b + m), m = b but for the last):
+//   A  the owner of the diagonal block runs its m steps on it, recording H[s][r] = d[kb+r][kb+s]
+//      and S[s][c] = d[kb+s][kb+c] as they were before step kb+s, and broadcasts them along its
+//      process row (for B) and column (for C);
+//   B  the ranks of the pivot process row step their blocks of the pivot rows with A's H,
+//      recording the row panel S[s][j] (pivot row kb+s before its step) for their columns;
+//   C  the ranks of the pivot process column step their blocks of the pivot columns with A's S,
+//      recording the column panel H[s][i] (d[i][kb+s] before that step) for their rows;
+//   the row panel goes down every process column and the column panel along every process row
+//   (MPI_Bcast / MPI_Ibcast on the row and column communicators);
+//   D  every rank relaxes its other elements with H[s][i] + S[s][j], s in order.
+// H and S are the operands of serial step kb+s, so the gathered result is bitwise the serial
+// loop's (apsp.hpp), as multidevice's is. With paths the successors stay beside the distances:
+// the column panel carries NH[s][i] = next[i][kb+s] (and A's NH for B), nothing else crosses.
+// Lookahead: once round K's panels are in, each rank relaxes the blocks of round K+1's pivot
+// rows and columns first, runs round K+1's A, B and C and starts its panel broadcasts, and only
+// then relaxes the rest of round K.
+//
+// The steps (mpi_host, mpi_acc) differ in where the blocks live and how the phases run; this is
+// what they share: the distribution, the rounds and their broadcasts, the gathered
+// verification and the report.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/mpi_env.hpp"
+#include "core/registry.hpp"
+#include "workloads/apsp/apsp.hpp"
+
+namespace acclab::apsp {
+
+// The process grid and one rank's share of the block-cyclic matrix.
+struct Grid {
+  std::array<int, 2> dims{1, 1};    // process rows (Pr), process columns (Pc)
+  std::array<int, 2> coords{0, 0};  // this rank's process row and column
+  int n = 0, block = 64, blocks = 0;
+  int rows = 0, cols = 0;  // local rows and columns
+
+  // The global row (column) of a local one, and the local row (column) of a global one, -1
+  // where this rank holds none of it.
+  int global_row(int local) const { return global_of(local, dims[0], coords[0]); }
+  int global_col(int local) const { return global_of(local, dims[1], coords[1]); }
+  int local_row(int global) const { return local_of(global, dims[0], coords[0]); }
+  int local_col(int global) const { return local_of(global, dims[1], coords[1]); }
+
+ private:
+  int global_of(int local, int parts, int index) const {
+    return ((local / block) * parts + index) * block + local % block;
+  }
+  int local_of(int global, int parts, int index) const {
+    const int b = global / block;
+    return b % parts == index ? (b / parts) * block + global % block : -1;
+  }
+};
+
+// The process grid: `proc_grid` ("PrxPc") when set, else MPI_Dims_create's for `ranks`. Throws
+// UsageError naming --set proc_grid when it does not multiply to the ranks, or when a process
+// row or column would hold no block.
+std::array<int, 2> process_grid(const Problem& p, const std::string& proc_grid, int ranks);
+// Rank `rank`'s share in `dims` (ranks numbered row-major, as MPI_Cart_create numbers them).
+Grid grid_of(const Problem& p, std::array<int, 2> dims, int rank);
+
+// Local indices [begin, end); empty when begin >= end.
+struct Span {
+  int begin = 0, end = 0;
+  bool empty() const { return begin >= end; }
+};
+
+// Round K as one rank sees it.
+struct Round {
+  int index = 0;            // K
+  int begin = 0, size = 0;  // pivot rows and columns [begin, begin + size)
+  int prow = 0, pcol = 0;   // the process row (column) holding the pivot rows (columns)
+  int slot = 0;             // the panels' slot: rounds alternate between two
+  bool in_row = false;      // this rank holds blocks of the pivot rows (it runs B)
+  bool in_col = false;      // ... of the pivot columns (it runs C)
+  Span rows, cols;          // its local pivot rows and columns (empty when it holds none)
+  bool diagonal() const { return in_row && in_col; }  // it runs A
+};
+
+class MpiApspInstance : public ApspInstance {
+ public:
+  explicit MpiApspInstance(const Params& params);
+  ~MpiApspInstance() override;
+
+  // The communicators, and this rank's blocks of the initial matrix (and successors). Rank 0
+  // also keeps the whole initial matrix, for verify().
+  void setup() override;
+  void reset() override;
+  // The rounds (the step's phases, the broadcasts between them).
+  void run() override;
+  // The blocks back from the device, then gathered into rank 0's d_ (and next_).
+  void finish() override;
+  // Rank 0 checks the gathered matrix as every apsp step's is checked; every rank returns its
+  // verdict.
+  Verification verify() override;
+  nlohmann::json distribution() override;
+  void corrupt_result() override;
+
+ protected:
+  // The phases on this rank's blocks (host or device arrays: the step's). Each reads and writes
+  // the arrays below as their comments say.
+  // A: the diagonal block's steps; H and S into diag_ (m x m each), NH into next_diag_.
+  virtual void close_diagonal(const Round& r) = 0;
+  // B: the pivot rows outside the pivot columns, with diag_'s H (and next_diag_); the row panel
+  // into the round's slot of row_panel_.
+  virtual void update_row_panel(const Round& r) = 0;
+  // C: the pivot columns outside the pivot rows, with diag_'s S; the column panel into the
+  // round's slot of column_panel_ (and next_panel_).
+  virtual void update_column_panel(const Round& r) = 0;
+  // D: local rows `rows` less `skip_rows` by columns `cols` less `skip_cols`, with the round's
+  // panels.
+  virtual void relax(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) = 0;
+  // What MPI moves lives in the host arrays: a step on a device copies them over. Nothing for a
+  // host step.
+  enum class Buffer { diagonal, row_panel, column_panel };
+  virtual void to_host(Buffer, const Round&) {}
+  virtual void to_device(Buffer, const Round&) {}
+  // The local blocks (and successors) from the device to the host arrays, and back.
+  virtual void fetch() {}
+  virtual void upload() {}
+
+  float* row_slot(int slot) { return row_panel_.data() + std::size_t(slot) * g_.block * g_.cols; }
+  float* column_slot(int slot) {
+    return column_panel_.data() + std::size_t(slot) * g_.block * g_.rows;
+  }
+  std::int32_t* next_slot(int slot) {
+    return next_panel_.data() + std::size_t(slot) * g_.block * g_.rows;
+  }
+  Round round_of(int index) const;
+  bool lookahead() const;
+
+  Grid g_;
+  std::string panel_path_ = "host";  // how panels reach MPI: host, host-staged
+  // This rank's blocks, g_.rows x g_.cols (row-major, local order), and their initial state;
+  // with paths the successors beside them (global vertex numbers; their initial state is read
+  // off the initial blocks at each reset, so that a rank holds one n^2 / ranks of them).
+  std::vector<float> local_, local_initial_;
+  std::vector<std::int32_t> local_next_;
+  // Panels, two slots each: row panel [slot][s][local column], column panel and its successors
+  // [slot][s][local row]; the diagonal's H then S ([s][r], [s][c], m x m each) and NH.
+  std::vector<float> row_panel_, column_panel_, diag_;
+  std::vector<std::int32_t> next_panel_, next_diag_;
+
+ private:
+  struct Comms;
+  // A's results to the pivot row and column, then B and C, then the panels' broadcasts started.
+  void prepare(const Round& r);
+  // Waits for the round's panels and brings the received ones to the step's arrays.
+  void complete(const Round& r);
+  // Lets MPI move the started broadcasts on (MPI_Testall), between pieces of D.
+  void nudge();
+  static constexpr int progress_pieces = 4;
+  void gather();
+  // local_next_ = the initial successors of local_initial_ (apsp.hpp's rule).
+  void initial_local_successors();
+
+  std::string proc_grid_;
+  std::unique_ptr<Comms> comms_;        // when several ranks
+  double run_s_ = 0, broadcast_s_ = 0;  // the last run's time, and its time in broadcasts
+  double received_bytes_ = 0;           // bytes this rank received by broadcast in the last run
+};
+
+}  // namespace acclab::apsp
