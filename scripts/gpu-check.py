@@ -21,7 +21,7 @@ import tarfile
 import tempfile
 import time
 
-GPU_BACKENDS = ("openacc", "cuda")
+GPU_BACKENDS = ("openacc", "omptarget", "cuda")
 
 # The sanitizers slow GPU code 10 to 100 times. Where the small preset then takes minutes (a
 # step that runs its kernels on one gang, one that copies every step), the sanitizer runs take

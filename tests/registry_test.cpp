@@ -74,6 +74,9 @@ std::vector<TableRow> read_table(const std::string& workload) {
 #ifndef ACCLAB_HAVE_OPENACC
     if (row.backend == "openacc") row.built = false;
 #endif
+#ifndef ACCLAB_HAVE_OMPTARGET
+    if (row.backend == "omptarget") row.built = false;
+#endif
 #ifndef ACCLAB_HAVE_CUDA
     if (row.backend == "cuda") row.built = false;
 #endif
@@ -149,7 +152,7 @@ TEST(LadderTableTest, RowsNameFilesAndParametersThatExist) {
     for (const auto& row : read_table(workload)) {
       SCOPED_TRACE(workload + "/" + row.name);
       EXPECT_TRUE(row.backend == "serial" || row.backend == "openmp" || row.backend == "openacc" ||
-                  row.backend == "cuda");
+                  row.backend == "omptarget" || row.backend == "cuda");
       EXPECT_FALSE(row.description.empty());
       for (const auto& file : row.files) {
         EXPECT_TRUE(std::filesystem::is_regular_file(workload_dir(workload) / file)) << file;
@@ -373,6 +376,7 @@ TEST(BackendTest, Names) {
   EXPECT_STREQ(to_string(Backend::serial), "serial");
   EXPECT_STREQ(to_string(Backend::openmp), "openmp");
   EXPECT_STREQ(to_string(Backend::openacc), "openacc");
+  EXPECT_STREQ(to_string(Backend::omptarget), "omptarget");
   EXPECT_STREQ(to_string(Backend::cuda), "cuda");
 }
 
