@@ -174,7 +174,8 @@ TEST(RegistryTest, VectorWorkloadIsRegistered) {
   EXPECT_EQ(w.default_preset, "small");
   std::vector<std::string> keys;
   for (const auto& spec : w.params) keys.push_back(spec.key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"nx", "ny", "nt"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"nx", "ny", "nt", "omp_teams", "omp_threads",
+                                            "omp_simd", "omp_construct"}));
   EXPECT_TRUE(w.validate);
   EXPECT_TRUE(w.host_bytes);
   EXPECT_TRUE(w.device_bytes);
@@ -247,6 +248,11 @@ TEST(RegistryTest, SelectCommaSeparatedGlobsInLadderOrder) {
                                        "dot_acc_resident"};
 #ifdef ACCLAB_HAVE_CUDA
   expected.push_back("dot_cuda");
+#endif
+#ifdef ACCLAB_HAVE_OMPTARGET
+  for (const char* name : {"dot_omp_target_map", "dot_omp_target_data", "dot_omp_target_tuned"}) {
+    expected.push_back(name);
+  }
 #endif
   EXPECT_EQ(names_of(all().select("vector", "dot_*,acc_present,original,triad_openmp")), expected);
   EXPECT_EQ(names_of(all().select("vector", "acc_loop,original")),
