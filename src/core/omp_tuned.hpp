@@ -1,4 +1,4 @@
-// The knobs of the *_omp_target_tuned steps (workload parameters omp_teams, omp_threads,
+// The knobs of the *_omp_target_tuned steps (optional workload parameters omp_teams, omp_threads,
 // omp_simd, omp_construct) and ACCLAB_OMP_TUNED, which runs one loop as a target region in the
 // shape they name. OpenMP clauses are fixed at compile time, so each shape is its own directive;
 // the macro writes them once for every step. Its pragmas take effect only in OpenMP target
@@ -18,12 +18,14 @@ struct OmpTuning {
   bool simd = true;   // distribute only: `parallel for simd`
   bool loop = false;  // `target teams loop` instead of `target teams distribute parallel for`
 
+  // The parameters are optional (no preset value), so that results list them only where --set
+  // gives them; unset, each takes the default above.
   static OmpTuning of(const Params& params) {
     OmpTuning t;
-    t.teams = static_cast<int>(params.integer("omp_teams"));
-    t.threads = static_cast<int>(params.integer("omp_threads"));
-    t.simd = params.flag("omp_simd");
-    t.loop = params.text("omp_construct") == "loop";
+    if (params.has("omp_teams")) t.teams = static_cast<int>(params.integer("omp_teams"));
+    if (params.has("omp_threads")) t.threads = static_cast<int>(params.integer("omp_threads"));
+    if (params.has("omp_simd")) t.simd = params.flag("omp_simd");
+    if (params.has("omp_construct")) t.loop = params.text("omp_construct") == "loop";
     return t;
   }
 };
@@ -31,7 +33,8 @@ struct OmpTuning {
 // The workloads' validate(): num_teams and thread_limit go together (each shape is one
 // directive with both clauses or neither).
 inline void check_omp_tuning(const Params& params) {
-  const auto teams = params.integer("omp_teams"), threads = params.integer("omp_threads");
+  const auto teams = params.has("omp_teams") ? params.integer("omp_teams") : 0;
+  const auto threads = params.has("omp_threads") ? params.integer("omp_threads") : 0;
   if ((teams == 0) != (threads == 0)) {
     throw UsageError("--set omp_teams=" + std::to_string(teams) +
                      " omp_threads=" + std::to_string(threads) +

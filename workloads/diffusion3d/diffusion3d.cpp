@@ -110,28 +110,30 @@ Workload make_workload() {
                "each",
        .presets = same_in_all_presets("1")},
       {.key = "omp_teams",
-       .help = "omp_target_tuned only: num_teams (0: libgomp's choice)",
-       .presets = same_in_all_presets("0"),
+       .help = "omp_target_tuned only: num_teams (default 0: libgomp's choice)",
+       .presets = same_in_all_presets(""),
        .minimum = 0},
       {.key = "omp_threads",
-       .help = "omp_target_tuned only: thread_limit (0: libgomp's choice)",
-       .presets = same_in_all_presets("0"),
+       .help = "omp_target_tuned only: thread_limit (default 0: libgomp's choice)",
+       .presets = same_in_all_presets(""),
        .minimum = 0},
       {.key = "omp_simd",
        .type = ParamType::boolean,
-       .help = "omp_target_tuned only, omp_construct=distribute: 1 adds simd (GCC's nvptx OpenMP "
-               "spreads only simd loops over a warp's lanes)",
-       .presets = same_in_all_presets("1")},
+       .help = "omp_target_tuned only, omp_construct=distribute: "
+               "1 (default) adds simd (GCC's nvptx OpenMP spreads only simd loops over a warp's "
+               "lanes)",
+       .presets = same_in_all_presets("")},
       {.key = "omp_construct",
        .type = ParamType::text,
-       .help = "omp_target_tuned only: distribute (target teams distribute parallel for) or loop "
-               "(target teams loop)",
-       .presets = same_in_all_presets("distribute"),
+       .help = "omp_target_tuned only: distribute (target teams distribute parallel for, the "
+               "default) or loop (target teams loop)",
+       .presets = same_in_all_presets(""),
        .choices = {"distribute", "loop"}},
       {.key = "omp_collapse",
        .type = ParamType::boolean,
-       .help = "omp_target_tuned only: 1 collapse(3) over k, j, i; 0 one flat loop over all cells",
-       .presets = same_in_all_presets("1")},
+       .help = "omp_target_tuned only: 1 (default) collapse(3) over k, j, i; 0 one flat loop "
+               "over all cells",
+       .presets = same_in_all_presets("")},
       {.key = "cuda_planes",
        .help = "cuda only: planes each thread block marches through along z: 4, 8, 16, 32, 64, "
                "or 0 for all nz in one chunk",

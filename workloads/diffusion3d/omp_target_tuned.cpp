@@ -17,7 +17,7 @@ class OmpTargetTuned : public DiffusionInstance {
   explicit OmpTargetTuned(const Params& params)
       : DiffusionInstance(params),
         tuning_(OmpTuning::of(params)),
-        collapse_(params.flag("omp_collapse")) {}
+        collapse_(!params.has("omp_collapse") || params.flag("omp_collapse")) {}
 
   void setup() override {
     DiffusionInstance::setup();

@@ -18,7 +18,7 @@ class OmpTargetTuned : public JacobiInstance {
   explicit OmpTargetTuned(const Params& params)
       : JacobiInstance(params),
         tuning_(OmpTuning::of(params)),
-        collapse_(params.flag("omp_collapse")) {}
+        collapse_(!params.has("omp_collapse") || params.flag("omp_collapse")) {}
 
   void setup() override {
     JacobiInstance::setup();

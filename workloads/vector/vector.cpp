@@ -27,23 +27,24 @@ Workload make_workload() {
        .help = "time steps (passes for triad and dot)",
        .presets = presets_of("1000", "10", "20")},
       {.key = "omp_teams",
-       .help = "*_omp_target_tuned only: num_teams (0: libgomp's choice)",
-       .presets = same_in_all_presets("0"),
+       .help = "*_omp_target_tuned only: num_teams (default 0: libgomp's choice)",
+       .presets = same_in_all_presets(""),
        .minimum = 0},
       {.key = "omp_threads",
-       .help = "*_omp_target_tuned only: thread_limit (0: libgomp's choice)",
-       .presets = same_in_all_presets("0"),
+       .help = "*_omp_target_tuned only: thread_limit (default 0: libgomp's choice)",
+       .presets = same_in_all_presets(""),
        .minimum = 0},
       {.key = "omp_simd",
        .type = ParamType::boolean,
-       .help = "*_omp_target_tuned only, omp_construct=distribute: 1 adds simd (GCC's nvptx "
-               "OpenMP runs a thread per warp and spreads only simd loops over its lanes)",
-       .presets = same_in_all_presets("1")},
+       .help = "*_omp_target_tuned only, omp_construct=distribute: "
+               "1 (default) adds simd (GCC's nvptx OpenMP runs a thread per warp and spreads only "
+               "simd loops over its lanes)",
+       .presets = same_in_all_presets("")},
       {.key = "omp_construct",
        .type = ParamType::text,
-       .help = "*_omp_target_tuned only: distribute (target teams distribute parallel for) or "
-               "loop (target teams loop)",
-       .presets = same_in_all_presets("distribute"),
+       .help = "*_omp_target_tuned only: distribute (target teams distribute parallel for, the "
+               "default) or loop (target teams loop)",
+       .presets = same_in_all_presets(""),
        .choices = {"distribute", "loop"}},
   };
   w.validate = [](const Params& params) {
