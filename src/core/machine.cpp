@@ -23,6 +23,7 @@ namespace acclab {
 int openacc_gpu_count() { return 0; }
 std::vector<DeviceInfo> openacc_gpus() { return {}; }
 double openacc_device_copy_gbps() { return 0; }
+void openacc_initialize_device() {}
 #endif
 #ifndef ACCLAB_HAVE_OMPTARGET
 int omptarget_device_count() { return 0; }
@@ -82,6 +83,11 @@ const HostInfo& Machine::host() {
 
 bool Machine::omptarget_runs_on_gpu() {
   if (!omptarget_on_gpu_) {
+    // libgomp shares a device between OpenACC and OpenMP, but OpenACC's first use of a device
+    // that OpenMP initialized aborts ("device already active", oacc-init.c acc_init_1), while
+    // OpenMP takes over a device OpenACC initialized. The probe below is an OpenMP region, and
+    // the runner asks it before any omptarget step runs: OpenACC goes first.
+    if (openacc_runs_on_gpu()) openacc_initialize_device();
     omptarget_on_gpu_ = omptarget_device_count() > 0 && omptarget_region_on_device();
   }
   return *omptarget_on_gpu_;
@@ -223,9 +229,8 @@ nlohmann::json Machine::compiler_json() const {
 #ifdef ACCLAB_HAVE_OMPTARGET
   const std::string omp_flags = ACCLAB_OMPTARGET_FLAGS_STRING;
   compiler["omptarget_flags"] = omp_flags;
-  compiler["omptarget_offload"] = omp_flags.find("-foffload=nvptx") != std::string::npos
-                                      ? "nvptx-none"
-                                      : "none (host only)";
+  compiler["omptarget_offload"] =
+      omp_flags.find("-foffload=nvptx") != std::string::npos ? "nvptx-none" : "none (host only)";
 #else
   compiler["omptarget_flags"] = nullptr;
 #endif
