@@ -4,8 +4,9 @@
 // tunings (core/omp_tuned.hpp): omp_construct, omp_simd, omp_teams/omp_threads, and
 // omp_collapse (1: the two interior loops under collapse(2); 0: one flat loop over the interior
 // rows with 32-bit indices, the boundary columns skipped inside, as acc_tuned's).
-// No `nowait`: each sweep reads the last one's grid, and GCC 12 runs a deferred target task on a
-// host thread (no device queue), so a chain of dependent nowait regions would only add tasks.
+// No `nowait`: each sweep reads the last one's grid, and GCC 12's nvptx plugin has no
+// asynchronous launch (GOMP_OFFLOAD_async_run is a stub; every launch ends in cuCtxSynchronize),
+// so a chain of dependent nowait regions could overlap nothing.
 #include "core/omp_resident.hpp"
 #include "core/omp_tuned.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
