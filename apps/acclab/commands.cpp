@@ -232,7 +232,12 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   context.build = machine.build_json();
   context.command_line = command_line();
   context.openacc_runs_on = machine.openacc_place();
-  context.omptarget_runs_on = machine.omptarget_place();
+  // Only where an OpenMP target step ran: the probe launches a target region, and libgomp's team
+  // start-up in it is what compute-sanitizer's synccheck reports as divergent barriers.
+  const bool omptarget_ran = std::any_of(results.begin(), results.end(), [](const Result& r) {
+    return r.variant && r.variant->backend == Backend::omptarget;
+  });
+  if (omptarget_ran) context.omptarget_runs_on = machine.omptarget_place();
   context.limits = machine.limits_json();
 
   reporter->report_context(context);
