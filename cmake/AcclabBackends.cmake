@@ -75,6 +75,71 @@ if(ACCLAB_HAVE_OPENACC AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   set(ACCLAB_OPENACC_WARNING_FLAGS -Wno-unused-variable)
 endif()
 
+# ---- OpenMP target offload ---------------------------------------------------------
+# The omptarget steps: OpenMP `target` regions, offloaded by GCC's nvptx compiler where it is
+# installed, else run on the host (target regions fall back to the initial device). GCC 12's
+# nvptx mkoffload builds one offload image per link and refuses one holding both OpenACC and
+# OpenMP code ("either -fopenacc or -fopenmp must be set"): the omptarget sources are linked
+# into a shared library of their own (acclab_omptarget, cmake/AcclabVariants.cmake), whose image
+# libgomp registers beside the executable's OpenACC one.
+option(ACCLAB_ENABLE_OMPTARGET "Build the OpenMP target offload steps (omptarget)" ON)
+set(ACCLAB_HAVE_OMPTARGET OFF)
+if(ACCLAB_ENABLE_OMPTARGET)
+  if(NOT DEFINED ACCLAB_OMPTARGET_FLAGS)
+    include(CheckCXXSourceCompiles)
+    set(_omp_probe "#include <omp.h>\nint main(){int s=0;\n#pragma omp target teams distribute parallel for reduction(+:s) map(tofrom:s)\nfor(int i=0;i<8;i++) s+=i;\nreturn omp_get_num_devices() < 0 ? s : 0;}")
+    set(_omp_offload -fopenmp -foffload=nvptx-none -foffload-options=-misa=${ACCLAB_OFFLOAD_ARCH})
+    string(REPLACE ";" " " CMAKE_REQUIRED_FLAGS "${_omp_offload}")
+    set(CMAKE_REQUIRED_LINK_OPTIONS ${_omp_offload})
+    check_cxx_source_compiles("${_omp_probe}" ACCLAB_GCC_NVPTX_OMP_OFFLOAD)
+    unset(CMAKE_REQUIRED_LINK_OPTIONS)
+    if(ACCLAB_GCC_NVPTX_OMP_OFFLOAD)
+      set(_omp_flags ${_omp_offload})
+    else()
+      # No offload compiler: the target regions run on the host. -foffload=disable, not plain
+      # -fopenmp: a GCC configured for offload would otherwise look for the offload compiler.
+      set(CMAKE_REQUIRED_FLAGS "-fopenmp -foffload=disable")
+      set(CMAKE_REQUIRED_LINK_OPTIONS -fopenmp -foffload=disable)
+      check_cxx_source_compiles("${_omp_probe}" ACCLAB_GCC_HOST_OMPTARGET)
+      unset(CMAKE_REQUIRED_LINK_OPTIONS)
+      if(ACCLAB_GCC_HOST_OMPTARGET)
+        set(_omp_flags -fopenmp -foffload=disable)
+      else()
+        set(_omp_flags ${OpenMP_CXX_FLAGS})
+      endif()
+      message(STATUS "acclab: no GCC nvptx offload compiler for OpenMP; target regions run on the host")
+    endif()
+    unset(CMAKE_REQUIRED_FLAGS)
+    set(ACCLAB_OMPTARGET_FLAGS "${_omp_flags}" CACHE STRING "Compile flags of OpenMP target sources")
+  endif()
+  set(ACCLAB_OMPTARGET_OFFLOAD OFF)
+  if(ACCLAB_OMPTARGET_FLAGS MATCHES "-foffload=nvptx")
+    set(ACCLAB_OMPTARGET_OFFLOAD ON)
+  endif()
+  if(NOT DEFINED ACCLAB_OMPTARGET_LINK_FLAGS)
+    set(_omp_link ${ACCLAB_OMPTARGET_FLAGS})
+    if(ACCLAB_OMPTARGET_OFFLOAD)
+      # Debian's crtoffloadtable.o is not position independent: its relocations are text
+      # relocations in the shared library, which ld would warn about.
+      list(APPEND _omp_link -Wl,-z,notext)
+    endif()
+    set(ACCLAB_OMPTARGET_LINK_FLAGS "${_omp_link}" CACHE STRING
+        "Link flags of the shared library holding the OpenMP target objects")
+  endif()
+  if(ACCLAB_OMPTARGET_FLAGS)
+    set(ACCLAB_HAVE_OMPTARGET ON)
+    message(STATUS "acclab: OpenMP target flags: ${ACCLAB_OMPTARGET_FLAGS}")
+  endif()
+endif()
+# GCC's notes on the target regions, for acclab explain. GCC 12's -fopt-info-omp notes are
+# OpenACC's alone (none for OpenMP target); its missed-inlining notes name each libgomp entry
+# point the outlined region code calls (GOMP_target_ext, GOMP_teams4, GOMP_parallel), which
+# compiler_notes.cpp's target_region_calls keeps.
+set(ACCLAB_OMPTARGET_NOTES_FLAGS "")
+if(ACCLAB_HAVE_OMPTARGET AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  set(ACCLAB_OMPTARGET_NOTES_FLAGS "-fopt-info-omp-inline-missed")
+endif()
+
 # ---- CUDA --------------------------------------------------------------------
 set(ACCLAB_HAVE_CUDA OFF)
 if(ACCLAB_ENABLE_CUDA)

@@ -6,6 +6,8 @@
 #                  PLAIN  a.cpp ...   # serial C++ (the reference, the harness)
 #                  OPENMP b.cpp ...   # OpenMP host threads
 #                  OPENACC c.cpp ...  # OpenACC (GPU via GCC's nvptx offload, or host fallback)
+#                  OMPTARGET e.cpp ...# OpenMP target regions (GPU via GCC's nvptx offload, or
+#                                     # the host): linked into the shared library acclab_omptarget
 #                  CUDA d.cu ...)     # built only where a CUDA toolkit was found
 #
 # A workload's files come from its ladder table through acclab_ladder() below.
@@ -33,8 +35,31 @@ if(ACCLAB_HAVE_CUDA)
 endif()
 file(MAKE_DIRECTORY ${ACCLAB_NOTES_DIR})
 
+# The OpenMP target objects, in a shared library of their own: GCC 12 builds one nvptx offload
+# image per link and refuses to mix OpenACC and OpenMP code in it. Each shared object registers
+# its own image with libgomp. Its code calls into the executable (the workloads' shared classes,
+# the registry's types): the executables export their symbols (acclab_link_objects).
+if(ACCLAB_HAVE_OMPTARGET)
+  add_library(acclab_omptarget SHARED)
+  target_include_directories(acclab_omptarget PRIVATE
+    $<TARGET_PROPERTY:acclab_objects,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_compile_definitions(acclab_omptarget PRIVATE
+    $<TARGET_PROPERTY:acclab_objects,INTERFACE_COMPILE_DEFINITIONS>)
+  target_link_libraries(acclab_omptarget PRIVATE fmt::fmt nlohmann_json::nlohmann_json)
+  # -Wno-unused-variable: GCC 12 calls pointers named only in the maps of an empty target data
+  # region unused, as it does for OpenACC's.
+  target_compile_options(acclab_omptarget PRIVATE -Wall -Wextra -Wno-missing-field-initializers
+                         -Wno-unused-variable ${ACCLAB_OMPTARGET_FLAGS})
+  target_link_options(acclab_omptarget PRIVATE ${ACCLAB_OMPTARGET_LINK_FLAGS})
+  add_dependencies(acclab_omptarget acclab_objects)  # generated headers
+  if(ACCLAB_OMPTARGET_NOTES_FLAGS)
+    set_property(TARGET acclab_omptarget PROPERTY CXX_COMPILER_LAUNCHER
+                 ${PROJECT_SOURCE_DIR}/cmake/truncate-notes.sh ${CMAKE_CXX_COMPILER_LAUNCHER})
+  endif()
+endif()
+
 function(acclab_sources)
-  cmake_parse_arguments(ARG "" "NAME" "PLAIN;OPENMP;OPENACC;CUDA" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME" "PLAIN;OPENMP;OPENACC;OMPTARGET;CUDA" ${ARGN})
   # Source properties are per directory: set them where acclab_objects lives.
   set(sources "")
   foreach(src IN LISTS ARG_PLAIN)
@@ -61,6 +86,20 @@ function(acclab_sources)
       list(APPEND sources ${path})
     endforeach()
   endif()
+  if(ACCLAB_HAVE_OMPTARGET)
+    set(omptarget_sources "")
+    foreach(src IN LISTS ARG_OMPTARGET)
+      set(path ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+      get_filename_component(stem ${src} NAME_WE)
+      if(ACCLAB_OMPTARGET_NOTES_FLAGS)
+        file(MAKE_DIRECTORY ${ACCLAB_NOTES_DIR}/${ARG_NAME})
+        set_source_files_properties(${path} TARGET_DIRECTORY acclab_omptarget PROPERTIES
+          COMPILE_OPTIONS "${ACCLAB_OMPTARGET_NOTES_FLAGS}=${ACCLAB_NOTES_DIR}/${ARG_NAME}/${stem}.txt")
+      endif()
+      list(APPEND omptarget_sources ${path})
+    endforeach()
+    target_sources(acclab_omptarget PRIVATE ${omptarget_sources})
+  endif()
   if(ACCLAB_HAVE_CUDA)
     foreach(src IN LISTS ARG_CUDA)
       list(APPEND sources ${CMAKE_CURRENT_SOURCE_DIR}/${src})
@@ -75,6 +114,10 @@ function(acclab_link_objects target)
   if(ACCLAB_HAVE_OPENACC)
     target_link_options(${target} PRIVATE ${ACCLAB_OPENACC_LINK_FLAGS})
   endif()
+  if(ACCLAB_HAVE_OMPTARGET)
+    target_link_libraries(${target} PRIVATE acclab_omptarget)
+    set_property(TARGET ${target} PROPERTY ENABLE_EXPORTS ON)  # for acclab_omptarget's calls
+  endif()
   if(ACCLAB_HAVE_CUDA)
     target_link_libraries(${target} PRIVATE CUDA::cudart)
   endif()
@@ -86,7 +129,7 @@ endfunction()
 #   {"workload": "jacobi2d", "family": "jacobi",         # family: the default of the rows
 #    "sources": {"plain": [...], "openmp": [...], ...},   # the workload's own files
 #    "steps": [                                           # the ladder, in order
-#      {"name": "serial", "backend": "serial|openmp|openacc|cuda",
+#      {"name": "serial", "backend": "serial|openmp|openacc|omptarget|cuda",
 #       "source": "reference.cpp",      # the variant's code: acclab explain shows its notes
 #       "factory": "make_serial",       # std::unique_ptr<Instance>(const Params&), in
 #                                       # namespace acclab::<workload>
@@ -110,7 +153,7 @@ function(acclab_ladder)
   file(READ ${table} json)
   string(JSON workload GET "${json}" workload)
   string(JSON default_family GET "${json}" family)
-  foreach(flavour plain openmp openacc cuda)
+  foreach(flavour plain openmp openacc omptarget cuda)
     set(files_${flavour} "")
   endforeach()
 
@@ -125,7 +168,7 @@ function(acclab_ladder)
       endforeach()
     endif()
   endmacro()
-  foreach(flavour plain openmp openacc cuda)
+  foreach(flavour plain openmp openacc omptarget cuda)
     _acclab_append_files(${flavour} "${json}" sources ${flavour})
   endforeach()
 
@@ -166,6 +209,11 @@ function(acclab_ladder)
       if(NOT ACCLAB_HAVE_OPENACC)
         set(built FALSE)
       endif()
+    elseif(backend STREQUAL "omptarget")
+      set(flavour omptarget)
+      if(NOT ACCLAB_HAVE_OMPTARGET)
+        set(built FALSE)
+      endif()
     elseif(backend STREQUAL "cuda")
       set(flavour cuda)
       if(NOT ACCLAB_HAVE_CUDA)
@@ -194,7 +242,7 @@ function(acclab_ladder)
     endif()
 
     list(APPEND files_${flavour} ${source})
-    foreach(needed_flavour plain openmp openacc cuda)
+    foreach(needed_flavour plain openmp openacc omptarget cuda)
       _acclab_append_files(${needed_flavour} "${row}" needs ${needed_flavour})
     endforeach()
     set(tunings "")
@@ -216,9 +264,9 @@ function(acclab_ladder)
   endforeach()
 
   # A file compiled two ways would be two objects with the same symbols.
-  foreach(flavour plain openmp openacc cuda)
+  foreach(flavour plain openmp openacc omptarget cuda)
     list(REMOVE_DUPLICATES files_${flavour})
-    foreach(other plain openmp openacc cuda)
+    foreach(other plain openmp openacc omptarget cuda)
       if(NOT other STREQUAL flavour)
         foreach(file IN LISTS files_${flavour})
           if(file IN_LIST files_${other})
@@ -249,5 +297,6 @@ std::vector<LadderRow> ladder() {
     PLAIN   ${files_plain} ${generated}
     OPENMP  ${files_openmp}
     OPENACC ${files_openacc}
+    OMPTARGET ${files_omptarget}
     CUDA    ${files_cuda})
 endfunction()

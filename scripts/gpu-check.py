@@ -21,7 +21,7 @@ import tarfile
 import tempfile
 import time
 
-GPU_BACKENDS = ("openacc", "cuda")
+GPU_BACKENDS = ("openacc", "omptarget", "cuda")
 
 # The sanitizers slow GPU code 10 to 100 times. Where the small preset then takes minutes (a
 # step that runs its kernels on one gang, one that copies every step), the sanitizer runs take
@@ -313,6 +313,13 @@ def main():
     if complete and not (info.get("devices") and info.get("openacc_on_gpu")):
         problems.append("no GPU seen: devices {}, openacc_on_gpu {}".format(
             info.get("devices"), info.get("openacc_on_gpu")))
+    # Likewise for OpenMP target regions, where the binary has omptarget steps (an older binary's
+    # info has no omptarget_on_gpu).
+    if (complete and info.get("devices") and "omptarget_on_gpu" in info
+            and any(r["backend"] == "omptarget" for r in records)
+            and not info.get("omptarget_on_gpu")):
+        problems.append("OpenMP target regions ran on the host on a machine with a GPU "
+                        "(omptarget_on_gpu false)")
     trees = provenance_trees(args.acclab, build.get("commit"))
     if trees is None and complete:
         problems.append("no PROVENANCE.json naming the binary's commit beside it "
@@ -339,7 +346,8 @@ def main():
         "ok": not problems,
         "problems": problems,
         "machine": {"hostname": socket.gethostname(), "gpus": gpus, "devices": info.get("devices"),
-                    "openacc_on_gpu": info.get("openacc_on_gpu")},
+                    "openacc_on_gpu": info.get("openacc_on_gpu"),
+                    "omptarget_on_gpu": info.get("omptarget_on_gpu")},
         "build": build,
         "command": " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:]),
         "started": started.isoformat(timespec="seconds"),

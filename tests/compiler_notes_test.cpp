@@ -43,6 +43,10 @@ TEST(CompilerNotesTest, NotesFileFollowsTheVariantsBackendAndSource) {
   const NotesSource library = notes_source(variant_with("matmul", Backend::cuda, "cuda.cpp"));
   EXPECT_EQ(library.kind, NotesKind::vendor_library);
   EXPECT_TRUE(library.file.empty());
+  const NotesSource omp =
+      notes_source(variant_with("jacobi2d", Backend::omptarget, "omp_target_tuned.cpp"));
+  EXPECT_EQ(omp.kind, NotesKind::gcc_omptarget);
+  EXPECT_EQ(omp.file, "jacobi2d/omp_target_tuned.txt");
   for (Backend cpu : {Backend::serial, Backend::openmp}) {
     const NotesSource none = notes_source(variant_with("jacobi2d", cpu, "reference.cpp"));
     EXPECT_EQ(none.kind, NotesKind::cpu);
@@ -162,6 +166,27 @@ std::vector<std::string> workload_headers(const Variant& v) {
   return headers;
 }
 
+// Of GCC's inlining notes, only those naming a libgomp entry point, each as "REGION calls ENTRY:
+// meaning", once per line.
+TEST(CompilerNotesTest, TargetRegionCallsKeepsTheLibgompEntryPoints) {
+  std::istringstream in(
+      "w/a.cpp:12:9: missed:   not inlinable: f()/15 -> GOMP_target_ext/18, function body not "
+      "available\n"
+      "w/a.cpp:12:26: missed:   not inlinable: f() [clone ._omp_fn.2]/24 -> GOMP_teams4/28, "
+      "function body not available\n"
+      "w/a.cpp:12:26: missed:   not inlinable: f() [clone ._omp_fn.2]/24 -> GOMP_teams4/28, "
+      "function body not available\n"
+      "w/a.cpp:20:3: missed:   not inlinable: g()/3 -> std::vector<int>::size()/9, call is cold\n");
+  const GccNotes calls = target_region_calls(parse_gcc_notes(in));
+  ASSERT_EQ(calls.size(), 1u);
+  const auto& lines = calls.at("w/a.cpp");
+  ASSERT_EQ(lines.size(), 1u) << "line 20 names no libgomp entry point";
+  const auto& messages = lines.at(12);
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[0].rfind("host code calls GOMP_target_ext: launches", 0), 0u) << messages[0];
+  EXPECT_EQ(messages[1].rfind("._omp_fn.2 calls GOMP_teams4: ", 0), 0u) << messages[1];
+}
+
 // The notes this build kept: every offloaded variant with its own kernels has a file that parses
 // to at least one note (explain on it would not fail), and it names the variant's source or a
 // header of its workload that the source includes (not only code of src/core).
@@ -171,7 +196,10 @@ TEST(CompilerNotesTest, EveryOffloadedVariantOfThisBuildHasParsableNotes) {
   int checked = 0;
   for (const auto& v : registry.variants()) {
     const NotesSource source = notes_source(v);
-    if (source.kind != NotesKind::gcc && source.kind != NotesKind::ptxas) continue;
+    if (source.kind != NotesKind::gcc && source.kind != NotesKind::gcc_omptarget &&
+        source.kind != NotesKind::ptxas) {
+      continue;
+    }
     SCOPED_TRACE(v.id());
     const auto path = find_notes(source.file, {std::filesystem::path(ACCLAB_NOTES_DIR)});
     ASSERT_TRUE(path) << source.file << " missing from " << ACCLAB_NOTES_DIR;
@@ -182,7 +210,9 @@ TEST(CompilerNotesTest, EveryOffloadedVariantOfThisBuildHasParsableNotes) {
       EXPECT_FALSE(kernels.front().name.empty());
       EXPECT_FALSE(kernels.front().resources.empty());
     } else {
-      const GccNotes notes = parse_gcc_notes(in);
+      GccNotes notes = parse_gcc_notes(in);
+      // What explain prints of an OpenMP target variant's notes: its regions' libgomp calls.
+      if (source.kind == NotesKind::gcc_omptarget) notes = target_region_calls(notes);
       ASSERT_FALSE(notes.empty());
       bool names_source = false;
       const std::vector<std::string> headers = workload_headers(v);

@@ -859,7 +859,8 @@ TEST(DiffusionTransferTest, OnlyVariantsThatCopyInsideARunReportTransferTime) {
   const Params params = diffusion_params({"nx=17", "ny=9", "nz=33", "steps=5"});
   RunOptions options;
   options.reps = 2;
-  const std::set<std::string> copying = {"acc_kernels", "acc_loop", "acc_data_present"};
+  const std::set<std::string> copying = {"acc_kernels", "acc_loop", "acc_data_present",
+                                         "omp_target_map", "omp_target_data"};
   std::set<std::string> checked;
   for (const auto& name : diffusion_variant_names()) {
     SCOPED_TRACE(name);
@@ -953,6 +954,25 @@ std::vector<TuningCase> tuning_cases() {
     // Each step launched after the previous one has ended (the default overlaps them).
     cases.push_back({"cuda_no_pdl", "cuda", {"cuda_pdl=0"}});
   }
+  if (registered("omp_target_tuned")) {
+    // Every directive ACCLAB_OMP_TUNED writes, over both loop forms.
+    for (const char* construct : {"distribute", "loop"}) {
+      for (int simd : {1, 0}) {
+        for (int teams : {0, 3}) {
+          for (int collapse : {1, 0}) {
+            cases.push_back(
+                {std::string("omp_") + construct + "_simd" + std::to_string(simd) + "_teams" +
+                     std::to_string(teams) + "_collapse" + std::to_string(collapse),
+                 "omp_target_tuned",
+                 {std::string("omp_construct=") + construct, "omp_simd=" + std::to_string(simd),
+                  "omp_teams=" + std::to_string(teams),
+                  "omp_threads=" + std::to_string(teams == 0 ? 0 : 32),
+                  "omp_collapse=" + std::to_string(collapse)}});
+          }
+        }
+      }
+    }
+  }
   return cases;
 }
 
@@ -1045,7 +1065,8 @@ TEST(DiffusionCliTest, RunJsonVerifiesEveryAvailableVariantOnTheSmallPreset) {
               truncation_bound(p, 58) + rounding_bound(58) + diffusion3d::original_tolerance(58));
     ASSERT_TRUE(r["gflops"].is_number());
     EXPECT_GT(r["gflops"].get<double>(), 0.0);
-    const std::set<std::string> copies = {"acc_kernels", "acc_loop", "acc_data_present"};
+    const std::set<std::string> copies = {"acc_kernels", "acc_loop", "acc_data_present",
+                                          "omp_target_map", "omp_target_data"};
     const bool copying = copies.count(r["variant"].get<std::string>()) > 0;
     EXPECT_EQ(r["transfer_s"].is_number(), copying) << r["transfer_s"];
     EXPECT_EQ(r["transfer_share"].is_number(), copying) << r["transfer_share"];

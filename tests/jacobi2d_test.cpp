@@ -728,7 +728,8 @@ TEST(JacobiTransferTest, OnlyVariantsThatCopyInsideARunReportTransferTime) {
   const Params params = jacobi_params({"rows=37", "cols=23", "iters=7"});
   RunOptions options;
   options.reps = 2;
-  const std::set<std::string> copying = {"acc_copy_per_iter", "acc_data_region"};
+  const std::set<std::string> copying = {"acc_copy_per_iter", "acc_data_region", "omp_target_map",
+                                         "omp_target_data"};
   int checked = 0;
   for (const auto& name : jacobi_variant_names()) {
     SCOPED_TRACE(name);
@@ -808,7 +809,8 @@ TEST(JacobiCliTest, RunJsonVerifiesEveryAvailableVariantOnTheSmallPreset) {
     EXPECT_EQ(r["outputs"]["sweeps"], 100);
     EXPECT_LE(r["outputs"]["difference"].get<double>(), r["outputs"]["tolerance"].get<double>());
     EXPECT_FALSE(r["outputs"].contains("residual"));
-    const bool copies = r["variant"] == "acc_copy_per_iter" || r["variant"] == "acc_data_region";
+    const bool copies = r["variant"] == "acc_copy_per_iter" || r["variant"] == "acc_data_region" ||
+                        r["variant"] == "omp_target_map" || r["variant"] == "omp_target_data";
     EXPECT_EQ(r["transfer_s"].is_number(), copies) << r["transfer_s"];
     EXPECT_EQ(r["transfer_share"].is_number(), copies) << r["transfer_share"];
     ++verified;

@@ -74,6 +74,9 @@ std::vector<TableRow> read_table(const std::string& workload) {
 #ifndef ACCLAB_HAVE_OPENACC
     if (row.backend == "openacc") row.built = false;
 #endif
+#ifndef ACCLAB_HAVE_OMPTARGET
+    if (row.backend == "omptarget") row.built = false;
+#endif
 #ifndef ACCLAB_HAVE_CUDA
     if (row.backend == "cuda") row.built = false;
 #endif
@@ -149,7 +152,7 @@ TEST(LadderTableTest, RowsNameFilesAndParametersThatExist) {
     for (const auto& row : read_table(workload)) {
       SCOPED_TRACE(workload + "/" + row.name);
       EXPECT_TRUE(row.backend == "serial" || row.backend == "openmp" || row.backend == "openacc" ||
-                  row.backend == "cuda");
+                  row.backend == "omptarget" || row.backend == "cuda");
       EXPECT_FALSE(row.description.empty());
       for (const auto& file : row.files) {
         EXPECT_TRUE(std::filesystem::is_regular_file(workload_dir(workload) / file)) << file;
@@ -171,7 +174,8 @@ TEST(RegistryTest, VectorWorkloadIsRegistered) {
   EXPECT_EQ(w.default_preset, "small");
   std::vector<std::string> keys;
   for (const auto& spec : w.params) keys.push_back(spec.key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"nx", "ny", "nt"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"nx", "ny", "nt", "omp_teams", "omp_threads",
+                                            "omp_simd", "omp_construct"}));
   EXPECT_TRUE(w.validate);
   EXPECT_TRUE(w.host_bytes);
   EXPECT_TRUE(w.device_bytes);
@@ -244,6 +248,11 @@ TEST(RegistryTest, SelectCommaSeparatedGlobsInLadderOrder) {
                                        "dot_acc_resident"};
 #ifdef ACCLAB_HAVE_CUDA
   expected.push_back("dot_cuda");
+#endif
+#ifdef ACCLAB_HAVE_OMPTARGET
+  for (const char* name : {"dot_omp_target_map", "dot_omp_target_data", "dot_omp_target_tuned"}) {
+    expected.push_back(name);
+  }
 #endif
   EXPECT_EQ(names_of(all().select("vector", "dot_*,acc_present,original,triad_openmp")), expected);
   EXPECT_EQ(names_of(all().select("vector", "acc_loop,original")),
@@ -373,6 +382,7 @@ TEST(BackendTest, Names) {
   EXPECT_STREQ(to_string(Backend::serial), "serial");
   EXPECT_STREQ(to_string(Backend::openmp), "openmp");
   EXPECT_STREQ(to_string(Backend::openacc), "openacc");
+  EXPECT_STREQ(to_string(Backend::omptarget), "omptarget");
   EXPECT_STREQ(to_string(Backend::cuda), "cuda");
 }
 

@@ -104,6 +104,14 @@ bool openacc_gpu_here() {
   return available;
 }
 
+bool omptarget_gpu_here() {
+  static const bool available = [] {
+    Machine machine;
+    return machine.omptarget_runs_on_gpu();
+  }();
+  return available;
+}
+
 bool available_here(const Variant& variant) {
   if (variant.backend == Backend::cuda) return cuda_gpu_here();
   if (!variant.gpu_unavailable_reason.empty()) return !openacc_gpu_here();
@@ -116,6 +124,8 @@ Place place_here(const Variant& variant) {
       return Place::gpu;
     case Backend::openacc:
       return openacc_gpu_here() ? Place::gpu : Place::host;
+    case Backend::omptarget:
+      return omptarget_gpu_here() ? Place::gpu : Place::host;
     default:
       return Place::host;
   }

@@ -92,6 +92,8 @@ class VariantTest : public ::testing::TestWithParam<std::string> {
 
 bool cuda_gpu_here();
 bool openacc_gpu_here();
+// Whether OpenMP target regions run on a GPU here (Machine::omptarget_runs_on_gpu).
+bool omptarget_gpu_here();
 
 // Whether `variant` can run here, from the machine's facts rather than from the runner's own
 // answer: CUDA needs a CUDA GPU; a step marked unsafe on GPUs is unavailable only where OpenACC

@@ -232,6 +232,12 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   context.build = machine.build_json();
   context.command_line = command_line();
   context.openacc_runs_on = machine.openacc_place();
+  // Only where an OpenMP target step ran: the probe launches a target region, and libgomp's team
+  // start-up in it is what compute-sanitizer's synccheck reports as divergent barriers.
+  const bool omptarget_ran = std::any_of(results.begin(), results.end(), [](const Result& r) {
+    return r.variant && r.variant->backend == Backend::omptarget;
+  });
+  if (omptarget_ran) context.omptarget_runs_on = machine.omptarget_place();
   context.limits = machine.limits_json();
 
   reporter->report_context(context);
@@ -308,6 +314,7 @@ int info_command(bool probe, const std::string& format) {
   nlohmann::json doc = {
       {"schema", "acclab.info/1"},           {"host", machine.host_json()},
       {"devices", machine.devices_json()},   {"openacc_on_gpu", machine.openacc_runs_on_gpu()},
+      {"omptarget_on_gpu", machine.omptarget_runs_on_gpu()},
       {"compiler", machine.compiler_json()}, {"limits", machine.limits_json()},
       {"build", machine.build_json()},       {"command_line", command_line()}};
   if (format == "json") {
@@ -331,7 +338,9 @@ int info_command(bool probe, const std::string& format) {
                  ? fmt::format(" with {} changed paths", build["changed"].size())
                  : "");
   if (machine.gpus().empty()) {
-    fmt::print("GPUs      none (OpenACC runs on the host; CUDA variants are unavailable)\n");
+    fmt::print(
+        "GPUs      none (OpenACC and OpenMP target regions run on the host; CUDA variants are "
+        "unavailable)\n");
   }
   for (const auto& gpu : machine.gpus()) {
     fmt::print("GPU {}     {} ({:.1f} GiB, {:.1f} GiB free{}) via {}\n", gpu.index, gpu.name,

@@ -85,7 +85,14 @@ int explain_command(const std::string& target, const Registry& registry) {
     }
     return 0;
   }
-  const GccNotes by_file = parse_gcc_notes(in);
+  GccNotes by_file = parse_gcc_notes(in);
+  if (source.kind == NotesKind::gcc_omptarget) {
+    fmt::print(
+        "GCC 12 keeps no notes of its OpenMP target decisions; these are the libgomp calls each "
+        "target region's code makes (GOMP_DEBUG=1 at run time prints each launch's teams and "
+        "threads).\n\n");
+    by_file = target_region_calls(by_file);
+  }
   if (by_file.empty()) {
     throw UsageError(
         fmt::format("explain {}: {} holds no notes (rebuild acclab)", target, notes->string()));

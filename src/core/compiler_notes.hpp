@@ -20,6 +20,7 @@ enum class NotesKind {
   cpu,             // a serial or OpenMP variant: nothing is offloaded, the compiler keeps none
   vendor_library,  // a CUDA variant in plain C++: it only calls a library NVIDIA compiled
   gcc,             // an OpenACC variant: GCC's -fopt-info-omp-all notes
+  gcc_omptarget,   // an OpenMP target variant: GCC's notes of the libgomp calls its regions make
   ptxas,           // a CUDA variant with its own .cu kernels: ptxas -v
 };
 
@@ -42,6 +43,12 @@ std::optional<std::filesystem::path> find_notes(const std::string& file,
 // made addressable (GCC's bookkeeping, silent on parallelism).
 using GccNotes = std::map<std::string, std::map<int, std::vector<std::string>>>;
 GccNotes parse_gcc_notes(std::istream& in);
+
+// GCC 12 keeps no notes of its OpenMP target decisions (-fopt-info-omp is OpenACC's alone); its
+// inlining notes (-fopt-info-omp-inline-missed) name every libgomp entry point a target region's
+// outlined code calls. Of `notes`, the messages naming one (GOMP_*), each rewritten as "REGION
+// calls ENTRY: what that does", REGION the outlined function (host code where none is named).
+GccNotes target_region_calls(const GccNotes& notes);
 
 // One kernel of a ptxas report: its name demangled where the C++ ABI can, and its resource
 // lines ("Used 32 registers, ...", "0 bytes stack frame, ...") without ptxas's prefix. Resource

@@ -23,6 +23,11 @@ namespace acclab {
 int openacc_gpu_count() { return 0; }
 std::vector<DeviceInfo> openacc_gpus() { return {}; }
 double openacc_device_copy_gbps() { return 0; }
+void openacc_initialize_device() {}
+#endif
+#ifndef ACCLAB_HAVE_OMPTARGET
+int omptarget_device_count() { return 0; }
+bool omptarget_region_on_device() { return false; }
 #endif
 #ifndef ACCLAB_HAVE_CUDA
 int cuda_gpu_count() { return 0; }
@@ -74,6 +79,18 @@ const HostInfo& Machine::host() {
     host_ = info;
   }
   return *host_;
+}
+
+bool Machine::omptarget_runs_on_gpu() {
+  if (!omptarget_on_gpu_) {
+    // libgomp shares a device between OpenACC and OpenMP, but OpenACC's first use of a device
+    // that OpenMP initialized aborts ("device already active", oacc-init.c acc_init_1), while
+    // OpenMP takes over a device OpenACC initialized. The probe below is an OpenMP region, and
+    // the runner asks it before any omptarget step runs: OpenACC goes first.
+    if (openacc_runs_on_gpu()) openacc_initialize_device();
+    omptarget_on_gpu_ = omptarget_device_count() > 0 && omptarget_region_on_device();
+  }
+  return *omptarget_on_gpu_;
 }
 
 bool Machine::openacc_runs_on_gpu() {
@@ -209,6 +226,14 @@ nlohmann::json Machine::compiler_json() const {
 #else
   compiler["openacc_flags"] = nullptr;
 #endif
+#ifdef ACCLAB_HAVE_OMPTARGET
+  const std::string omp_flags = ACCLAB_OMPTARGET_FLAGS_STRING;
+  compiler["omptarget_flags"] = omp_flags;
+  compiler["omptarget_offload"] =
+      omp_flags.find("-foffload=nvptx") != std::string::npos ? "nvptx-none" : "none (host only)";
+#else
+  compiler["omptarget_flags"] = nullptr;
+#endif
 #ifdef ACCLAB_HAVE_CUDA
   compiler["cuda"] = ACCLAB_CUDA_VERSION;
   compiler["cuda_architectures"] = ACCLAB_CUDA_ARCHITECTURES;
@@ -230,6 +255,14 @@ nlohmann::json Machine::build_json() const {
 std::string Machine::openacc_place() {
 #ifdef ACCLAB_HAVE_OPENACC
   return openacc_runs_on_gpu() ? "gpu" : "host";
+#else
+  return "not built";
+#endif
+}
+
+std::string Machine::omptarget_place() {
+#ifdef ACCLAB_HAVE_OMPTARGET
+  return omptarget_runs_on_gpu() ? "gpu" : "host";
 #else
   return "not built";
 #endif

@@ -34,6 +34,11 @@ struct DeviceInfo {
 int openacc_gpu_count();  // acc_get_num_devices(acc_device_nvidia)
 std::vector<DeviceInfo> openacc_gpus();
 double openacc_device_copy_gbps();  // device-to-device copy kernel, bytes read+written
+// Makes the OpenACC runtime initialize its device now (no-op once it has, or without one).
+void openacc_initialize_device();
+// OpenMP target offload (omptarget_device.cpp, in the acclab_omptarget library).
+int omptarget_device_count();       // omp_get_num_devices(): 0 without an offload device
+bool omptarget_region_on_device();  // a target region ran off the initial device (the GPU)
 int cuda_gpu_count();               // 0 without a driver or a GPU; never throws
 std::vector<DeviceInfo> cuda_gpus();
 double cuda_device_copy_gbps();        // cudaMemcpy device-to-device, bytes read+written
@@ -51,6 +56,9 @@ class Machine {
   // GPUs as the CUDA runtime reports them, or as the OpenACC runtime does without CUDA.
   const std::vector<DeviceInfo>& gpus();
   bool openacc_runs_on_gpu();
+  // Where OpenMP target regions run: on a device when libgomp has one and a probe region ran
+  // off the initial device.
+  bool omptarget_runs_on_gpu();
   bool cuda_available();
 
   // Measured once per machine and kept in the user's cache (host_probe_cache_file());
@@ -67,6 +75,8 @@ class Machine {
   nlohmann::json build_json() const;
   // Where this process's OpenACC compute constructs run: "gpu", "host" or "not built".
   std::string openacc_place();
+  // The same for OpenMP target regions (the omptarget steps).
+  std::string omptarget_place();
   // Only the limits measured so far.
   nlohmann::json limits_json() const;
 
@@ -75,6 +85,7 @@ class Machine {
   std::optional<std::vector<DeviceInfo>> gpus_;
   std::optional<int> openacc_gpus_;
   std::optional<int> cuda_gpus_;
+  std::optional<bool> omptarget_on_gpu_;
   std::optional<double> host_copy_;
   std::string host_copy_origin_;  // "measured now (...)" or "cached in FILE (...)"
   std::optional<std::optional<double>> device_copy_;

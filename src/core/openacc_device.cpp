@@ -29,6 +29,12 @@ std::vector<DeviceInfo> openacc_gpus() {
   return devices;
 }
 
+void openacc_initialize_device() {
+  // acc_init would abort where the device is already initialized; acc_malloc initializes it
+  // lazily, only when nothing has yet.
+  if (acc_get_num_devices(acc_device_nvidia) > 0) acc_free(acc_malloc(1));
+}
+
 double openacc_device_copy_gbps() {
   const long n = 128L << 20;  // floats per array: 512 MiB
   std::vector<float> host(n, 1.0f);

@@ -20,6 +20,8 @@ const char* to_string(Backend backend) {
       return "openmp";
     case Backend::openacc:
       return "openacc";
+    case Backend::omptarget:
+      return "omptarget";
     case Backend::cuda:
       return "cuda";
   }

@@ -13,7 +13,7 @@
 
 namespace acclab {
 
-enum class Backend { serial, openmp, openacc, cuda };
+enum class Backend { serial, openmp, openacc, omptarget, cuda };
 const char* to_string(Backend backend);
 
 // The machine limit a variant's rate is compared with.

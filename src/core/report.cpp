@@ -157,6 +157,9 @@ class JsonReporter : public Reporter {
     document_["build"] = context.build;
     document_["command_line"] = context.command_line;
     document_["openacc_runs_on"] = context.openacc_runs_on;
+    if (!context.omptarget_runs_on.empty()) {
+      document_["omptarget_runs_on"] = context.omptarget_runs_on;
+    }
     document_["limits"] = context.limits;
     document_["results"] = nlohmann::json::array();
   }
@@ -342,6 +345,14 @@ std::vector<std::string> profile_notes(const Result& r) {
             "upload/download events for data clauses); xfer in the results is the measured "
             "transfer time");
       }
+      break;
+    case Backend::omptarget:
+      // GCC 12's libgomp implements no OMPT interface: no callback reports a target region's
+      // launch, its teams or its data movement.
+      notes.push_back(
+          "OpenMP target: GCC 12's libgomp has no OMPT, so no per-launch timing or data-movement "
+          "events; only acclab's labelled regions (GOMP_DEBUG=1 prints each launch's teams and "
+          "threads)");
       break;
     case Backend::cuda:
       notes.push_back(

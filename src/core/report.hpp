@@ -21,6 +21,7 @@ struct ReportContext {
   nlohmann::json build = nlohmann::json::object();  // Machine::build_json(): commit, dirty, flags
   std::vector<std::string> command_line;            // argv as the process received it
   std::string openacc_runs_on;                      // Machine::openacc_place()
+  std::string omptarget_runs_on;                    // Machine::omptarget_place()
   nlohmann::json limits = nlohmann::json::object();
 };
 

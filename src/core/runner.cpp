@@ -59,6 +59,8 @@ Place Runner::place_of(const Variant& variant) {
       return Place::gpu;
     case Backend::openacc:
       return machine_.openacc_runs_on_gpu() ? Place::gpu : Place::host;
+    case Backend::omptarget:
+      return machine_.omptarget_runs_on_gpu() ? Place::gpu : Place::host;
     default:
       return Place::host;
   }
@@ -99,6 +101,9 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
   check_memory(variant, workload, params);
   if (variant.backend == Backend::openacc && result.place == Place::host) {
     result.note = "no GPU: OpenACC ran on the host";
+  }
+  if (variant.backend == Backend::omptarget && result.place == Place::host) {
+    result.note = "no offload device: the OpenMP target regions ran on the host";
   }
   auto progress = [&](const std::string& what) {
     if (options.progress) options.progress(fmt::format("{}: {}", variant.id(), what));
