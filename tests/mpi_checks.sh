@@ -17,3 +17,44 @@ one_line_exit_2() {  # $1: what; $2: text the line must hold; the rest: the comm
   check "$what: one line on stderr" test "$(wc -l < "$dir/err")" -eq 1
   check "$what: it says '$text'" grep -q -- "$text" "$dir/err"
 }
+
+# check_stencil_report REPORT RANKS GRID DIMS DIFF_KEY [KEY=VALUE...]: a stencil's mpi_* results
+# in the JSON REPORT, run on RANKS ranks over a DIMS-dimensional process grid, GRID ("" for any
+# that fits): mpi_cuda
+# unavailable (no GPU in CI), the other three verified bit for bit (points_differing_from_serial
+# and output DIFF_KEY both 0, every KEY equal to VALUE), their mpi section complete and
+# consistent, halos through host memory.
+check_stencil_report() {
+  python3 - "$@" <<'PY'
+import json, sys
+path, ranks, grid, dims, diff_key = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
+expected = dict(arg.split("=", 1) for arg in sys.argv[6:])
+results = json.load(open(path))["results"]
+# mpi_cuda, where built, is unavailable without a GPU (CI); the rest run on the host.
+cuda = [r for r in results if r["variant"] == "mpi_cuda"]
+assert all(r["status"] == "unavailable" for r in cuda), cuda
+results = [r for r in results if r["variant"] != "mpi_cuda"]
+names = sorted(r["variant"] for r in results)
+assert names == ["mpi_acc_overlap", "mpi_acc_staged", "mpi_openmp"], names
+for r in results:
+    assert r["status"] == "verified", (r["variant"], r.get("error"))
+    o = r["outputs"]
+    for key, value in expected.items():
+        assert str(o[key]) == value, (r["variant"], key, o[key])
+    assert o["points_differing_from_serial"] == 0, (r["variant"], o)
+    assert o[diff_key] == 0, (r["variant"], o)
+    o = r["mpi"]
+    assert o["ranks"] == ranks, (r["variant"], o["ranks"])
+    sides = [int(n) for n in o["proc_grid"].split("x")]
+    assert len(sides) == dims, o["proc_grid"]
+    product = 1
+    for n in sides:
+        product *= n
+    assert product == ranks and (not grid or o["proc_grid"] == grid), o["proc_grid"]
+    assert o["halo_path"] == "host", o["halo_path"]
+    assert (o["halo_bytes_per_sweep"] > 0) == (ranks > 1), o["halo_bytes_per_sweep"]
+    s = o["rank_seconds"]
+    assert 0 < s["min"] <= s["median"] <= s["max"], s
+    assert o["mpi_library"], o
+PY
+}
