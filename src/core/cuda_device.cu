@@ -47,6 +47,12 @@ int cuda_multiprocessors(int device) {
   return count;
 }
 
+void cuda_make_primary_context_current() {
+  if (cuda_gpu_count() == 0) return;
+  CUDA_CHECK(cudaSetDevice(0));
+  CUDA_CHECK(cudaFree(nullptr));  // creates the primary context now, not at the next call
+}
+
 namespace {
 
 // The probe's buffers and events, released however the probe ends.

@@ -34,6 +34,7 @@ int cuda_gpu_count() { return 0; }
 std::vector<DeviceInfo> cuda_gpus() { return {}; }
 double cuda_device_copy_gbps() { return 0; }
 int cuda_multiprocessors(int) { return 0; }
+void cuda_make_primary_context_current() {}
 #endif
 
 namespace {
@@ -81,8 +82,20 @@ const HostInfo& Machine::host() {
   return *host_;
 }
 
+void Machine::share_one_gpu_context() {
+  if (context_shared_) return;
+  context_shared_ = true;
+  // libgomp opens its device in whatever CUDA context is current then, or creates its own. Its
+  // OpenACC calls make their context current, but its OpenMP launches use the thread's
+  // current one: once the CUDA runtime (cudaSetDevice in gpus()) had made its primary context
+  // current, every OpenMP kernel failed with "invalid resource handle". With the primary
+  // context current before libgomp's first use, OpenACC, OpenMP and CUDA share one context.
+  if (cuda_available()) cuda_make_primary_context_current();
+}
+
 bool Machine::omptarget_runs_on_gpu() {
   if (!omptarget_on_gpu_) {
+    share_one_gpu_context();
     // libgomp shares a device between OpenACC and OpenMP, but OpenACC's first use of a device
     // that OpenMP initialized aborts ("device already active", oacc-init.c acc_init_1), while
     // OpenMP takes over a device OpenACC initialized. The probe below is an OpenMP region, and
@@ -94,7 +107,10 @@ bool Machine::omptarget_runs_on_gpu() {
 }
 
 bool Machine::openacc_runs_on_gpu() {
-  if (!openacc_gpus_) openacc_gpus_ = openacc_gpu_count();
+  if (!openacc_gpus_) {
+    share_one_gpu_context();
+    openacc_gpus_ = openacc_gpu_count();
+  }
   return *openacc_gpus_ > 0;
 }
 

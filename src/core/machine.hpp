@@ -43,6 +43,8 @@ int cuda_gpu_count();               // 0 without a driver or a GPU; never throws
 std::vector<DeviceInfo> cuda_gpus();
 double cuda_device_copy_gbps();        // cudaMemcpy device-to-device, bytes read+written
 int cuda_multiprocessors(int device);  // 0 without CUDA, a driver or that device
+// Makes device 0's primary context (the CUDA runtime's) current on this thread.
+void cuda_make_primary_context_current();
 double host_copy_gbps();               // OpenMP copy over all cores, bytes read+written
 
 // Where the host bandwidth probe's figure is kept: $ACCLAB_CACHE_DIR/host-copy.json, else
@@ -86,6 +88,9 @@ class Machine {
   std::optional<int> openacc_gpus_;
   std::optional<int> cuda_gpus_;
   std::optional<bool> omptarget_on_gpu_;
+  // Called before libgomp can open a device; see machine.cpp.
+  void share_one_gpu_context();
+  bool context_shared_ = false;
   std::optional<double> host_copy_;
   std::string host_copy_origin_;  // "measured now (...)" or "cached in FILE (...)"
   std::optional<std::optional<double>> device_copy_;
