@@ -8,17 +8,25 @@
 #    OpenMP steps as `target teams loop` and without simd.
 # 3. jacobi2d and diffusion3d at `large`: the OpenACC steps against their OpenMP twins (and
 #    diffusion3d's tuned OpenMP step as `target teams loop`).
+# PART=stencils runs 3 alone (the vector steps that map their arrays every run take minutes).
 set -uo pipefail
+part=${PART:-all}
+case $part in
+  all | stencils) ;;
+  *) echo "PART=$part: expected all or stencils" >&2; exit 2 ;;
+esac
 default_out=bench/results/h200/directive-models
 source "$(dirname "$0")/h200-common.sh"
 "$acclab" info --probe --format json > "$out/info.json"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: v for k, v in d.items() if 'omptarget' in k or 'openacc' in k})" "$out/info.json"
-echo "== launch shapes (GOMP_DEBUG=1, vector small)"
-GOMP_DEBUG=1 "$acclab" run vector --preset small --variant '*_omp_target_tuned,triad_acc,dot_acc_reduction' \
-  --reps 1 2>&1 | grep -E "launch|GOMP_OFFLOAD_run|teams|threads" | sed 's/0x[0-9a-f]*//g' | sort | uniq -c | head -20
-run vector_large run vector --preset large --variant 'triad_*,dot_*' --reps 5
-run vector_large_loop run vector --preset large --variant '*_omp_target_tuned' --set omp_construct=loop --reps 5
-run vector_large_nosimd run vector --preset large --variant '*_omp_target_tuned' --set omp_simd=0 --reps 5
+if [[ $part == all ]]; then
+  echo "== launch shapes (GOMP_DEBUG=1, vector small)"
+  GOMP_DEBUG=1 "$acclab" run vector --preset small --variant '*_omp_target_tuned,triad_acc,dot_acc_reduction' \
+    --reps 1 2>&1 | grep -E "kernel .*: launch" | sed 's/0x[0-9a-f]*//g' | sort | uniq -c | head -20
+  run vector_large run vector --preset large --variant 'triad_*,dot_*' --reps 5
+  run vector_large_loop run vector --preset large --variant '*_omp_target_tuned' --set omp_construct=loop --reps 5
+  run vector_large_nosimd run vector --preset large --variant '*_omp_target_tuned' --set omp_simd=0 --reps 5
+fi
 run jacobi2d_large run jacobi2d --preset large --variant 'acc_data_region,acc_tuned,omp_target_*' --reps 3
 run diffusion3d_large run diffusion3d --preset large --variant 'acc_data_present,acc_flat,acc_rows,acc_tuned,omp_target_*' --reps 3
 run diffusion3d_large_loop run diffusion3d --preset large --variant omp_target_tuned --set omp_construct=loop --reps 3
