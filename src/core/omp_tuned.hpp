@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/params.hpp"
@@ -29,6 +30,40 @@ struct OmpTuning {
     return t;
   }
 };
+
+// The parameters above, as a workload declares them; `steps` names the steps they tune (for the
+// help lines), `collapse_help`, where not empty, adds omp_collapse with that meaning.
+inline std::vector<ParamSpec> omp_tuning_params(const std::string& steps,
+                                                const std::string& collapse_help = "") {
+  std::vector<ParamSpec> specs = {
+      {.key = "omp_teams",
+       .help = steps + " only: num_teams (default 0: libgomp's choice)",
+       .presets = same_in_all_presets(""),
+       .minimum = 0},
+      {.key = "omp_threads",
+       .help = steps + " only: thread_limit (default 0: libgomp's choice)",
+       .presets = same_in_all_presets(""),
+       .minimum = 0},
+      {.key = "omp_simd",
+       .type = ParamType::boolean,
+       .help = steps + " only, omp_construct=distribute: 1 (default) adds simd (GCC's nvptx "
+                       "OpenMP runs a thread per warp and spreads only simd loops over its lanes)",
+       .presets = same_in_all_presets("")},
+      {.key = "omp_construct",
+       .type = ParamType::text,
+       .help = steps + " only: distribute (target teams distribute parallel for, the default) "
+                       "or loop (target teams loop)",
+       .presets = same_in_all_presets(""),
+       .choices = {"distribute", "loop"}},
+  };
+  if (!collapse_help.empty()) {
+    specs.push_back({.key = "omp_collapse",
+                     .type = ParamType::boolean,
+                     .help = steps + " only: " + collapse_help,
+                     .presets = same_in_all_presets("")});
+  }
+  return specs;
+}
 
 // The workloads' validate(): num_teams and thread_limit go together (each shape is one
 // directive with both clauses or neither).

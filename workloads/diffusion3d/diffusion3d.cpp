@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <numbers>
+#include <utility>
 
 #include "core/compare.hpp"
 #include "core/error.hpp"
@@ -109,31 +110,6 @@ Workload make_workload() {
        .help = "acc_flat, acc_rows, acc_march: 1 queues the steps asynchronously, 0 waits for "
                "each",
        .presets = same_in_all_presets("1")},
-      {.key = "omp_teams",
-       .help = "omp_target_tuned only: num_teams (default 0: libgomp's choice)",
-       .presets = same_in_all_presets(""),
-       .minimum = 0},
-      {.key = "omp_threads",
-       .help = "omp_target_tuned only: thread_limit (default 0: libgomp's choice)",
-       .presets = same_in_all_presets(""),
-       .minimum = 0},
-      {.key = "omp_simd",
-       .type = ParamType::boolean,
-       .help = "omp_target_tuned only, omp_construct=distribute: "
-               "1 (default) adds simd (GCC's nvptx OpenMP spreads only simd loops over a warp's "
-               "lanes)",
-       .presets = same_in_all_presets("")},
-      {.key = "omp_construct",
-       .type = ParamType::text,
-       .help = "omp_target_tuned only: distribute (target teams distribute parallel for, the "
-               "default) or loop (target teams loop)",
-       .presets = same_in_all_presets(""),
-       .choices = {"distribute", "loop"}},
-      {.key = "omp_collapse",
-       .type = ParamType::boolean,
-       .help = "omp_target_tuned only: 1 (default) collapse(3) over k, j, i; 0 one flat loop "
-               "over all cells",
-       .presets = same_in_all_presets("")},
       {.key = "cuda_planes",
        .help = "cuda only: planes each thread block marches through along z: 4, 8, 16, 32, 64, "
                "or 0 for all nz in one chunk",
@@ -157,6 +133,10 @@ Workload make_workload() {
                "MPI_Dims_create's for the ranks running, the most along z)",
        .presets = same_in_all_presets("")},
   };
+  for (ParamSpec& spec :
+       omp_tuning_params("omp_target_tuned",
+                         "1 (default) collapse(3) over k, j, i; 0 one flat loop over all cells"))
+    w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
     check_omp_tuning(params);
     const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),

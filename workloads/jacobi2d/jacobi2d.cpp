@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <numbers>
+#include <utility>
 
 #include "core/compare.hpp"
 #include "core/error.hpp"
@@ -91,31 +92,6 @@ Workload make_workload() {
        .type = ParamType::boolean,
        .help = "acc_tuned only: 1 queues the sweeps asynchronously, 0 waits for each",
        .presets = same_in_all_presets("1")},
-      {.key = "omp_teams",
-       .help = "omp_target_tuned only: num_teams (default 0: libgomp's choice)",
-       .presets = same_in_all_presets(""),
-       .minimum = 0},
-      {.key = "omp_threads",
-       .help = "omp_target_tuned only: thread_limit (default 0: libgomp's choice)",
-       .presets = same_in_all_presets(""),
-       .minimum = 0},
-      {.key = "omp_simd",
-       .type = ParamType::boolean,
-       .help = "omp_target_tuned only, omp_construct=distribute: "
-               "1 (default) adds simd (GCC's nvptx OpenMP spreads only simd loops over a warp's "
-               "lanes)",
-       .presets = same_in_all_presets("")},
-      {.key = "omp_construct",
-       .type = ParamType::text,
-       .help = "omp_target_tuned only: distribute (target teams distribute parallel for, the "
-               "default) or loop (target teams loop)",
-       .presets = same_in_all_presets(""),
-       .choices = {"distribute", "loop"}},
-      {.key = "omp_collapse",
-       .type = ParamType::boolean,
-       .help = "omp_target_tuned only: 1 (default) collapse(2) over the interior, 0 one flat "
-               "loop",
-       .presets = same_in_all_presets("")},
       {.key = "cuda_sweeps",
        .help = "cuda_temporal only: sweeps a pass through memory (temporal blocking), 2 to 4",
        .presets = same_in_all_presets("4"),
@@ -127,6 +103,9 @@ Workload make_workload() {
                "columns; default MPI_Dims_create's for the ranks running)",
        .presets = same_in_all_presets("")},
   };
+  for (ParamSpec& spec : omp_tuning_params(
+           "omp_target_tuned", "1 (default) collapse(2) over the interior, 0 one flat loop"))
+    w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
     check_omp_tuning(params);
     const std::int64_t rows = params.integer("rows"), cols = params.integer("cols");

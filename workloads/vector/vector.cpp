@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/compare.hpp"
 #include "core/error.hpp"
@@ -26,27 +27,9 @@ Workload make_workload() {
       {.key = "nt",
        .help = "time steps (passes for triad and dot)",
        .presets = presets_of("1000", "10", "20")},
-      {.key = "omp_teams",
-       .help = "*_omp_target_tuned only: num_teams (default 0: libgomp's choice)",
-       .presets = same_in_all_presets(""),
-       .minimum = 0},
-      {.key = "omp_threads",
-       .help = "*_omp_target_tuned only: thread_limit (default 0: libgomp's choice)",
-       .presets = same_in_all_presets(""),
-       .minimum = 0},
-      {.key = "omp_simd",
-       .type = ParamType::boolean,
-       .help = "*_omp_target_tuned only, omp_construct=distribute: "
-               "1 (default) adds simd (GCC's nvptx OpenMP runs a thread per warp and spreads only "
-               "simd loops over its lanes)",
-       .presets = same_in_all_presets("")},
-      {.key = "omp_construct",
-       .type = ParamType::text,
-       .help = "*_omp_target_tuned only: distribute (target teams distribute parallel for, the "
-               "default) or loop (target teams loop)",
-       .presets = same_in_all_presets(""),
-       .choices = {"distribute", "loop"}},
   };
+  for (ParamSpec& spec : omp_tuning_params("*_omp_target_tuned"))
+    w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
     check_omp_tuning(params);
     // Checked factor by factor so that nothing below can overflow.
