@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# apsp's mpi_* steps under mpirun, as CI runs them (no GPU: OpenACC on the host): every step on
+# apsp's mpi_* steps under mpirun, as CI runs them (no GPU: OpenACC on the host, mpi_cuda, where
+# built, reported unavailable on every rank count without failing the run): every step on
 # 1 to 4 ranks (grids 1x1, 2x1, 3x1, 2x2, and forced 1x3 and 1x4) gives the serial loop's matrix
 # bit for bit (its digest too) and, with paths, its successors, under both semirings, with and
 # without lookahead; n = 97 with block = 16 leaves a last block of one row and process rows and
@@ -15,6 +16,13 @@ source "$(dirname "$0")/checks.sh"
 source "$(dirname "$0")/mpi_checks.sh"  # launch, one_line_exit_2
 small=(--preset small --set n=97 --set block=16 --reps 1)
 
+# Whether this build has mpi_cuda (CUDA, MPI and NCCL found): then every run of 'mpi_*' must
+# report it, unavailable (no GPU here).
+has_cuda_step=$("$acclab" list --format json | python3 -c '
+import json, sys
+names = [v["variant"] for v in json.load(sys.stdin)["variants"] if v["workload"] == "apsp"]
+print(int("mpi_cuda" in names))')
+
 # The serial loop's digests, without MPI.
 for semiring in max-plus min-plus; do
   "$acclab" run apsp --variant serial --preset small --set n=97 --reps 1 --set semiring=$semiring \
@@ -27,10 +35,17 @@ done
 check_report() {
   python3 - "$dir" "$@" <<'PY'
 import json, sys
-folder, path, ranks, grid, semiring, paths, ahead = sys.argv[1:]
+folder, path, ranks, grid, semiring, paths, ahead, has_cuda = sys.argv[1:]
 ranks, paths, ahead = int(ranks), paths == "1", ahead == "true"
 serial = json.load(open(f"{folder}/serial-{semiring}.json"))["results"][0]["outputs"]
 results = json.load(open(path))["results"]
+# mpi_cuda, where built, is there and unavailable without a GPU; the rest run on the host.
+cuda = [r for r in results if r["variant"] == "mpi_cuda"]
+assert len(cuda) == int(has_cuda), (len(cuda), has_cuda)
+for r in cuda:
+    assert r["status"] == "unavailable", (r["status"], r.get("error"))
+    assert r["backend"] == "cuda" and r["note"], r
+results = [r for r in results if r["variant"] != "mpi_cuda"]
 names = sorted(r["variant"] for r in results)
 assert names == ["mpi_acc", "mpi_host"], names
 for r in results:
@@ -78,7 +93,7 @@ run_and_check() {
   check "$np ranks ($grid, $semiring, paths=$paths, lookahead $ahead): exit 0 ($status)" \
     test $status -eq 0
   check "$np ranks ($grid, $semiring, paths=$paths, lookahead $ahead): bitwise the serial loop" \
-    check_report "$out" "$np" "$grid" "$semiring" "$paths" "$ahead"
+    check_report "$out" "$np" "$grid" "$semiring" "$paths" "$ahead" "$has_cuda_step"
 }
 
 grids=(1x1 2x1 3x1 2x2)
@@ -101,13 +116,15 @@ launch 2 "$acclab" run apsp --variant 'mpi_*' "${small[@]}" > "$dir/table" 2> "$
 check "the table, 2 ranks: exit 0" test $? -eq 0
 check "the table, 2 ranks: grid, panel path and broadcasts named" \
   test "$(grep -c 'verified.*2 ranks (2x1), panels host, broadcasts' "$dir/table")" -eq 2
+check "the table, 2 ranks: mpi_cuda unavailable where built" \
+  test "$(grep -c 'mpi_cuda.*unavailable' "$dir/table")" -eq "$has_cuda_step"
 
 # Without mpirun the steps run as one rank.
 "$acclab" run apsp --variant 'mpi_*' "${small[@]}" --set paths=1 --format json \
   --out "$dir/alone.json" > /dev/null 2>&1
 check "without mpirun: exit 0" test $? -eq 0
 check "without mpirun: one rank, bitwise the serial loop" \
-  check_report "$dir/alone.json" 1 1x1 max-plus 1 false
+  check_report "$dir/alone.json" 1 1x1 max-plus 1 false "$has_cuda_step"
 
 # Bad input: one line from rank 0, exit 2, from every rank.
 one_line_exit_2 "a proc_grid of 4 ranks on 3" "proc_grid=2x2" \

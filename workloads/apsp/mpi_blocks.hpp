@@ -20,8 +20,8 @@
 // rows and columns first, runs round K+1's A, B and C and starts its panel broadcasts, and only
 // then relaxes the rest of round K.
 //
-// The steps (mpi_host, mpi_acc) differ in where the blocks live and how the phases run; this is
-// what they share: the distribution, the rounds and their broadcasts, the gathered
+// The steps (mpi_host, mpi_acc, mpi_cuda) differ in where the blocks live and how the phases
+// run; this is what they share: the distribution, the rounds and their broadcasts, the gathered
 // verification and the report.
 #pragma once
 
@@ -137,9 +137,19 @@ class MpiApspInstance : public ApspInstance {
   }
   Round round_of(int index) const;
   bool lookahead() const;
+  // A's results to the pivot row and column, then B and C, then the panels' broadcasts started.
+  // Here MPI on the host arrays; a step that moves the panels itself (mpi_cuda through NCCL)
+  // overrides these three.
+  virtual void prepare(const Round& r);
+  // Waits for the round's panels and brings the received ones to the step's arrays.
+  virtual void complete(const Round& r);
+  // Lets MPI move the started broadcasts on (MPI_Testall), between pieces of D.
+  virtual void nudge();
 
   Grid g_;
-  std::string panel_path_ = "host";  // how panels reach MPI: host, host-staged
+  std::string panel_path_ = "host";     // how panels reach MPI: host, host-staged, nccl
+  double run_s_ = 0, broadcast_s_ = 0;  // the last run's time, and its time in broadcasts
+  double received_bytes_ = 0;           // bytes this rank received by broadcast in the last run
   // This rank's blocks, g_.rows x g_.cols (row-major, local order), and their initial state;
   // with paths the successors beside them (global vertex numbers; their initial state is read
   // off the initial blocks at each reset, so that a rank holds one n^2 / ranks of them).
@@ -152,21 +162,13 @@ class MpiApspInstance : public ApspInstance {
 
  private:
   struct Comms;
-  // A's results to the pivot row and column, then B and C, then the panels' broadcasts started.
-  void prepare(const Round& r);
-  // Waits for the round's panels and brings the received ones to the step's arrays.
-  void complete(const Round& r);
-  // Lets MPI move the started broadcasts on (MPI_Testall), between pieces of D.
-  void nudge();
   static constexpr int progress_pieces = 4;
   void gather();
   // local_next_ = the initial successors of local_initial_ (apsp.hpp's rule).
   void initial_local_successors();
 
   std::string proc_grid_;
-  std::unique_ptr<Comms> comms_;        // when several ranks
-  double run_s_ = 0, broadcast_s_ = 0;  // the last run's time, and its time in broadcasts
-  double received_bytes_ = 0;           // bytes this rank received by broadcast in the last run
+  std::unique_ptr<Comms> comms_;  // when several ranks
 };
 
 }  // namespace acclab::apsp
