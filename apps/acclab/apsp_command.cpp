@@ -88,13 +88,13 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   if (out_format != "binary" && out_format != "csv") {
     throw UsageError(fmt::format("--out-format {}: expected binary or csv", out_format));
   }
-  if (args.file.empty() && args.seed_graph == 0) {
-    throw UsageError("apsp: expected a graph FILE or --seed-graph N");
-  }
   apsp::runs_across_ranks(registry, args.variant);  // under mpirun, only an MPI step
   apsp::refuse_on_every_rank([&] {                  // before the run
     if (!args.out.empty() && mpi::is_root()) check_output_path("--out", args.out);
   });
+  if (args.file.empty() && args.seed_graph == 0) {
+    throw UsageError("apsp: expected a graph FILE or --seed-graph N");
+  }
   const apsp::UserGraph graph = apsp::graph_from_rank_0([&] {
     return args.seed_graph != 0 ? apsp::seed_user_graph(args.seed_graph, semiring)
                                 : apsp::read_user_graph(args.file);
