@@ -1,7 +1,9 @@
 // acclab apsp FILE: all-pairs longest (max-plus) or shortest (min-plus) paths of a user's graph
 // by one of the apsp workload's variants, the distance matrix written with --out, paths
 // printed with --query: read off the matrix, or with --paths followed along the successor
-// matrix the variant kept.
+// matrix the variant kept. With an mpi_* step it runs across the MPI ranks (mpirun; one rank
+// without): rank 0 reads the graph, prints and checks --out's folder, and the ranks solve and
+// write together (workloads/apsp/mpi_solve.hpp).
 #include "apsp_command.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +12,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
+#include "core/mpi_env.hpp"
 #include "io/dense_matrix.hpp"
 #include "progress.hpp"
 #include "workloads/apsp/graph_solve.hpp"
@@ -55,7 +58,8 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
   seed->excludes(file);
   cmd->add_option("--semiring", args.semiring, "max-plus (longest paths) or min-plus (shortest)");
   cmd->add_option("--variant", args.variant,
-                  "apsp variant (default cuda_blocked with a CUDA GPU, else multicore)");
+                  "apsp variant (default cuda_blocked with a CUDA GPU, else multicore; under "
+                  "mpirun an mpi_* step)");
   cmd->add_option("--devices", args.devices, "multidevice: GPUs (partitions on the host)");
   cmd->add_option("--out", args.out,
                   "write the distance matrix here (written whole or not at all)");
@@ -84,13 +88,17 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   if (out_format != "binary" && out_format != "csv") {
     throw UsageError(fmt::format("--out-format {}: expected binary or csv", out_format));
   }
-  if (!args.out.empty()) check_output_path("--out", args.out);  // before the run
+  apsp::runs_across_ranks(registry, args.variant);  // under mpirun, only an MPI step
+  apsp::refuse_on_every_rank([&] {                  // before the run
+    if (!args.out.empty() && mpi::is_root()) check_output_path("--out", args.out);
+  });
   if (args.file.empty() && args.seed_graph == 0) {
     throw UsageError("apsp: expected a graph FILE or --seed-graph N");
   }
-  const apsp::UserGraph graph = args.seed_graph != 0
-                                    ? apsp::seed_user_graph(args.seed_graph, semiring)
-                                    : apsp::read_user_graph(args.file);
+  const apsp::UserGraph graph = apsp::graph_from_rank_0([&] {
+    return args.seed_graph != 0 ? apsp::seed_user_graph(args.seed_graph, semiring)
+                                : apsp::read_user_graph(args.file);
+  });
   const std::int64_t n = graph.graph.n;
   if (out_format == "csv" && !args.out.empty() && n > 4096) {
     throw UsageError(fmt::format(
@@ -113,6 +121,7 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   fmt::print("apsp {}: {} vertices, {} edges ({}), {} paths by {} in {:.3f} s\n", graph.source, n,
              graph.graph.edges.size(), graph.kind, longest ? "longest" : "shortest",
              solution.variant, solution.seconds);
+  if (solution.spread) fmt::print("{}\n", solution.spread->summary());
   if (graph.seed) {
     // The seed's own output: "time ..." then its 20 test lines.
     fmt::print("time {:f} {}\n", solution.seconds, n);
@@ -133,8 +142,8 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   if (solution.query) print_query(*solution.query);
 
   if (!args.out.empty()) {
-    io::write_dense_matrix(args.out, solution.distances(), n, n,
-                           out_format == "csv" ? io::DenseFormat::csv : io::DenseFormat::binary);
+    solution.write_distances(args.out,
+                             out_format == "csv" ? io::DenseFormat::csv : io::DenseFormat::binary);
     fmt::print("distance matrix ({}) written to {}\n", out_format, args.out);
   }
   if (solution.paths_ok()) return 0;

@@ -7,12 +7,18 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
+#include <type_traits>
 
 #include "core/error.hpp"
+#include "core/mpi_env.hpp"
 #include "core/runner.hpp"
+#ifdef ACCLAB_HAVE_MPI
+#include "workloads/apsp/mpi_solve.hpp"
+#endif
 
 namespace acclab::apsp {
 namespace {
@@ -86,26 +92,22 @@ const Variant& chosen_variant(const GraphSolveOptions& options, const Registry& 
 
 // The result refused where paths are undefined or their lengths do not fit in a float.
 void check_result(const UserGraph& user, const Problem& p, const std::vector<float>& d) {
-  const bool longest = p.semiring == Semiring::max_plus;
-  if (const auto cycle = cycle_vertex(p, d.data())) {
-    throw UsageError(fmt::format(
-        "{}: vertex {} lies on a {} cycle, so {} paths through it are undefined (no output "
-        "written)",
-        user.source, *cycle + user.base, longest ? "positive" : "negative",
-        longest ? "longest" : "shortest"));
-  }
+  if (const auto cycle = cycle_vertex(p, d.data())) refuse_cycle(user, p, *cycle);
   // Sums past the float range: +inf in max-plus (-inf in min-plus) is no path length, and
   // opposite infinities make NaN. (A positive cycle also grows values without bound: the
   // cycle is reported first.)
   for (std::int64_t e = 0; e < p.elements(); ++e) {
-    const float x = d[e];
-    if (std::isnan(x) || (std::isinf(x) && x != p.none())) {
-      throw UsageError(fmt::format(
-          "{}: the distance from {} to {} overflows float ({}); scale the weights down (no "
-          "output written)",
-          user.source, e / p.n + user.base, e % p.n + user.base, x));
-    }
+    if (overflows(p, d[e])) refuse_overflow(user, p, e, d[e]);
   }
+}
+
+// The reader of a result held whole in one process.
+ResultReader array_reader(const Problem& p, const ApspInstance& result) {
+  const auto at = [&p](int u, int v) { return std::size_t(u) * p.n + v; };
+  return {.distance = [&, at](int u, int v) { return result.result()[at(u, v)]; },
+          .successor = [&, at](int u, int v) { return result.successors()[at(u, v)]; },
+          .walk = [&](int u, int v) { return successor_path(p, result.successors().data(), u, v); },
+          .weight = [&, at](int x, int y) { return result.initial()[at(x, y)]; }};
 }
 
 std::vector<std::int64_t> user_ids(const std::vector<int>& path, std::int64_t base) {
@@ -114,15 +116,109 @@ std::vector<std::int64_t> user_ids(const std::vector<int>& path, std::int64_t ba
   return ids;
 }
 
-// The queried path along the successors the variant kept, its weights re-summed from the
-// initial matrix (the best of parallel edges) and checked against the distance.
-PathQuery query_successors(const Problem& p, const ApspInstance& result, int u, int v,
+// The blob graph_from_rank_0 broadcasts: counts, then the names, then the edges' bytes.
+void put_count(std::string& blob, std::int64_t value) {
+  blob.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+void put_text(std::string& blob, const std::string& text) {
+  put_count(blob, std::int64_t(text.size()));
+  blob += text;
+}
+std::int64_t take_count(const std::string& blob, std::size_t& at) {
+  std::int64_t value = 0;
+  std::memcpy(&value, blob.data() + at, sizeof value);
+  at += sizeof value;
+  return value;
+}
+std::string take_text(const std::string& blob, std::size_t& at) {
+  const auto length = std::size_t(take_count(blob, at));
+  std::string text = blob.substr(at, length);
+  at += length;
+  return text;
+}
+
+std::string serialised(const UserGraph& user) {
+  std::string blob;
+  put_count(blob, user.graph.n);
+  put_count(blob, user.base);
+  put_count(blob, user.seed ? user.seed->n : 0);
+  put_count(blob, user.seed && user.seed->semiring == Semiring::min_plus ? 1 : 0);
+  put_text(blob, user.source);
+  put_text(blob, user.kind);
+  static_assert(std::is_trivially_copyable_v<io::Edge>);
+  put_count(blob, std::int64_t(user.graph.edges.size()));
+  blob.append(reinterpret_cast<const char*>(user.graph.edges.data()),
+              user.graph.edges.size() * sizeof(io::Edge));
+  return blob;
+}
+
+UserGraph deserialised(const std::string& blob) {
+  UserGraph user;
+  std::size_t at = 0;
+  user.graph.n = take_count(blob, at);
+  user.base = take_count(blob, at);
+  const std::int64_t seed_n = take_count(blob, at);
+  const bool min_plus = take_count(blob, at) != 0;
+  if (seed_n > 0) {
+    Problem seed;
+    seed.n = int(seed_n);
+    seed.generator = Generator::seed;
+    seed.semiring = min_plus ? Semiring::min_plus : Semiring::max_plus;
+    user.seed = seed;
+  }
+  user.source = take_text(blob, at);
+  user.kind = take_text(blob, at);
+  user.graph.edges.resize(std::size_t(take_count(blob, at)));
+  std::memcpy(user.graph.edges.data(), blob.data() + at,
+              user.graph.edges.size() * sizeof(io::Edge));
+  return user;
+}
+
+// Rank 0's bytes on every rank, in pieces that MPI's int counts take.
+std::string broadcast_blob(const std::string& blob) {
+  const std::size_t size = std::stoull(mpi::broadcast(std::to_string(blob.size())));
+  constexpr std::size_t piece = std::size_t(1) << 30;
+  std::string all;
+  all.reserve(size);
+  for (std::size_t at = 0; at < size; at += piece) {
+    all += mpi::broadcast(mpi::is_root() ? blob.substr(at, piece) : std::string());
+  }
+  return all;
+}
+
+}  // namespace
+
+void refuse_cycle(const UserGraph& user, const Problem& p, int vertex) {
+  const bool longest = p.semiring == Semiring::max_plus;
+  throw UsageError(fmt::format(
+      "{}: vertex {} lies on a {} cycle, so {} paths through it are undefined (no output "
+      "written)",
+      user.source, vertex + user.base, longest ? "positive" : "negative",
+      longest ? "longest" : "shortest"));
+}
+
+void refuse_overflow(const UserGraph& user, const Problem& p, std::int64_t element, float value) {
+  throw UsageError(
+      fmt::format("{}: the distance from {} to {} overflows float ({}); scale the weights down (no "
+                  "output written)",
+                  user.source, element / p.n + user.base, element % p.n + user.base, value));
+}
+
+std::vector<int> path_check_sources(std::int64_t n) {
+  // Sources spread over the graph's vertices, every target each.
+  const int count = int(std::min<std::int64_t>(n, 8));
+  std::vector<int> rows;
+  for (int s = 0; s < count; ++s) rows.push_back(int(std::int64_t(s) * n / count));
+  return rows;
+}
+
+PathQuery query_successors(const Problem& p, const ResultReader& read, int u, int v,
                            std::int64_t base) {
   PathQuery q;
   q.from = u + base;
   q.to = v + base;
-  q.length = result.result()[std::size_t(u) * p.n + v];
-  const std::vector<int> path = successor_path(p, result.successors().data(), u, v);
+  q.length = read.distance(u, v);
+  const std::vector<int> path = read.walk(u, v);
   q.vertices = user_ids(path, base);
   if (path.empty() && q.length == p.none()) {
     q.outcome = PathQuery::Outcome::unreachable;
@@ -132,11 +228,10 @@ PathQuery query_successors(const Problem& p, const ApspInstance& result, int u, 
     q.outcome = PathQuery::Outcome::stops_short;
     return q;
   }
-  const float* initial = result.initial().data();
-  q.along = path_length(p, initial, path);
+  q.along = path_length(p, read.weight, path);
   double sum_abs = 0;
   for (std::size_t s = 0; s + 1 < path.size(); ++s) {
-    sum_abs += std::abs(initial[std::size_t(path[s]) * p.n + path[s + 1]]);
+    sum_abs += std::abs(read.weight(path[s], path[s + 1]));
   }
   q.outcome = std::abs(q.along - q.length) <= rounding_bound(p, sum_abs, q.length)
                   ? PathQuery::Outcome::found
@@ -144,26 +239,62 @@ PathQuery query_successors(const Problem& p, const ApspInstance& result, int u, 
   return q;
 }
 
-// The queried path read off the distances (best_path), its weights summed along it from the
-// initial matrix, which holds the best of parallel edges once for every hop.
-PathQuery query_distances(const Problem& p, const ApspInstance& result,
+PathQuery query_distances(const Problem& p, std::span<const float> column, const ResultReader& read,
                           const std::vector<Edge>& edges, int u, int v, std::int64_t base) {
   PathQuery q;
   q.from = u + base;
   q.to = v + base;
-  q.length = result.result()[std::size_t(u) * p.n + v];
-  const std::vector<int> path = best_path(p, result.result().data(), edges, u, v);
+  q.length = column[u];
+  const std::vector<int> path = best_path_to(p, column, edges, u, v);
   if (path.empty()) {
     q.outcome = PathQuery::Outcome::unreachable;
     return q;
   }
   q.vertices = user_ids(path, base);
-  q.along = path_length(p, result.initial().data(), path);
+  q.along = path_length(p, read.weight, path);
   q.outcome = PathQuery::Outcome::found;
   return q;
 }
 
-}  // namespace
+bool runs_across_ranks(const Registry& registry, const std::string& variant) {
+  std::vector<std::string> steps;
+  bool distributed = false;
+  for (const Variant& v : registry.variants()) {
+    if (v.workload != "apsp" || !v.distributed) continue;
+    steps.push_back(v.name);
+    distributed = distributed || v.name == variant;
+  }
+  if (!distributed && mpi::size() > 1) {
+    const std::string what =
+        variant.empty() ? std::string("--variant: none given")
+                        : fmt::format("--variant {}: {} is not an MPI step", variant, variant);
+    throw UsageError(
+        fmt::format("{}; under mpirun with {} ranks acclab apsp runs only the MPI steps ({})", what,
+                    mpi::size(), fmt::join(steps, ", ")));
+  }
+  return distributed;
+}
+
+void refuse_on_every_rank(const std::function<void()>& check) {
+  std::string refusal;
+  try {
+    check();
+  } catch (const UsageError& e) {
+    if (mpi::size() == 1) throw;
+    refusal = e.what();
+  }
+  const mpi::Agreement agreed = mpi::agree(refusal.empty() ? 0 : 2, refusal);
+  if (agreed.status != 0) throw UsageError(agreed.message);
+}
+
+UserGraph graph_from_rank_0(const std::function<UserGraph()>& read) {
+  if (mpi::size() == 1) return read();
+  UserGraph user;
+  refuse_on_every_rank([&] {
+    if (mpi::is_root()) user = read();
+  });
+  return deserialised(broadcast_blob(mpi::is_root() ? serialised(user) : std::string()));
+}
 
 UserGraph read_user_graph(const std::string& path) {
   UserGraph user;
@@ -226,6 +357,14 @@ std::span<const float> GraphSolution::distances() const {
   return static_cast<const ApspInstance&>(*instance).result();
 }
 
+void GraphSolution::write_distances(const std::string& path, io::DenseFormat format) const {
+  if (spread) {
+    spread->write(path, format);
+    return;
+  }
+  io::write_dense_matrix(path, distances(), n, n, format);
+}
+
 GraphSolution solve_graph(const UserGraph& user, const GraphSolveOptions& options,
                           const Registry& registry, Machine& machine) {
   check_size(user);
@@ -252,6 +391,13 @@ GraphSolution solve_graph(const UserGraph& user, const GraphSolveOptions& option
        std::string("semiring=") + (min_plus ? "min-plus" : "max-plus"), "edges_per_vertex=1",
        fmt::format("devices={}", options.devices), fmt::format("paths={}", options.paths ? 1 : 0)});
   workload.validate(params);
+  if (variant.distributed) {
+#ifdef ACCLAB_HAVE_MPI
+    return solve_graph_across_ranks(user, edges, variant, params, options, query, machine);
+#else
+    throw std::logic_error("apsp: a distributed step in a build without MPI");
+#endif
+  }
   // In the graph's own terms before the runner's check, which also covers device memory.
   const double need = workload.host_bytes(params), have = machine.host().available_bytes;
   if (have > 0 && need > have) {
@@ -264,6 +410,7 @@ GraphSolution solve_graph(const UserGraph& user, const GraphSolveOptions& option
 
   GraphSolution solution;
   solution.variant = variant.name;
+  solution.n = n;
   solution.semiring = options.semiring;
   solution.instance = variant.factory(params);
   auto* result = dynamic_cast<ApspInstance*>(solution.instance.get());
@@ -296,20 +443,21 @@ GraphSolution solve_graph(const UserGraph& user, const GraphSolveOptions& option
     }
   }
   if (user.seed) solution.seed_lines = seed_test_lines(*user.seed, d);
+  const ResultReader read = array_reader(p, *result);
   if (options.paths) {
-    // Sources spread over the graph's vertices, every target each.
-    solution.path_sources = int(std::min<std::int64_t>(n, 8));
-    std::vector<int> rows;
-    for (int s = 0; s < solution.path_sources; ++s) {
-      rows.push_back(int(std::int64_t(s) * n / solution.path_sources));
-    }
-    solution.path_check = check_successor_paths(p, result->initial().data(), d.data(),
-                                                result->successors().data(), rows);
+    const std::vector<int> rows = path_check_sources(n);
+    solution.path_sources = int(rows.size());
+    solution.path_check = check_successor_paths(p, read, rows);
   }
   if (query) {
-    solution.query = options.paths
-                         ? query_successors(p, *result, query->first, query->second, base)
-                         : query_distances(p, *result, edges, query->first, query->second, base);
+    const auto [u, v] = *query;
+    if (options.paths) {
+      solution.query = query_successors(p, read, u, v, base);
+    } else {
+      std::vector<float> column(static_cast<std::size_t>(p.n));
+      for (int x = 0; x < p.n; ++x) column[x] = d[std::size_t(x) * p.n + v];
+      solution.query = query_distances(p, column, read, edges, u, v, base);
+    }
   }
   if (n != p.n) {
     solution.unpadded.resize(std::size_t(n) * n);

@@ -65,6 +65,9 @@ struct Grid {
 // UsageError naming --set proc_grid when it does not multiply to the ranks, or when a process
 // row or column would hold no block.
 std::array<int, 2> process_grid(const Problem& p, const std::string& proc_grid, int ranks);
+// The same grid before the matrix is known: the ranks' shape alone (UsageError as above when
+// `proc_grid` does not multiply to them).
+std::array<int, 2> process_grid_dims(const std::string& proc_grid, int ranks);
 // Rank `rank`'s share in `dims` (ranks numbered row-major, as MPI_Cart_create numbers them).
 Grid grid_of(const Problem& p, std::array<int, 2> dims, int rank);
 
@@ -104,6 +107,20 @@ class MpiApspInstance : public ApspInstance {
   Verification verify() override;
   nlohmann::json distribution() override;
   void corrupt_result() override;
+
+  // For acclab apsp GRAPH (mpi_solve.hpp), before setup(): the result stays spread over the
+  // ranks. No rank then holds the whole matrix: rank 0 keeps no initial matrix, finish() brings
+  // the blocks back to the host arrays without gathering them, and verify() is not for it.
+  void keep_result_on_ranks() { gather_result_ = false; }
+  const Grid& grid() const { return g_; }
+  // This rank's blocks (g_.rows x g_.cols, row-major in local order) after finish(), and with
+  // paths their successors (global vertex numbers).
+  const std::vector<float>& local_result() const { return local_; }
+  const std::vector<std::int32_t>& local_successors() const { return local_next_; }
+  // The host memory this rank's share takes once set up: its blocks and their initial state,
+  // two slots of each panel and the diagonal, and with paths the successors beside them (the
+  // graph's edges aside).
+  double share_bytes() const;
 
  protected:
   // The phases on this rank's blocks (host or device arrays: the step's). Each reads and writes
@@ -168,6 +185,7 @@ class MpiApspInstance : public ApspInstance {
   void initial_local_successors();
 
   std::string proc_grid_;
+  bool gather_result_ = true;     // finish() gathers the matrix on rank 0
   std::unique_ptr<Comms> comms_;  // when several ranks
 };
 

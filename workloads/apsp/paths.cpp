@@ -7,6 +7,7 @@
 
 #include "core/compare.hpp"
 #include "workloads/apsp/apsp.hpp"
+#include "workloads/apsp/graph_solve.hpp"
 
 namespace acclab::apsp {
 
@@ -23,9 +24,15 @@ std::vector<int> successor_path(const Problem& p, const std::int32_t* next, int 
 }
 
 double path_length(const Problem& p, const float* initial, const std::vector<int>& path) {
+  return path_length(
+      p, [&](int x, int y) { return initial[std::size_t(x) * p.n + y]; }, path);
+}
+
+double path_length(const Problem& p, const std::function<float(int, int)>& weight,
+                   const std::vector<int>& path) {
   double length = 0;
   for (std::size_t s = 0; s + 1 < path.size(); ++s) {
-    const float w = initial[std::size_t(path[s]) * p.n + path[s + 1]];
+    const float w = weight(path[s], path[s + 1]);
     if (w == p.none() || path[s] == path[s + 1]) return p.none();
     length += w;
   }
@@ -38,37 +45,47 @@ double rounding_bound(const Problem& p, double sum_abs, float d) {
 
 PathCheck check_successor_paths(const Problem& p, const float* initial, const float* d,
                                 const std::int32_t* next, const std::vector<int>& sources) {
+  const auto at = [&p](int u, int v) { return std::size_t(u) * p.n + v; };
+  const ResultReader read{.distance = [&](int u, int v) { return d[at(u, v)]; },
+                          .successor = [&](int u, int v) { return next[at(u, v)]; },
+                          .walk = [&](int u, int v) { return successor_path(p, next, u, v); },
+                          .weight = [&](int x, int y) { return initial[at(x, y)]; }};
+  return check_successor_paths(p, read, sources);
+}
+
+PathCheck check_successor_paths(const Problem& p, const ResultReader& read,
+                                const std::vector<int>& sources) {
   PathCheck check;
   Difference worst;  // the largest difference over its bound, indexed u n + v
   auto fail = [&](int u, int v, const std::string& what) {
     if (check.broken++ == 0) check.first_broken = fmt::format("path {} -> {}: {}", u, v, what);
   };
   for (int u : sources) {
-    if (next[std::size_t(u) * p.n + u] != u) fail(u, u, "next[u][u] is not u");
+    if (read.successor(u, u) != u) fail(u, u, "next[u][u] is not u");
     for (int v = 0; v < p.n; ++v) {
       if (v == u) continue;
-      const float duv = d[std::size_t(u) * p.n + v];
-      const std::int32_t first = next[std::size_t(u) * p.n + v];
+      const float duv = read.distance(u, v);
+      const std::int32_t first = read.successor(u, v);
       if (duv == p.none()) {
         if (first != -1) fail(u, v, fmt::format("unreachable, yet successor {}", first));
         continue;
       }
       ++check.paths;
-      const auto path = successor_path(p, next, u, v);
+      const auto path = read.walk(u, v);
       if (path.empty() || path.back() != v) {
         fail(u, v,
              fmt::format("the successors stop at {} after {} edges", path.empty() ? u : path.back(),
                          path.size() - 1));
         continue;
       }
-      const double along = path_length(p, initial, path);
+      const double along = path_length(p, read.weight, path);
       if (along == double(p.none())) {
         fail(u, v, "the successors step along a missing edge");
         continue;
       }
       double sum_abs = 0;
       for (std::size_t s = 0; s + 1 < path.size(); ++s) {
-        sum_abs += std::abs(initial[std::size_t(path[s]) * p.n + path[s + 1]]);
+        sum_abs += std::abs(read.weight(path[s], path[s + 1]));
       }
       const double over = std::abs(along - double(duv)) / rounding_bound(p, sum_abs, duv);
       fold_difference(worst, over, std::int64_t(u) * p.n + v);
@@ -83,14 +100,21 @@ PathCheck check_successor_paths(const Problem& p, const float* initial, const fl
 
 std::vector<int> best_path(const Problem& p, const float* d, const std::vector<Edge>& edges, int u,
                            int v) {
+  std::vector<float> column(static_cast<std::size_t>(p.n));
+  for (int x = 0; x < p.n; ++x) column[x] = d[std::size_t(x) * p.n + v];
+  return best_path_to(p, column, edges, u, v);
+}
+
+std::vector<int> best_path_to(const Problem& p, std::span<const float> column,
+                              const std::vector<Edge>& edges, int u, int v) {
   if (u == v) return {u};
-  const auto at = [&](int a, int b) { return d[std::size_t(a) * p.n + b]; };
-  if (at(u, v) == p.none()) return {};
+  // Every distance read is one to v: column[x] = d[x][v].
+  if (column[u] == p.none()) return {};
   // Tight edges: (x, w) whose weight plus d[w][v] gives d[x][v], to float rounding (the matrix
   // summed the same weights in another order). A breadth-first search over them from u finds a
   // path to v whenever one exists, zero-weight cycles included.
   const auto tight = [&](const Edge& e) {
-    const float dwv = at(e.to, v), dxv = at(e.from, v);
+    const float dwv = column[e.to], dxv = column[e.from];
     if (dwv == p.none() || dxv == p.none()) return false;
     const float slack = 1e-5f * std::max({1.0f, std::abs(dxv), std::abs(e.weight)});
     return std::abs(e.weight + dwv - dxv) <= slack;
