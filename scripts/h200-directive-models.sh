@@ -7,7 +7,8 @@
 # 2. vector at `large`: the OpenACC and OpenMP bandwidth steps side by side, then the tuned
 #    OpenMP steps as `target teams loop` and without simd.
 # 3. jacobi2d and diffusion3d at `large`: the OpenACC steps against their OpenMP twins (and
-#    diffusion3d's tuned OpenMP step as `target teams loop`).
+#    diffusion3d's tuned OpenMP step as `target teams loop`); the steps that copy every sweep on
+#    `small`.
 # PART=stencils runs 3 alone (the vector steps that map their arrays every run take minutes).
 set -uo pipefail
 part=${PART:-all}
@@ -27,7 +28,11 @@ if [[ $part == all ]]; then
   run vector_large_loop run vector --preset large --variant '*_omp_target_tuned' --set omp_construct=loop --reps 5
   run vector_large_nosimd run vector --preset large --variant '*_omp_target_tuned' --set omp_simd=0 --reps 5
 fi
-run jacobi2d_large run jacobi2d --preset large --variant 'acc_data_region,acc_tuned,omp_target_*' --reps 3
-run diffusion3d_large run diffusion3d --preset large --variant 'acc_data_present,acc_flat,acc_rows,acc_tuned,omp_target_*' --reps 3
+# The steps that copy every sweep or step (acc_copy_per_iter, acc_kernels, omp_target_map) only on
+# small: at large jacobi2d's omp_target_map alone ran past 120 s.
+run jacobi2d_small_copies run jacobi2d --preset small --variant 'acc_copy_per_iter,omp_target_map' --reps 3
+run jacobi2d_large run jacobi2d --preset large --variant 'acc_data_region,acc_tuned,omp_target_data,omp_target_tuned' --reps 3
+run diffusion3d_small_copies run diffusion3d --preset small --variant 'acc_kernels,omp_target_map' --reps 3
+run diffusion3d_large run diffusion3d --preset large --variant 'acc_data_present,acc_flat,acc_rows,acc_tuned,omp_target_data,omp_target_tuned' --reps 3
 run diffusion3d_large_loop run diffusion3d --preset large --variant omp_target_tuned --set omp_construct=loop --reps 3
 pack_out
