@@ -5,7 +5,8 @@
 #   OUT=some/folder scripts/h200-directive-models.sh
 # 1. Where each model ran (acclab info), and the launch shapes GCC picked (GOMP_DEBUG=1).
 # 2. vector at `large`: the OpenACC and OpenMP bandwidth steps side by side, then the tuned
-#    OpenMP steps as `target teams loop` and without simd.
+#    OpenMP steps as `target teams loop` and without simd; BabelStream's OpenMP model at the
+#    same size where peers/babelstream holds it (scripts/peer-babelstream.sh).
 # 3. jacobi2d and diffusion3d at `large`: the OpenACC steps against their OpenMP twins (and
 #    diffusion3d's tuned OpenMP step as `target teams loop`); the steps that copy every sweep on
 #    `small`.
@@ -27,6 +28,15 @@ if [[ $part == all ]]; then
   run vector_large run vector --preset large --variant 'triad_*,dot_*' --reps 5
   run vector_large_loop run vector --preset large --variant '*_omp_target_tuned' --set omp_construct=loop --reps 5
   run vector_large_nosimd run vector --preset large --variant '*_omp_target_tuned' --set omp_simd=0 --reps 5
+  # The peer (scripts/peer-babelstream.sh, carried as peers/babelstream): BabelStream's OpenMP
+  # model, the same compiler and offload flags, vector's large size (2^28 floats), 20 times.
+  if [[ -x peers/babelstream/omp-stream ]]; then
+    echo "== BabelStream OpenMP: $(head -1 peers/babelstream/BUILD.txt)"
+    cp peers/babelstream/BUILD.txt "$out/babelstream_build.txt"
+    echo "babelstream_omp_large.csv: peers/babelstream/omp-stream --arraysize 268435456 --float --numtimes 20 --csv" >> "$out/commands.txt"
+    peers/babelstream/omp-stream --arraysize 268435456 --float --numtimes 20 --csv \
+      | tee "$out/babelstream_omp_large.csv"
+  fi
 fi
 # The steps that copy every sweep or step (acc_copy_per_iter, acc_kernels, omp_target_map) only on
 # small: at large jacobi2d's omp_target_map alone ran past 120 s.
