@@ -189,4 +189,42 @@ class MpiApspInstance : public ApspInstance {
   std::unique_ptr<Comms> comms_;  // when several ranks
 };
 
+// A step whose phases are templates on the semiring and on paths, as Step's members
+// diagonal<max_plus, paths>(r), row_panel, column_panel and tiles (relax's arguments): each
+// phase runs the one instance that fits the problem (Step befriends this class).
+template <class Step>
+class MpiPhasesBySemiring : public MpiApspInstance {
+ public:
+  using MpiApspInstance::MpiApspInstance;
+
+ protected:
+  void close_diagonal(const Round& r) override {
+    dispatch([&]<bool max_plus, bool paths>() { self().template diagonal<max_plus, paths>(r); });
+  }
+  void update_row_panel(const Round& r) override {
+    dispatch([&]<bool max_plus, bool paths>() { self().template row_panel<max_plus, paths>(r); });
+  }
+  void update_column_panel(const Round& r) override {
+    dispatch(
+        [&]<bool max_plus, bool paths>() { self().template column_panel<max_plus, paths>(r); });
+  }
+  void relax(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) override {
+    if (rows.empty() || cols.empty()) return;
+    dispatch([&]<bool max_plus, bool paths>() {
+      self().template tiles<max_plus, paths>(r, rows, skip_rows, cols, skip_cols);
+    });
+  }
+
+ private:
+  Step& self() { return static_cast<Step&>(*this); }
+  template <class Body>
+  void dispatch(Body&& body) {
+    const bool max_plus = p_.semiring == Semiring::max_plus;
+    if (max_plus && p_.paths) body.template operator()<true, true>();
+    if (max_plus && !p_.paths) body.template operator()<true, false>();
+    if (!max_plus && p_.paths) body.template operator()<false, true>();
+    if (!max_plus && !p_.paths) body.template operator()<false, false>();
+  }
+};
+
 }  // namespace acclab::apsp
