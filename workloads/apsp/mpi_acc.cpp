@@ -1,9 +1,11 @@
 // MPI ranks with OpenACC: each rank's blocks, panels and diagonal resident on its GPU (GPU
 // local rank mod GPUs) for the whole measurement, the phases of mpi_blocks.hpp as directives
 // after multidevice's (A on one gang, workers over the tile's rows; B a lane per column; C a
-// worker per row; D in register tiles), and what MPI moves staged through the host copies of
-// the panels (update self before a broadcast, update device after). Without a GPU the same
-// code runs on the host, which is how CI checks it.
+// worker per row; D in register tiles), queued on one async queue as multidevice's are. What
+// MPI moves is staged through the host copies of the panels (update self before a broadcast,
+// update device after, each waited for); one rank moves nothing, and its rounds run as
+// multidevice's on one GPU: the phases queued back to back, no lookahead, waited for at the
+// end. Without a GPU the same code runs on the host, which is how CI checks it.
 #include <openacc.h>
 
 #include "core/acc_data.hpp"
@@ -21,6 +23,7 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
   using MpiPhasesBySemiring::MpiPhasesBySemiring;
   ~MpiAcc() override {
     if (!entered_) return;
+    acc_wait(queue);
     acc_exit_delete(local_.data(), std::int64_t(local_.size()));
     acc_exit_delete(row_panel_.data(), std::int64_t(row_panel_.size()));
     acc_exit_delete(column_panel_.data(), std::int64_t(column_panel_.size()));
@@ -37,7 +40,9 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
     // One GPU a rank, by the rank's place on its node; ranks share GPUs when there are fewer.
     const int gpus = acc_get_num_devices(acc_device_not_host);
     if (gpus > 0) acc_set_device_num(mpi::local_rank() % gpus, acc_device_not_host);
-    panel_path_ = gpus > 0 ? "host-staged" : "host";
+    // Without a GPU MPI reads the arrays the phases write; with one, other ranks' panels go
+    // through the host copies, and one rank's stay on its GPU.
+    panel_path_ = gpus == 0 ? "host" : mpi::size() == 1 ? "none (one rank)" : "host-staged";
     acc_enter_copyin(local_.data(), std::int64_t(local_.size()));
     acc_enter_create(row_panel_.data(), std::int64_t(row_panel_.size()));
     acc_enter_create(column_panel_.data(), std::int64_t(column_panel_.size()));
@@ -52,26 +57,35 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
 
  protected:
   void upload() override {
+    acc_wait(queue);
     acc_update_to_device(local_.data(), std::int64_t(local_.size()));
     if (p_.paths) acc_update_to_device(local_next_.data(), std::int64_t(local_next_.size()));
   }
   void fetch() override {
+    acc_wait(queue);
     acc_update_host(local_.data(), std::int64_t(local_.size()));
     if (p_.paths) acc_update_host(local_next_.data(), std::int64_t(local_next_.size()));
   }
   void to_host(Buffer buffer, const Round& r) override { stage(buffer, r, true); }
   void to_device(Buffer buffer, const Round& r) override { stage(buffer, r, false); }
+  void wait_for_phases() override { acc_wait(queue); }
 
  private:
   friend class MpiPhasesBySemiring<MpiAcc>;
-  // The round's part of a buffer between the host copy and the device copy.
+  // The rank's async queue: every phase and every staging copy, in order.
+  static constexpr int queue = 1;
+
+  // The round's part of a buffer between the host copy and the device copy, queued behind the
+  // phases that wrote it (or before those that read it), then waited for: the host copy is
+  // MPI's again once it returns.
   void stage(Buffer buffer, const Round& r, bool to_host_copy) {
     const std::int64_t m = r.size;
     auto copy = [&](auto* p, std::int64_t count) {
+      const std::size_t bytes = sizeof(*p) * std::size_t(count);
       if (to_host_copy) {
-        acc_update_host(p, count);
+        acc_update_self_async(p, bytes, queue);
       } else {
-        acc_update_to_device(p, count);
+        acc_update_device_async(p, bytes, queue);
       }
     };
     switch (buffer) {
@@ -87,6 +101,7 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
         if (p_.paths) copy(next_slot(r.slot), m * g_.rows);
         break;
     }
+    acc_wait(queue);
   }
 
   // A: the diagonal block on one gang, workers over its rows; the end of a worker loop is the
@@ -101,7 +116,7 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
     std::int32_t* next_diag = on_device<paths>(next_diag_.data());
     const int hs = 0, ss = m * m;  // H and S in diag
 #pragma acc parallel num_gangs(1) num_workers(16) vector_length(32) present(d [0:nl], diag [0:nd]) \
-    deviceptr(next, next_diag)
+    deviceptr(next, next_diag) async(queue)
     {
       for (int s = 0; s < m; ++s) {
 #pragma acc loop worker vector
@@ -141,7 +156,7 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
     std::int32_t* next = on_device<paths>(local_next_.data());
     std::int32_t* next_diag = on_device<paths>(next_diag_.data());
 #pragma acc parallel loop gang vector vector_length(32) \
-    present(d [0:nl], diag [0:nd], panel [0:np]) deviceptr(next, next_diag)
+    present(d [0:nl], diag [0:nd], panel [0:np]) deviceptr(next, next_diag) async(queue)
     for (int j = 0; j < cols; ++j) {
       if (j >= skip_b && j < skip_e) continue;
       for (int s = 0; s < m; ++s) {
@@ -179,7 +194,7 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
     std::int32_t* next_panel = on_device<paths>(next_panel_.data());
     const int ss = m * m;
 #pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
-    present(d [0:nl], diag [0:nd], panel [0:np]) deviceptr(next, next_panel)
+    present(d [0:nl], diag [0:nd], panel [0:np]) deviceptr(next, next_panel) async(queue)
     for (int i = 0; i < rows; ++i) {
       if (i >= skip_b && i < skip_e) continue;
       float* row = &d[std::int64_t(i) * ld + c0];
@@ -224,7 +239,7 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
     const int row_tiles = (i1 - i0 + tile_rows - 1) / tile_rows;
     const int column_tiles = (j1 - j0 + tile_cols - 1) / tile_cols;
 #pragma acc parallel loop gang collapse(2) vector_length(lanes) \
-    present(d [0:nl], v_panel [0:nr], h_panel [0:nc]) deviceptr(next, nh_slot)
+    present(d [0:nl], v_panel [0:nr], h_panel [0:nc]) deviceptr(next, nh_slot) async(queue)
     for (int tr = 0; tr < row_tiles; ++tr) {
       for (int tc = 0; tc < column_tiles; ++tc) {
 #pragma acc loop vector

@@ -136,11 +136,15 @@ class MpiApspInstance : public ApspInstance {
   // D: local rows `rows` less `skip_rows` by columns `cols` less `skip_cols`, with the round's
   // panels.
   virtual void relax(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) = 0;
-  // What MPI moves lives in the host arrays: a step on a device copies them over. Nothing for a
-  // host step.
+  // What MPI moves lives in the host arrays: a step on a device copies them over, to the host
+  // before a broadcast and back after one. Called only where there are other ranks (one rank's
+  // panels stay where its phases leave them). Nothing for a host step.
   enum class Buffer { diagonal, row_panel, column_panel };
   virtual void to_host(Buffer, const Round&) {}
   virtual void to_device(Buffer, const Round&) {}
+  // Waits for the phases asked for so far, where a step queues them and returns at once (its
+  // device's queue); run() calls it before its time ends. Nothing where they block.
+  virtual void wait_for_phases() {}
   // The local blocks (and successors) from the device to the host arrays, and back.
   virtual void fetch() {}
   virtual void upload() {}
