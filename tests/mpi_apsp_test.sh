@@ -67,6 +67,10 @@ for r in results:
     # Every rank but the pivots' receives a panel each round (one rank: nothing to receive).
     assert (m["broadcast_bytes_per_round"] > 0) == (ranks > 1), m
     assert 0 <= m["broadcast_share"] <= 1, m
+    # One rank broadcasts nothing and waits for no panel (its panels stay where B and C left
+    # them: on a GPU, panel_path "none (one rank)" for mpi_acc; the host arrays here).
+    if ranks == 1:
+        assert m["broadcast_s"] == 0 and m["broadcast_share"] == 0, m
     s = m["rank_seconds"]
     assert 0 < s["min"] <= s["median"] <= s["max"], s
     assert m["mpi_library"], m

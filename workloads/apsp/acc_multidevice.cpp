@@ -25,21 +25,6 @@
 namespace acclab::apsp::acc {
 namespace {
 
-// The serial loop's std::max / std::min. (fmaxf would be one instruction, max.f32, but GCC 12
-// expands it only under -ffinite-math-only and otherwise calls a libm the offload link lacks.)
-#pragma acc routine seq
-template <bool max_plus>
-inline float relax(float now, float through) {
-  return max_plus ? (now < through ? through : now) : (through < now ? through : now);
-}
-
-// Whether `through` replaces `now`: exactly when relax takes it (the successor rule, apsp.hpp).
-#pragma acc routine seq
-template <bool max_plus>
-inline bool improves(float now, float through) {
-  return max_plus ? now < through : through < now;
-}
-
 // The host address of a snapshot slot (mapped to the device by partition_enter).
 float* snapshot_slot(int n, int block, const Partition& part, int slot) {
   return part.snapshot + std::int64_t(slot) * block * n;
@@ -47,12 +32,7 @@ float* snapshot_slot(int n, int block, const Partition& part, int slot) {
 
 // With paths the successors travel beside the distances: `next` (the rows' successors) and
 // `next_history` (NH[s][r] = next[r][kb+s] before step kb+s), passed to the kernels as device
-// addresses (deviceptr), null without paths.
-template <bool paths>
-std::int32_t* on_device(std::int32_t* host) {
-  return paths ? static_cast<std::int32_t*>(acc_deviceptr(host)) : nullptr;
-}
-
+// addresses (on_device: deviceptr), null without paths.
 template <bool max_plus, bool paths>
 void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
   const int kb = pivots.begin, ke = pivots.end, queue = part.compute_queue;
@@ -76,26 +56,19 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
       for (int c = 0; c < m; ++c) snap[s * n + kb + c] = rows[(k - r0) * n + kb + c];
 #pragma acc loop worker
       for (int r = 0; r < m; ++r) {
-        const float rk = rows[(top + r) * n + k];
+        float* row = &rows[(top + r) * n + kb];
+        const float rk = row[s];
         hist[s * count + top + r] = rk;
+        std::int32_t* next_row = nullptr;
+        std::int32_t nk = 0;
         if constexpr (paths) {
-          const std::int32_t nk = next[std::int64_t(top + r) * n + k];
+          next_row = &next[std::int64_t(top + r) * n + kb];
+          nk = next_row[s];
           next_hist[s * count + top + r] = nk;
+        }
 #pragma acc loop vector
-          for (int c = 0; c < m; ++c) {
-            float* x = &rows[(top + r) * n + kb + c];
-            const float through = rk + snap[s * n + kb + c];
-            if (improves<max_plus>(*x, through)) {
-              *x = through;
-              next[std::int64_t(top + r) * n + kb + c] = nk;
-            }
-          }
-        } else {
-#pragma acc loop vector
-          for (int c = 0; c < m; ++c) {
-            float* x = &rows[(top + r) * n + kb + c];
-            *x = relax<max_plus>(*x, rk + snap[s * n + kb + c]);
-          }
+        for (int c = 0; c < m; ++c) {
+          relax_at<max_plus, paths>(row, next_row, c, rk + snap[s * n + kb + c], nk);
         }
       }
     }
@@ -152,37 +125,27 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
     for (int r = first; r < last; ++r) {
       if (r >= skip_b && r < skip_e) continue;
       float* row = &rows[std::int64_t(r) * n + kb];
+      std::int32_t* next_row = nullptr;
+      if constexpr (paths) next_row = &next[std::int64_t(r) * n + kb];
       for (int s = 0; s < m; ++s) {
         const float h = row[s];
         hist[std::int64_t(s) * count + r] = h;
-        if constexpr (paths) {
-          std::int32_t* next_row = &next[std::int64_t(r) * n + kb];
-          const std::int32_t nh = next_row[s];
-          next_hist[std::int64_t(s) * count + r] = nh;
+        std::int32_t nh = 0;
+        if constexpr (paths) nh = next_hist[std::int64_t(s) * count + r] = next_row[s];
 #pragma acc loop vector
-          for (int c = 0; c < m; ++c) {
-            const float through = h + snap[std::int64_t(s) * n + kb + c];
-            if (improves<max_plus>(row[c], through)) {
-              row[c] = through;
-              next_row[c] = nh;
-            }
-          }
-        } else {
-#pragma acc loop vector
-          for (int c = 0; c < m; ++c) {
-            row[c] = relax<max_plus>(row[c], h + snap[std::int64_t(s) * n + kb + c]);
-          }
+        for (int c = 0; c < m; ++c) {
+          relax_at<max_plus, paths>(row, next_row, c, h + snap[std::int64_t(s) * n + kb + c], nh);
         }
       }
     }
   }
   if (phases == Phases::columns) return;
   // D: a gang per tile of 16 rows x 128 columns, each lane 4 x 4 elements in registers (rows
-  // 4 apart, columns 32 apart: a warp's loads of S are coalesced, its loads of H one address).
-  // H and S come through L1: the tile's 64 x 128 slice of S is 32 KB. Rows and columns past
-  // the end read the last one and are not stored; nor are the columns K (C's) and the
-  // skipped rows.
-  constexpr int tile_rows = 16, tile_cols = 128, lanes = 128, steps = 4;
+  // 4 apart, columns 32 apart: a warp's loads of S are coalesced, its loads of H one address;
+  // relax_lane_tile). H and S come through L1: the tile's 64 x 128 slice of S is 32 KB. Rows
+  // and columns past the end read the last one and are not stored; nor are the columns K (C's)
+  // and the skipped rows.
+  constexpr int tile_rows = 16, tile_cols = 128, lanes = 128;
   const int row_tiles = (last - first + tile_rows - 1) / tile_rows;
   const int column_tiles = (n + tile_cols - 1) / tile_cols;
 #pragma acc parallel loop gang collapse(2) vector_length(lanes) \
@@ -202,75 +165,8 @@ void apply_block(int n, int block, const Partition& part, Pivots pivots, RowRang
           j[a] = c < n ? c : n - 1;
           store_column[a] = c < n && (c < kb || c >= ke);
         }
-        float acc[4][4];
-        std::int32_t succ[4][4];  // with paths: the elements' successors
-#pragma GCC unroll 4
-        for (int a = 0; a < 4; ++a) {
-#pragma GCC unroll 4
-          for (int b = 0; b < 4; ++b) {
-            acc[a][b] = rows[std::int64_t(i[a]) * n + j[b]];
-            if constexpr (paths) succ[a][b] = next[std::int64_t(i[a]) * n + j[b]];
-          }
-        }
-        // The loads of `steps` pivot steps at once, then their relaxations in order: a lane
-        // has 8 loads a step (12 with paths) times `steps` in flight where it waited out each
-        // step's: at 25 % occupancy nothing else hides them (bench/results/h200/apsp/NOTES.md).
-        // Past the last step the last is loaded again, and relaxing with it
-        // twice changes nothing (max and min are idempotent; improves is strict).
-        // The lane's rows of H and columns of S at step 0; step s is s * count (s * n) on, one
-        // offset for all four (GCC recomputed each load's address from s).
-        const float* h_of[4];
-        const float* v_of[4];
-        const std::int32_t* nh_of[4];
-#pragma GCC unroll 4
-        for (int a = 0; a < 4; ++a) {
-          h_of[a] = hist + i[a];
-          v_of[a] = snap + j[a];
-          if constexpr (paths) nh_of[a] = next_hist + i[a];
-        }
-        for (int s0 = 0; s0 < m; s0 += steps) {
-          float h[steps][4], v[steps][4];
-          std::int32_t nh[steps][4];
-#pragma GCC unroll 4
-          for (int t = 0; t < steps; ++t) {
-            const int s = s0 + t < m ? s0 + t : m - 1;
-            const std::int64_t h_step = std::int64_t(s) * count, v_step = std::int64_t(s) * n;
-#pragma GCC unroll 4
-            for (int a = 0; a < 4; ++a) {
-              h[t][a] = h_of[a][h_step];
-              v[t][a] = v_of[a][v_step];
-              if constexpr (paths) nh[t][a] = nh_of[a][h_step];
-            }
-          }
-#pragma GCC unroll 4
-          for (int t = 0; t < steps; ++t) {
-#pragma GCC unroll 4
-            for (int a = 0; a < 4; ++a) {
-#pragma GCC unroll 4
-              for (int b = 0; b < 4; ++b) {
-                if constexpr (paths) {
-                  const float through = h[t][a] + v[t][b];
-                  if (improves<max_plus>(acc[a][b], through)) {
-                    acc[a][b] = through;
-                    succ[a][b] = nh[t][a];
-                  }
-                } else {
-                  acc[a][b] = relax<max_plus>(acc[a][b], h[t][a] + v[t][b]);
-                }
-              }
-            }
-          }
-        }
-#pragma GCC unroll 4
-        for (int a = 0; a < 4; ++a) {
-#pragma GCC unroll 4
-          for (int b = 0; b < 4; ++b) {
-            if (store_row[a] && store_column[b]) {
-              rows[std::int64_t(i[a]) * n + j[b]] = acc[a][b];
-              if constexpr (paths) next[std::int64_t(i[a]) * n + j[b]] = succ[a][b];
-            }
-          }
-        }
+        relax_lane_tile<max_plus, paths>(rows, next, n, i, j, store_row, store_column, hist,
+                                         next_hist, count, snap, n, m);
       }
     }
   }

@@ -187,14 +187,21 @@ std::vector<Edge> generate_graph(const Problem& p) {
   return edges;
 }
 
-std::vector<std::string> seed_test_lines(const Problem& p, const std::vector<float>& d) {
+std::vector<std::pair<int, int>> seed_test_pairs(const Problem& p) {
   // The generator's state is where generate_graph left it: draw the graph again first.
   generate_graph(p);
-  std::vector<std::string> lines;
-  while (lines.size() < 20) {
+  std::vector<std::pair<int, int>> pairs;
+  while (pairs.size() < 20) {
     const int prev = std::rand() % p.n;
     const int next = std::rand() % p.n;
-    if (prev == next) continue;
+    if (prev != next) pairs.push_back({prev, next});
+  }
+  return pairs;
+}
+
+std::vector<std::string> seed_test_lines(const Problem& p, const std::vector<float>& d) {
+  std::vector<std::string> lines;
+  for (const auto& [prev, next] : seed_test_pairs(p)) {
     lines.push_back(fmt::format("test {} {} {:f}", prev, next, d[std::size_t(prev) * p.n + next]));
   }
   return lines;

@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/registry.hpp"
@@ -86,8 +87,11 @@ struct Edge {
 // negated.
 std::vector<Edge> generate_graph(const Problem& p);
 
-// The seed's 20 "test prev next value" lines: the next 20 pairs from the C library's rand()
-// after the graph (prev != next), with d[prev][next]. Only meaningful for generator=seed.
+// The seed's 20 test pairs (prev, next): the next 20 from the C library's rand() after the
+// graph (prev != next), the graph drawn again first so that the generator is where the seed's
+// left it. Only meaningful for generator=seed.
+std::vector<std::pair<int, int>> seed_test_pairs(const Problem& p);
+// The seed's 20 "test prev next value" lines: seed_test_pairs with d[prev][next].
 std::vector<std::string> seed_test_lines(const Problem& p, const std::vector<float>& d);
 
 // The initial matrix: 0 on the diagonal, the edge weights (the best of repeated edges, which the

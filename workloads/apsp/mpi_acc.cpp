@@ -1,40 +1,29 @@
 // MPI ranks with OpenACC: each rank's blocks, panels and diagonal resident on its GPU (GPU
 // local rank mod GPUs) for the whole measurement, the phases of mpi_blocks.hpp as directives
 // after multidevice's (A on one gang, workers over the tile's rows; B a lane per column; C a
-// worker per row; D in register tiles), and what MPI moves staged through the host copies of
-// the panels (update self before a broadcast, update device after). Without a GPU the same
-// code runs on the host, which is how CI checks it.
+// worker per row; D in register tiles), queued on one async queue as multidevice's are. What
+// MPI moves is staged through the host copies of the panels (update self before a broadcast,
+// update device after, each waited for); one rank moves nothing, and its rounds run as
+// multidevice's on one GPU: the phases queued back to back, no lookahead, waited for at the
+// end. Without a GPU the same code runs on the host, which is how CI checks it.
 #include <openacc.h>
 
 #include "core/acc_data.hpp"
+#include "workloads/apsp/acc_kernels.hpp"
 #include "workloads/apsp/mpi_blocks.hpp"
 
 namespace acclab::apsp {
 namespace {
 
-// The serial loop's std::max / std::min, and whether `through` replaces `now` (apsp.hpp).
-#pragma acc routine seq
-template <bool max_plus>
-inline float relax_one(float now, float through) {
-  return max_plus ? (now < through ? through : now) : (through < now ? through : now);
-}
-#pragma acc routine seq
-template <bool max_plus>
-inline bool improves(float now, float through) {
-  return max_plus ? now < through : through < now;
-}
+using acc::on_device;
+using acc::relax_at;
 
-// The device address of a successor array (deviceptr in the kernels), null without paths.
-template <bool paths>
-std::int32_t* on_device(std::int32_t* host) {
-  return paths ? static_cast<std::int32_t*>(acc_deviceptr(host)) : nullptr;
-}
-
-class MpiAcc : public MpiApspInstance {
+class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
  public:
-  using MpiApspInstance::MpiApspInstance;
+  using MpiPhasesBySemiring::MpiPhasesBySemiring;
   ~MpiAcc() override {
     if (!entered_) return;
+    acc_wait(queue);
     acc_exit_delete(local_.data(), std::int64_t(local_.size()));
     acc_exit_delete(row_panel_.data(), std::int64_t(row_panel_.size()));
     acc_exit_delete(column_panel_.data(), std::int64_t(column_panel_.size()));
@@ -51,7 +40,9 @@ class MpiAcc : public MpiApspInstance {
     // One GPU a rank, by the rank's place on its node; ranks share GPUs when there are fewer.
     const int gpus = acc_get_num_devices(acc_device_not_host);
     if (gpus > 0) acc_set_device_num(mpi::local_rank() % gpus, acc_device_not_host);
-    panel_path_ = gpus > 0 ? "host-staged" : "host";
+    // Without a GPU MPI reads the arrays the phases write; with one, other ranks' panels go
+    // through the host copies, and one rank's stay on its GPU.
+    panel_path_ = gpus == 0 ? "host" : mpi::size() == 1 ? "none (one rank)" : "host-staged";
     acc_enter_copyin(local_.data(), std::int64_t(local_.size()));
     acc_enter_create(row_panel_.data(), std::int64_t(row_panel_.size()));
     acc_enter_create(column_panel_.data(), std::int64_t(column_panel_.size()));
@@ -66,50 +57,35 @@ class MpiAcc : public MpiApspInstance {
 
  protected:
   void upload() override {
+    acc_wait(queue);
     acc_update_to_device(local_.data(), std::int64_t(local_.size()));
     if (p_.paths) acc_update_to_device(local_next_.data(), std::int64_t(local_next_.size()));
   }
   void fetch() override {
+    acc_wait(queue);
     acc_update_host(local_.data(), std::int64_t(local_.size()));
     if (p_.paths) acc_update_host(local_next_.data(), std::int64_t(local_next_.size()));
   }
   void to_host(Buffer buffer, const Round& r) override { stage(buffer, r, true); }
   void to_device(Buffer buffer, const Round& r) override { stage(buffer, r, false); }
-
-  void close_diagonal(const Round& r) override {
-    dispatch([&]<bool max_plus, bool paths>() { diagonal<max_plus, paths>(r); });
-  }
-  void update_row_panel(const Round& r) override {
-    dispatch([&]<bool max_plus, bool paths>() { row_panel<max_plus, paths>(r); });
-  }
-  void update_column_panel(const Round& r) override {
-    dispatch([&]<bool max_plus, bool paths>() { column_panel<max_plus, paths>(r); });
-  }
-  void relax(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) override {
-    if (rows.empty() || cols.empty()) return;
-    dispatch([&]<bool max_plus, bool paths>() {
-      tiles<max_plus, paths>(r, rows, skip_rows, cols, skip_cols);
-    });
-  }
+  void wait_for_phases() override { acc_wait(queue); }
 
  private:
-  template <class Body>
-  void dispatch(Body&& body) {
-    const bool max_plus = p_.semiring == Semiring::max_plus;
-    if (max_plus && p_.paths) body.template operator()<true, true>();
-    if (max_plus && !p_.paths) body.template operator()<true, false>();
-    if (!max_plus && p_.paths) body.template operator()<false, true>();
-    if (!max_plus && !p_.paths) body.template operator()<false, false>();
-  }
+  friend class MpiPhasesBySemiring<MpiAcc>;
+  // The rank's async queue: every phase and every staging copy, in order.
+  static constexpr int queue = 1;
 
-  // The round's part of a buffer between the host copy and the device copy.
+  // The round's part of a buffer between the host copy and the device copy, queued behind the
+  // phases that wrote it (or before those that read it), then waited for: the host copy is
+  // MPI's again once it returns.
   void stage(Buffer buffer, const Round& r, bool to_host_copy) {
     const std::int64_t m = r.size;
     auto copy = [&](auto* p, std::int64_t count) {
+      const std::size_t bytes = sizeof(*p) * std::size_t(count);
       if (to_host_copy) {
-        acc_update_host(p, count);
+        acc_update_self_async(p, bytes, queue);
       } else {
-        acc_update_to_device(p, count);
+        acc_update_device_async(p, bytes, queue);
       }
     };
     switch (buffer) {
@@ -125,6 +101,7 @@ class MpiAcc : public MpiApspInstance {
         if (p_.paths) copy(next_slot(r.slot), m * g_.rows);
         break;
     }
+    acc_wait(queue);
   }
 
   // A: the diagonal block on one gang, workers over its rows; the end of a worker loop is the
@@ -139,7 +116,7 @@ class MpiAcc : public MpiApspInstance {
     std::int32_t* next_diag = on_device<paths>(next_diag_.data());
     const int hs = 0, ss = m * m;  // H and S in diag
 #pragma acc parallel num_gangs(1) num_workers(16) vector_length(32) present(d [0:nl], diag [0:nd]) \
-    deviceptr(next, next_diag)
+    deviceptr(next, next_diag) async(queue)
     {
       for (int s = 0; s < m; ++s) {
 #pragma acc loop worker vector
@@ -149,22 +126,15 @@ class MpiAcc : public MpiApspInstance {
           float* row = &d[std::int64_t(r0 + i) * ld + c0];
           const float hi = row[s];
           diag[hs + s * m + i] = hi;
+          std::int32_t* next_row = nullptr;
+          std::int32_t nh = 0;
           if constexpr (paths) {
-            std::int32_t* next_row = &next[std::int64_t(r0 + i) * ld + c0];
-            const std::int32_t nh = next_row[s];
-            next_diag[s * m + i] = nh;
+            next_row = &next[std::int64_t(r0 + i) * ld + c0];
+            nh = next_diag[s * m + i] = next_row[s];
+          }
 #pragma acc loop vector
-            for (int c = 0; c < m; ++c) {
-              const float through = hi + diag[ss + s * m + c];
-              if (improves<max_plus>(row[c], through)) {
-                row[c] = through;
-                next_row[c] = nh;
-              }
-            }
-          } else {
-#pragma acc loop vector
-            for (int c = 0; c < m; ++c)
-              row[c] = relax_one<max_plus>(row[c], hi + diag[ss + s * m + c]);
+          for (int c = 0; c < m; ++c) {
+            relax_at<max_plus, paths>(row, next_row, c, hi + diag[ss + s * m + c], nh);
           }
         }
       }
@@ -186,7 +156,7 @@ class MpiAcc : public MpiApspInstance {
     std::int32_t* next = on_device<paths>(local_next_.data());
     std::int32_t* next_diag = on_device<paths>(next_diag_.data());
 #pragma acc parallel loop gang vector vector_length(32) \
-    present(d [0:nl], diag [0:nd], panel [0:np]) deviceptr(next, next_diag)
+    present(d [0:nl], diag [0:nd], panel [0:np]) deviceptr(next, next_diag) async(queue)
     for (int j = 0; j < cols; ++j) {
       if (j >= skip_b && j < skip_e) continue;
       for (int s = 0; s < m; ++s) {
@@ -196,12 +166,12 @@ class MpiAcc : public MpiApspInstance {
           float* x = &d[std::int64_t(r0 + i) * ld + j];
           const float through = diag[s * m + i] + v;
           if constexpr (paths) {
-            if (improves<max_plus>(*x, through)) {
+            if (acc::improves<max_plus>(*x, through)) {
               *x = through;
               next[std::int64_t(r0 + i) * ld + j] = next_diag[s * m + i];
             }
           } else {
-            *x = relax_one<max_plus>(*x, through);
+            *x = acc::relax<max_plus>(*x, through);
           }
         }
       }
@@ -224,29 +194,20 @@ class MpiAcc : public MpiApspInstance {
     std::int32_t* next_panel = on_device<paths>(next_panel_.data());
     const int ss = m * m;
 #pragma acc parallel loop gang worker num_workers(4) vector_length(32) \
-    present(d [0:nl], diag [0:nd], panel [0:np]) deviceptr(next, next_panel)
+    present(d [0:nl], diag [0:nd], panel [0:np]) deviceptr(next, next_panel) async(queue)
     for (int i = 0; i < rows; ++i) {
       if (i >= skip_b && i < skip_e) continue;
       float* row = &d[std::int64_t(i) * ld + c0];
+      std::int32_t* next_row = nullptr;
+      if constexpr (paths) next_row = &next[std::int64_t(i) * ld + c0];
       for (int s = 0; s < m; ++s) {
         const float hi = row[s];
         panel[base + std::int64_t(s) * rows + i] = hi;
-        if constexpr (paths) {
-          std::int32_t* next_row = &next[std::int64_t(i) * ld + c0];
-          const std::int32_t nh = next_row[s];
-          next_panel[base + std::int64_t(s) * rows + i] = nh;
+        std::int32_t nh = 0;
+        if constexpr (paths) nh = next_panel[base + std::int64_t(s) * rows + i] = next_row[s];
 #pragma acc loop vector
-          for (int c = 0; c < m; ++c) {
-            const float through = hi + diag[ss + s * m + c];
-            if (improves<max_plus>(row[c], through)) {
-              row[c] = through;
-              next_row[c] = nh;
-            }
-          }
-        } else {
-#pragma acc loop vector
-          for (int c = 0; c < m; ++c)
-            row[c] = relax_one<max_plus>(row[c], hi + diag[ss + s * m + c]);
+        for (int c = 0; c < m; ++c) {
+          relax_at<max_plus, paths>(row, next_row, c, hi + diag[ss + s * m + c], nh);
         }
       }
     }
@@ -254,9 +215,9 @@ class MpiAcc : public MpiApspInstance {
 
   // D: multidevice's kernel on a window of the local blocks. A gang per tile of 16 rows x 128
   // columns, each lane 4 x 4 elements in registers (rows 4 apart, columns 32 apart: a warp's
-  // loads of S are coalesced, its loads of H one address), the loads of 4 steps issued before
-  // their relaxations. Rows and columns past the window read its last one and are not stored;
-  // nor are the skipped ones (the round's pivot rows and columns, and lookahead's).
+  // loads of S are coalesced, its loads of H one address; relax_lane_tile). Rows and columns
+  // past the window read its last one and are not stored; nor are the skipped ones (the
+  // round's pivot rows and columns, and lookahead's).
   template <bool max_plus, bool paths>
   void tiles(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) {
     const int m = r.size, ld = g_.cols, lrows = g_.rows, lcols = g_.cols;
@@ -269,15 +230,16 @@ class MpiAcc : public MpiApspInstance {
     const std::int64_t v_base = std::int64_t(r.slot) * g_.block * lcols;
     const std::int64_t h_base = std::int64_t(r.slot) * g_.block * lrows;
     std::int32_t* next = on_device<paths>(local_next_.data());
-    std::int32_t* nh_panel = on_device<paths>(next_panel_.data());
+    // The round's slot of NH, beside H's.
+    const std::int32_t* nh_slot = paths ? on_device<paths>(next_panel_.data()) + h_base : nullptr;
     const int i0 = rows.begin, i1 = rows.end, j0 = cols.begin, j1 = cols.end;
     const int sr0 = skip_rows.begin, sr1 = skip_rows.end;
     const int sc0 = skip_cols.begin, sc1 = skip_cols.end;
-    constexpr int tile_rows = 16, tile_cols = 128, lanes = 128, steps = 4;
+    constexpr int tile_rows = 16, tile_cols = 128, lanes = 128;
     const int row_tiles = (i1 - i0 + tile_rows - 1) / tile_rows;
     const int column_tiles = (j1 - j0 + tile_cols - 1) / tile_cols;
 #pragma acc parallel loop gang collapse(2) vector_length(lanes) \
-    present(d [0:nl], v_panel [0:nr], h_panel [0:nc]) deviceptr(next, nh_panel)
+    present(d [0:nl], v_panel [0:nr], h_panel [0:nc]) deviceptr(next, nh_slot) async(queue)
     for (int tr = 0; tr < row_tiles; ++tr) {
       for (int tc = 0; tc < column_tiles; ++tc) {
 #pragma acc loop vector
@@ -293,71 +255,9 @@ class MpiAcc : public MpiApspInstance {
             j[a] = col < j1 ? col : j1 - 1;
             store_column[a] = col < j1 && (col < sc0 || col >= sc1);
           }
-          float acc[4][4];
-          std::int32_t succ[4][4];  // with paths: the elements' successors
-#pragma GCC unroll 4
-          for (int a = 0; a < 4; ++a) {
-#pragma GCC unroll 4
-            for (int b = 0; b < 4; ++b) {
-              acc[a][b] = d[std::int64_t(i[a]) * ld + j[b]];
-              if constexpr (paths) succ[a][b] = next[std::int64_t(i[a]) * ld + j[b]];
-            }
-          }
-          // The lane's rows of H and columns of S at step 0; step s is s * lrows (s * lcols) on.
-          const float* h_of[4];
-          const float* v_of[4];
-          const std::int32_t* nh_of[4];
-#pragma GCC unroll 4
-          for (int a = 0; a < 4; ++a) {
-            h_of[a] = h_panel + h_base + i[a];
-            v_of[a] = v_panel + v_base + j[a];
-            if constexpr (paths) nh_of[a] = nh_panel + h_base + i[a];
-          }
-          // Past the last step the last is loaded again: relaxing with it twice changes nothing
-          // (max and min are idempotent; improves is strict).
-          for (int s0 = 0; s0 < m; s0 += steps) {
-            float h[steps][4], v[steps][4];
-            std::int32_t nh[steps][4];
-#pragma GCC unroll 4
-            for (int t = 0; t < steps; ++t) {
-              const int s = s0 + t < m ? s0 + t : m - 1;
-              const std::int64_t h_step = std::int64_t(s) * lrows, v_step = std::int64_t(s) * lcols;
-#pragma GCC unroll 4
-              for (int a = 0; a < 4; ++a) {
-                h[t][a] = h_of[a][h_step];
-                v[t][a] = v_of[a][v_step];
-                if constexpr (paths) nh[t][a] = nh_of[a][h_step];
-              }
-            }
-#pragma GCC unroll 4
-            for (int t = 0; t < steps; ++t) {
-#pragma GCC unroll 4
-              for (int a = 0; a < 4; ++a) {
-#pragma GCC unroll 4
-                for (int b = 0; b < 4; ++b) {
-                  if constexpr (paths) {
-                    const float through = h[t][a] + v[t][b];
-                    if (improves<max_plus>(acc[a][b], through)) {
-                      acc[a][b] = through;
-                      succ[a][b] = nh[t][a];
-                    }
-                  } else {
-                    acc[a][b] = relax_one<max_plus>(acc[a][b], h[t][a] + v[t][b]);
-                  }
-                }
-              }
-            }
-          }
-#pragma GCC unroll 4
-          for (int a = 0; a < 4; ++a) {
-#pragma GCC unroll 4
-            for (int b = 0; b < 4; ++b) {
-              if (store_row[a] && store_column[b]) {
-                d[std::int64_t(i[a]) * ld + j[b]] = acc[a][b];
-                if constexpr (paths) next[std::int64_t(i[a]) * ld + j[b]] = succ[a][b];
-              }
-            }
-          }
+          acc::relax_lane_tile<max_plus, paths>(d, next, ld, i, j, store_row, store_column,
+                                                h_panel + h_base, nh_slot, lrows, v_panel + v_base,
+                                                lcols, m);
         }
       }
     }

@@ -192,11 +192,9 @@ void MpiApspInstance::reset() {
 
 void MpiApspInstance::prepare(const Round& r) {
   const int mm = r.size * r.size;
-  if (r.diagonal()) {
-    close_diagonal(r);
-    to_host(Buffer::diagonal, r);
-  }
+  if (r.diagonal()) close_diagonal(r);
   if (comms_) {
+    if (r.diagonal()) to_host(Buffer::diagonal, r);
     const auto start = Clock::now();
     // A's H and S (and NH) to the pivot row's ranks for B, its H and S to the pivot column's
     // for C. Every rank of a row (column) communicator takes part, or none does.
@@ -212,15 +210,11 @@ void MpiApspInstance::prepare(const Round& r) {
       if (r.in_row || r.in_col) to_device(Buffer::diagonal, r);
     }
   }
-  if (r.in_row) {
-    update_row_panel(r);
-    to_host(Buffer::row_panel, r);
-  }
-  if (r.in_col) {
-    update_column_panel(r);
-    to_host(Buffer::column_panel, r);
-  }
-  if (!comms_) return;
+  if (r.in_row) update_row_panel(r);
+  if (r.in_col) update_column_panel(r);
+  if (!comms_) return;  // one rank: the panels stay where B and C left them
+  if (r.in_row) to_host(Buffer::row_panel, r);
+  if (r.in_col) to_host(Buffer::column_panel, r);
   // The row panel down every process column (from the pivot process row), the column panel
   // along every process row (from the pivot process column).
   const auto start = Clock::now();
@@ -289,6 +283,7 @@ void MpiApspInstance::run() {
       if (q + 1 < pieces) nudge();
     }
   }
+  wait_for_phases();
   run_s_ = since(start);
 }
 

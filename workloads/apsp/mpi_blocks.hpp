@@ -136,11 +136,15 @@ class MpiApspInstance : public ApspInstance {
   // D: local rows `rows` less `skip_rows` by columns `cols` less `skip_cols`, with the round's
   // panels.
   virtual void relax(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) = 0;
-  // What MPI moves lives in the host arrays: a step on a device copies them over. Nothing for a
-  // host step.
+  // What MPI moves lives in the host arrays: a step on a device copies them over, to the host
+  // before a broadcast and back after one. Called only where there are other ranks (one rank's
+  // panels stay where its phases leave them). Nothing for a host step.
   enum class Buffer { diagonal, row_panel, column_panel };
   virtual void to_host(Buffer, const Round&) {}
   virtual void to_device(Buffer, const Round&) {}
+  // Waits for the phases asked for so far, where a step queues them and returns at once (its
+  // device's queue); run() calls it before its time ends. Nothing where they block.
+  virtual void wait_for_phases() {}
   // The local blocks (and successors) from the device to the host arrays, and back.
   virtual void fetch() {}
   virtual void upload() {}
@@ -187,6 +191,44 @@ class MpiApspInstance : public ApspInstance {
   std::string proc_grid_;
   bool gather_result_ = true;     // finish() gathers the matrix on rank 0
   std::unique_ptr<Comms> comms_;  // when several ranks
+};
+
+// A step whose phases are templates on the semiring and on paths, as Step's members
+// diagonal<max_plus, paths>(r), row_panel, column_panel and tiles (relax's arguments): each
+// phase runs the one instance that fits the problem (Step befriends this class).
+template <class Step>
+class MpiPhasesBySemiring : public MpiApspInstance {
+ public:
+  using MpiApspInstance::MpiApspInstance;
+
+ protected:
+  void close_diagonal(const Round& r) override {
+    dispatch([&]<bool max_plus, bool paths>() { self().template diagonal<max_plus, paths>(r); });
+  }
+  void update_row_panel(const Round& r) override {
+    dispatch([&]<bool max_plus, bool paths>() { self().template row_panel<max_plus, paths>(r); });
+  }
+  void update_column_panel(const Round& r) override {
+    dispatch(
+        [&]<bool max_plus, bool paths>() { self().template column_panel<max_plus, paths>(r); });
+  }
+  void relax(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) override {
+    if (rows.empty() || cols.empty()) return;
+    dispatch([&]<bool max_plus, bool paths>() {
+      self().template tiles<max_plus, paths>(r, rows, skip_rows, cols, skip_cols);
+    });
+  }
+
+ private:
+  Step& self() { return static_cast<Step&>(*this); }
+  template <class Body>
+  void dispatch(Body&& body) {
+    const bool max_plus = p_.semiring == Semiring::max_plus;
+    if (max_plus && p_.paths) body.template operator()<true, true>();
+    if (max_plus && !p_.paths) body.template operator()<true, false>();
+    if (!max_plus && p_.paths) body.template operator()<false, true>();
+    if (!max_plus && !p_.paths) body.template operator()<false, false>();
+  }
 };
 
 }  // namespace acclab::apsp

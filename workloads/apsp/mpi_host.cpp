@@ -21,36 +21,12 @@ inline float best(float now, float through) {
   return improves<max_plus>(now, through) ? through : now;
 }
 
-class MpiHost : public MpiApspInstance {
+class MpiHost : public MpiPhasesBySemiring<MpiHost> {
  public:
-  using MpiApspInstance::MpiApspInstance;
-
- protected:
-  void close_diagonal(const Round& r) override {
-    dispatch([&]<bool max_plus, bool paths>() { diagonal<max_plus, paths>(r); });
-  }
-  void update_row_panel(const Round& r) override {
-    dispatch([&]<bool max_plus, bool paths>() { row_panel<max_plus, paths>(r); });
-  }
-  void update_column_panel(const Round& r) override {
-    dispatch([&]<bool max_plus, bool paths>() { column_panel<max_plus, paths>(r); });
-  }
-  void relax(const Round& r, Span rows, Span skip_rows, Span cols, Span skip_cols) override {
-    if (rows.empty() || cols.empty()) return;
-    dispatch([&]<bool max_plus, bool paths>() {
-      tiles<max_plus, paths>(r, rows, skip_rows, cols, skip_cols);
-    });
-  }
+  using MpiPhasesBySemiring::MpiPhasesBySemiring;
 
  private:
-  template <class Body>
-  void dispatch(Body&& body) {
-    const bool max_plus = p_.semiring == Semiring::max_plus;
-    if (max_plus && p_.paths) body.template operator()<true, true>();
-    if (max_plus && !p_.paths) body.template operator()<true, false>();
-    if (!max_plus && p_.paths) body.template operator()<false, true>();
-    if (!max_plus && !p_.paths) body.template operator()<false, false>();
-  }
+  friend class MpiPhasesBySemiring<MpiHost>;
   float* at(int r, int c) { return local_.data() + std::size_t(r) * g_.cols + c; }
   std::int32_t* next_at(int r, int c) { return local_next_.data() + std::size_t(r) * g_.cols + c; }
 

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -207,16 +206,10 @@ void examine(const UserGraph& user, const Problem& p, const MpiApspInstance& blo
   if (extreme != p.none()) solution.extreme = extreme;
 }
 
-// seed_test_lines' 20 lines: its pairs drawn from the C library's rand() where generate_graph
-// leaves it, each distance asked of the rank holding it.
+// seed_test_lines' 20 lines: its pairs (seed_test_pairs), each distance asked of the rank
+// holding it.
 std::vector<std::string> seed_lines(const Problem& seed, const SpreadReader& spread) {
-  generate_graph(seed);
-  std::vector<Pair> pairs;
-  while (pairs.size() < 20) {
-    const int prev = std::rand() % seed.n;
-    const int next = std::rand() % seed.n;
-    if (prev != next) pairs.push_back({prev, next});
-  }
+  const std::vector<Pair> pairs = seed_test_pairs(seed);
   const std::vector<float> d = spread.distances(pairs);
   std::vector<std::string> lines;
   for (std::size_t k = 0; k < pairs.size(); ++k) {
