@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/omp_tuned.hpp"
 
 namespace acclab::apsp {
 
@@ -98,7 +99,8 @@ Workload make_workload() {
       {.key = "paths",
        .type = ParamType::boolean,
        .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "
-               "multidevice, mpi_*), verified against the serial loop's and by re-summing paths",
+               "optimize_resident, multidevice, mpi_*, omp_target_*), verified against the "
+               "serial loop's and by re-summing paths",
        .presets = same_in_all_presets("0")},
       {.key = "proc_grid",
        .type = ParamType::text,
@@ -106,7 +108,12 @@ Workload make_workload() {
                "columns; default MPI_Dims_create's for the ranks running)",
        .presets = same_in_all_presets("")},
   };
+  for (ParamSpec& spec :
+       omp_tuning_params("omp_target_tuned",
+                         "1 (default) collapse(2) over rows and columns; 0 one loop over the rows"))
+    w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
+    check_omp_tuning(params);
     const std::int64_t n = params.integer("n");
     // n^2 indices are 32-bit ints in the GPU kernels.
     if (n > 46340) throw UsageError(fmt::format("--set n={}: n^2 reaches 2^31", n));

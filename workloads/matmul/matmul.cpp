@@ -8,9 +8,11 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "core/compare.hpp"
 #include "core/error.hpp"
+#include "core/omp_tuned.hpp"
 
 namespace acclab::matmul {
 
@@ -95,7 +97,9 @@ Workload make_workload() {
        .minimum = 0},
       {.key = "data",
        .type = ParamType::text,
-       .help = "GPU variants: resident keeps A, B, C on the device; copy moves them every run",
+       .help = "GPU variants: resident keeps A, B, C on the device; copy moves them every run "
+               "(not the omp_target_* steps: omp_target_map always moves them, the others "
+               "keep them resident)",
        .presets = same_in_all_presets("resident"),
        .choices = {"resident", "copy"}},
       {.key = "acc_block",
@@ -117,7 +121,12 @@ Workload make_workload() {
                "only the first N rows of C (1 <= N <= m); unset: all m",
        .presets = same_in_all_presets("")},
   };
+  for (ParamSpec& spec : omp_tuning_params("omp_target_tuned",
+                                           "1 (default) collapse(3) over column groups, row "
+                                           "blocks and lanes; 0 one flat loop over them"))
+    w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
+    check_omp_tuning(params);
     const std::int64_t m = params.integer("m"), n = params.integer("n"), k = params.integer("k");
     const std::int64_t lda = params.has("lda") ? params.integer("lda") : k;
     const std::int64_t ldb = params.has("ldb") ? params.integer("ldb") : n;
