@@ -37,16 +37,8 @@ class Cuda : public DiffusionInstance {
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   void run() override {
-    const cuda::Coefficients c{static_cast<int>(p_.nx),
-                               static_cast<int>(p_.ny),
-                               static_cast<int>(p_.nz),
-                               p_.cc,
-                               p_.ce,
-                               p_.cw,
-                               p_.cn,
-                               p_.cs,
-                               p_.ct,
-                               p_.cb};
+    const cuda::Coefficients c = cuda::coefficients_of(
+        p_, static_cast<int>(p_.nx), static_cast<int>(p_.ny), static_cast<int>(p_.nz));
     const cuda::BlockShape shape{p_.cuda_planes, p_.cuda_tile_y, p_.cuda_x4, dependent_launch_};
     const cudaStream_t stream = stream_->get();
     iterate(f_dev_.get(), fn_dev_.get(),

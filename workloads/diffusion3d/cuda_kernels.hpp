@@ -16,6 +16,12 @@ struct Coefficients {
   int pitch = 0, plane = 0, base = 0;
   unsigned open = 0;
 };
+// The coefficients of problem `p` (diffusion3d's Problem) over a box of nx x ny x nz cells.
+template <typename P>
+Coefficients coefficients_of(const P& p, int nx, int ny, int nz) {
+  return {nx, ny, nz, p.cc, p.ce, p.cw, p.cn, p.cs, p.ct, p.cb};
+}
+
 enum Open : unsigned {
   open_west = 1,
   open_east = 2,

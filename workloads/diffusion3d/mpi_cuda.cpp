@@ -64,16 +64,9 @@ class MpiCuda : public MpiDiffusionInstance {
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   void run() override {
-    cuda::Coefficients c{static_cast<int>(b_.size[0]),
-                         static_cast<int>(b_.size[1]),
-                         static_cast<int>(b_.size[2]),
-                         p_.cc,
-                         p_.ce,
-                         p_.cw,
-                         p_.cn,
-                         p_.cs,
-                         p_.ct,
-                         p_.cb};
+    cuda::Coefficients c =
+        cuda::coefficients_of(p_, static_cast<int>(b_.size[0]), static_cast<int>(b_.size[1]),
+                              static_cast<int>(b_.size[2]));
     c.pitch = static_cast<int>(b_.sy());
     c.plane = static_cast<int>(b_.sz());
     c.base = static_cast<int>(b_.at(0, 0, 0));
