@@ -19,6 +19,18 @@ run() {
   python3 scripts/results-table.py "$out/$name.json"
 }
 
+# launch NAME RANKS ARGS...: run() under mpirun with RANKS ranks (as root, unbound, so that a
+# rank's OpenMP threads are not held to one core).
+launch() {
+  local name=$1 np=$2
+  shift 2
+  echo "$name.json: mpirun -np $np acclab $* --format json --out $name.json" >> "$out/commands.txt"
+  echo "== mpirun -np $np acclab $*"
+  mpirun --allow-run-as-root -q --bind-to none -np "$np" "$acclab" "$@" --format json \
+    --out "$out/$name.json"
+  python3 scripts/results-table.py "$out/$name.json"
+}
+
 # pack_out: everything under $out as one $out/results.tgz (the files removed). The device tool
 # brings back at most 8 files a call; end a command that writes more with pack_out.
 pack_out() {

@@ -15,15 +15,6 @@ if ldd "$acclab" | grep "not found"; then exit 1; fi
 gpus=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 steps=mpi_cuda,mpi_acc_overlap,mpi_acc_staged
-launch() {  # launch NAME RANKS ARGS...: one JSON report, its command in commands.txt
-  local name=$1 np=$2
-  shift 2
-  echo "$name.json: mpirun -np $np acclab $* --format json --out $name.json" >> "$out/commands.txt"
-  echo "== mpirun -np $np acclab $*"
-  mpirun --allow-run-as-root -q --bind-to none -np "$np" "$acclab" "$@" --format json \
-    --out "$out/$name.json"
-  python3 scripts/results-table.py "$out/$name.json"
-}
 for ((np = 1; np <= gpus; np *= 2)); do
   launch "mpi_strong_large_np$np" $np run jacobi2d --preset large --reps 5 --variant "$steps"
   launch "mpi_weak_np$np" $np run jacobi2d --preset large --set rows=$((16384 * np)) \
