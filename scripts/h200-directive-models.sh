@@ -11,11 +11,13 @@
 #    diffusion3d's tuned OpenMP step as `target teams loop`); the steps that copy every sweep on
 #    `small`.
 # PART=stencils runs 3 alone (the vector steps that map their arrays every run take minutes).
+# PART=why looks for what holds the tuned OpenMP stencils back: their launch shapes, the shapes'
+# knobs at `large`, and one kernel of each model under ncu on the seed-sized grids.
 set -uo pipefail
 part=${PART:-all}
 case $part in
-  all | stencils) ;;
-  *) echo "PART=$part: expected all or stencils" >&2; exit 2 ;;
+  all | stencils | why) ;;
+  *) echo "PART=$part: expected all, stencils or why" >&2; exit 2 ;;
 esac
 default_out=bench/results/h200/directive-models
 source "$(dirname "$0")/h200-common.sh"
@@ -37,6 +39,39 @@ if [[ $part == all ]]; then
     peers/babelstream/omp-stream --arraysize 268435456 --float --numtimes 20 --csv \
       | tee "$out/babelstream_omp_large.csv"
   fi
+fi
+if [[ $part == why ]]; then
+  for w in jacobi2d diffusion3d; do
+    echo "== launch shapes (GOMP_DEBUG=1, $w small)"
+    GOMP_DEBUG=1 "$acclab" run $w --preset small --variant 'acc_tuned,omp_target_data,omp_target_tuned' \
+      --reps 1 2>&1 | grep -E "kernel .*: launch|GOMP_OFFLOAD_run" | sed 's/0x[0-9a-f]*//g' | sort | uniq -c | head -20
+  done
+  run why_jacobi2d_large run jacobi2d --preset large --variant 'acc_tuned,omp_target_tuned' --reps 3
+  run why_jacobi2d_large_flat run jacobi2d --preset large --variant omp_target_tuned --set omp_collapse=0 --reps 3
+  run why_jacobi2d_large_loop run jacobi2d --preset large --variant omp_target_tuned --set omp_construct=loop --reps 3
+  for shape in 132x32 264x16 528x8 1056x4; do
+    run why_jacobi2d_large_$shape run jacobi2d --preset large --variant omp_target_tuned \
+      --set omp_teams=${shape%x*} --set omp_threads=${shape#*x} --reps 3
+  done
+  run why_diffusion3d_large run diffusion3d --preset large --variant 'acc_tuned,omp_target_tuned' --reps 3
+  run why_diffusion3d_large_flat run diffusion3d --preset large --variant omp_target_tuned --set omp_collapse=0 --reps 3
+  run why_diffusion3d_large_528x8 run diffusion3d --preset large --variant omp_target_tuned \
+    --set omp_teams=528 --set omp_threads=8 --reps 3
+  # One kernel of each model on the seed-sized grids (a few sweeps), the sections that say
+  # whether memory, issue or occupancy bounds it.
+  for w in jacobi2d:iters diffusion3d:steps; do
+    count=${w#*:} w=${w%:*}
+    for v in acc_tuned omp_target_tuned; do
+      echo "== ncu $w $v"
+      ncu --kernel-name regex:omp_fn --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+        --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+        --section WarpStateStats "$acclab" run $w --preset seed --set $count=8 --variant $v \
+        --reps 1 > "$out/ncu_${w}_$v.txt" 2>&1 || true
+      grep -E "Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Size|Grid Size|Warp Cycles Per Issued|Local Memory" "$out/ncu_${w}_$v.txt" | head -20
+    done
+  done
+  pack_out
+  exit 0
 fi
 # The steps that copy every sweep or step (acc_copy_per_iter, acc_kernels, omp_target_map) only on
 # small: at large jacobi2d's omp_target_map alone ran past 120 s.
