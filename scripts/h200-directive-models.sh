@@ -11,8 +11,8 @@
 #    diffusion3d's tuned OpenMP step as `target teams loop`); the steps that copy every sweep on
 #    `small`.
 # PART=stencils runs 3 alone (the vector steps that map their arrays every run take minutes).
-# PART=why looks for what holds the tuned OpenMP stencils back: their launch shapes, the shapes'
-# knobs at `large`, and one kernel of each model under ncu on the seed-sized grids.
+# PART=why looks for what holds the tuned OpenMP stencils back: their launch shapes, the loop
+# nests (omp_shape) at `large`, and one kernel of each model under ncu on the seed-sized grids.
 set -uo pipefail
 part=${PART:-all}
 case $part in
@@ -43,20 +43,22 @@ fi
 if [[ $part == why ]]; then
   for w in jacobi2d diffusion3d; do
     echo "== launch shapes (GOMP_DEBUG=1, $w small)"
-    GOMP_DEBUG=1 "$acclab" run $w --preset small --variant 'acc_tuned,omp_target_data,omp_target_tuned' \
-      --reps 1 2>&1 | grep -E "kernel .*: launch|GOMP_OFFLOAD_run" | sed 's/0x[0-9a-f]*//g' | sort | uniq -c | head -20
+    GOMP_DEBUG=1 "$acclab" run $w --preset small --variant 'acc_tuned,omp_target_tuned' \
+      --reps 1 2>&1 | grep -E "kernel .*: launch" | sed 's/0x[0-9a-f]*//g' | sort | uniq -c | head -20
   done
+  # The tuned step's loop nests (omp_shape) beside OpenACC's, the default (rows) first.
   run why_jacobi2d_large run jacobi2d --preset large --variant 'acc_tuned,omp_target_tuned' --reps 3
-  run why_jacobi2d_large_flat run jacobi2d --preset large --variant omp_target_tuned --set omp_collapse=0 --reps 3
-  run why_jacobi2d_large_loop run jacobi2d --preset large --variant omp_target_tuned --set omp_construct=loop --reps 3
-  for shape in 132x32 264x16 528x8 1056x4; do
-    run why_jacobi2d_large_$shape run jacobi2d --preset large --variant omp_target_tuned \
-      --set omp_teams=${shape%x*} --set omp_threads=${shape#*x} --reps 3
+  for nest in flat collapse; do
+    run why_jacobi2d_large_$nest run jacobi2d --preset large --variant omp_target_tuned \
+      --set omp_shape=$nest --reps 3
   done
-  run why_diffusion3d_large run diffusion3d --preset large --variant 'acc_tuned,omp_target_tuned' --reps 3
-  run why_diffusion3d_large_flat run diffusion3d --preset large --variant omp_target_tuned --set omp_collapse=0 --reps 3
-  run why_diffusion3d_large_528x8 run diffusion3d --preset large --variant omp_target_tuned \
-    --set omp_teams=528 --set omp_threads=8 --reps 3
+  run why_jacobi2d_large_rows_loop run jacobi2d --preset large --variant omp_target_tuned \
+    --set omp_construct=loop --reps 3
+  run why_diffusion3d_large run diffusion3d --preset large --variant 'acc_rows,acc_tuned,omp_target_tuned' --reps 3
+  for nest in flat collapse; do
+    run why_diffusion3d_large_$nest run diffusion3d --preset large --variant omp_target_tuned \
+      --set omp_shape=$nest --reps 3
+  done
   # One kernel of each model on the seed-sized grids (a few sweeps), the sections that say
   # whether memory, issue or occupancy bounds it.
   for w in jacobi2d:iters diffusion3d:steps; do

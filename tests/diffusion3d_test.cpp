@@ -955,19 +955,20 @@ std::vector<TuningCase> tuning_cases() {
     cases.push_back({"cuda_no_pdl", "cuda", {"cuda_pdl=0"}});
   }
   if (registered("omp_target_tuned")) {
-    // Every directive ACCLAB_OMP_TUNED writes, over both loop forms.
-    for (const char* construct : {"distribute", "loop"}) {
-      for (int simd : {1, 0}) {
-        for (int teams : {0, 3}) {
-          for (int collapse : {1, 0}) {
+    // Every directive ACCLAB_OMP_TUNED and ACCLAB_OMP_TUNED_OUTER write, in every loop nest
+    // (but for omp_simd=0 in the nests that always run their innermost loop as simd).
+    for (const OmpShape& nest : diffusion3d::omp_target_shapes()) {
+      for (const char* construct : {"distribute", "loop"}) {
+        for (int simd : {1, 0}) {
+          if (nest.inner_simd && simd == 0) continue;
+          for (int teams : {0, 3}) {
             cases.push_back(
                 {std::string("omp_") + construct + "_simd" + std::to_string(simd) + "_teams" +
-                     std::to_string(teams) + "_collapse" + std::to_string(collapse),
+                     std::to_string(teams) + "_" + nest.name,
                  "omp_target_tuned",
                  {std::string("omp_construct=") + construct, "omp_simd=" + std::to_string(simd),
                   "omp_teams=" + std::to_string(teams),
-                  "omp_threads=" + std::to_string(teams == 0 ? 0 : 32),
-                  "omp_collapse=" + std::to_string(collapse)}});
+                  "omp_threads=" + std::to_string(teams == 0 ? 0 : 32), "omp_shape=" + nest.name}});
           }
         }
       }

@@ -48,6 +48,19 @@ std::vector<std::string> with(std::vector<std::string> base, const std::vector<s
   return base;
 }
 
+// Every shape above in each loop nest of `nests` (a workload's omp_target_shapes()), but for
+// omp_simd=0 in the nests whose innermost loop is always simd (validate refuses those).
+std::vector<std::vector<std::string>> shapes_in(const std::vector<OmpShape>& nests) {
+  std::vector<std::vector<std::string>> all;
+  for (const OmpShape& nest : nests) {
+    for (const auto& shape : shapes()) {
+      if (nest.inner_simd && std::count(shape.begin(), shape.end(), "omp_simd=0")) continue;
+      all.push_back(with(shape, {"omp_shape=" + nest.name}));
+    }
+  }
+  return all;
+}
+
 Result run_variant(const std::string& workload, const std::string& name, const Params& params,
                    bool profile = false) {
   Machine machine;
@@ -83,20 +96,18 @@ TEST(OmpTargetVectorTest, TheTuningsAreTheTunedRowsOwn) {
 }
 
 TEST(OmpTargetJacobiTest, TunedVerifiesInEveryShapeInItersAndTolMode) {
-  for (const char* collapse : {"omp_collapse=1", "omp_collapse=0"}) {
-    for (const auto& shape : shapes()) {
-      for (const std::vector<std::string>& size :
-           {std::vector<std::string>{"rows=37", "cols=23", "iters=7"},
-            std::vector<std::string>{"rows=17", "cols=9", "iters=100000", "tol=1e-6"}}) {
-        const Params params = test::params_of("jacobi2d", with(with(size, shape), {collapse}));
-        SCOPED_TRACE(params.json().dump());
-        const Result r = run_variant("jacobi2d", "omp_target_tuned", params);
-        ASSERT_EQ(r.status, Status::verified) << r.error;
-        if (params.has("tol")) {
-          EXPECT_LT(r.outputs["residual"].get<double>(), 1e-6);
-        } else {
-          EXPECT_EQ(r.outputs["sweeps"].get<std::int64_t>(), 7);
-        }
+  for (const auto& shape : shapes_in(jacobi2d::omp_target_shapes())) {
+    for (const std::vector<std::string>& size :
+         {std::vector<std::string>{"rows=37", "cols=23", "iters=7"},
+          std::vector<std::string>{"rows=17", "cols=9", "iters=100000", "tol=1e-6"}}) {
+      const Params params = test::params_of("jacobi2d", with(size, shape));
+      SCOPED_TRACE(params.json().dump());
+      const Result r = run_variant("jacobi2d", "omp_target_tuned", params);
+      ASSERT_EQ(r.status, Status::verified) << r.error;
+      if (params.has("tol")) {
+        EXPECT_LT(r.outputs["residual"].get<double>(), 1e-6);
+      } else {
+        EXPECT_EQ(r.outputs["sweeps"].get<std::int64_t>(), 7);
       }
     }
   }
@@ -110,12 +121,15 @@ struct ResultOf : jacobi2d::JacobiInstance {
 };
 
 // The shared test (jacobi2d_test.cpp, OneSweepShortFailsVerification) runs the default shape;
-// here the flat loop under `target teams loop` with explicit teams, and every omptarget step.
+// here the flat and rows nests under `target teams loop` with explicit teams, the collapsed one
+// without simd, and every omptarget step.
 TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"omp_target_tuned",
-       {"omp_collapse=0", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
-      {"omp_target_tuned", {"omp_collapse=1", "omp_simd=0"}},
+       {"omp_shape=flat", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
+      {"omp_target_tuned", {"omp_shape=collapse", "omp_simd=0"}},
+      {"omp_target_tuned",
+       {"omp_shape=rows", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
       {"omp_target_map", {}},
       {"omp_target_data", {}},
   };
@@ -139,21 +153,19 @@ TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
 }
 
 TEST(OmpTargetMatmulTest, TunedVerifiesInEveryShape) {
-  for (const char* collapse : {"omp_collapse=1", "omp_collapse=0"}) {
-    for (const auto& shape : shapes()) {
-      // Past one group of 128 columns and a row block of 8, with padded rows; one element; and
-      // random inputs (the Frobenius bound) on a block wider than the matrix.
-      for (const std::vector<std::string>& size :
-           {std::vector<std::string>{"m=19", "n=133", "k=7", "lda=9", "ldc=140"},
-            std::vector<std::string>{"m=1", "n=1", "k=1"},
-            std::vector<std::string>{"m=9", "n=5", "k=13", "init=random", "ldb=6"}}) {
-        const Params params = test::params_of("matmul", with(with(size, shape), {collapse}));
-        SCOPED_TRACE(params.json().dump());
-        const Result r = run_variant("matmul", "omp_target_tuned", params);
-        ASSERT_EQ(r.status, Status::verified) << r.error;
-        if (params.text("init") == "seed") {
-          EXPECT_EQ(r.outputs["max_abs_error"].get<double>(), 0.0);
-        }
+  for (const auto& shape : shapes_in(matmul::omp_target_shapes())) {
+    // Past one group of 128 columns and a row block of 8, with padded rows; one element; and
+    // random inputs (the Frobenius bound) on a block wider than the matrix.
+    for (const std::vector<std::string>& size :
+         {std::vector<std::string>{"m=19", "n=133", "k=7", "lda=9", "ldc=140"},
+          std::vector<std::string>{"m=1", "n=1", "k=1"},
+          std::vector<std::string>{"m=9", "n=5", "k=13", "init=random", "ldb=6"}}) {
+      const Params params = test::params_of("matmul", with(size, shape));
+      SCOPED_TRACE(params.json().dump());
+      const Result r = run_variant("matmul", "omp_target_tuned", params);
+      ASSERT_EQ(r.status, Status::verified) << r.error;
+      if (params.text("init") == "seed") {
+        EXPECT_EQ(r.outputs["max_abs_error"].get<double>(), 0.0);
       }
     }
   }
@@ -172,8 +184,10 @@ struct MatmulResultOf : matmul::MatmulInstance {
 TEST(OmpTargetMatmulTest, AProductOneKStepShortFails) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"omp_target_tuned",
-       {"omp_collapse=0", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
-      {"omp_target_tuned", {"omp_collapse=1", "omp_simd=0"}},
+       {"omp_shape=flat", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
+      {"omp_target_tuned", {"omp_shape=collapse", "omp_simd=0"}},
+      {"omp_target_tuned",
+       {"omp_shape=rows", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
       {"omp_target_map", {}},
       {"omp_target_data", {}},
   };
@@ -211,23 +225,21 @@ TEST(OmpTargetMatmulTest, AProductOneKStepShortFails) {
 }
 
 TEST(OmpTargetApspTest, TunedIsBitwiseTheSerialLoopInEveryShape) {
-  for (const char* collapse : {"omp_collapse=1", "omp_collapse=0"}) {
-    for (const auto& shape : shapes()) {
-      for (const std::vector<std::string>& problem :
-           {std::vector<std::string>{"n=37", "edges_per_vertex=3"},
-            std::vector<std::string>{"n=29", "edges_per_vertex=2", "semiring=min-plus", "paths=1"},
-            std::vector<std::string>{"n=2", "edges_per_vertex=1", "paths=1"}}) {
-        const Params params = test::params_of("apsp", with(with(problem, shape), {collapse}));
-        SCOPED_TRACE(params.json().dump());
-        const Result r = run_variant("apsp", "omp_target_tuned", params);
-        ASSERT_EQ(r.status, Status::verified) << r.error;
-        EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
-        EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
+  for (const auto& shape : shapes_in(apsp::omp_target_shapes())) {
+    for (const std::vector<std::string>& problem :
+         {std::vector<std::string>{"n=37", "edges_per_vertex=3"},
+          std::vector<std::string>{"n=29", "edges_per_vertex=2", "semiring=min-plus", "paths=1"},
+          std::vector<std::string>{"n=2", "edges_per_vertex=1", "paths=1"}}) {
+      const Params params = test::params_of("apsp", with(problem, shape));
+      SCOPED_TRACE(params.json().dump());
+      const Result r = run_variant("apsp", "omp_target_tuned", params);
+      ASSERT_EQ(r.status, Status::verified) << r.error;
+      EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
+      EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
+          << r.verification;
+      if (params.flag("paths")) {
+        EXPECT_NE(r.verification.find("successors equal to the serial loop's"), std::string::npos)
             << r.verification;
-        if (params.flag("paths")) {
-          EXPECT_NE(r.verification.find("successors equal to the serial loop's"), std::string::npos)
-              << r.verification;
-        }
       }
     }
   }
@@ -245,9 +257,9 @@ struct ApspResultOf : apsp::ApspInstance {
 // (tolerance 0, the count of differing elements) fails by exactly that count.
 TEST(OmpTargetApspTest, AMatrixOnePivotStepShortFails) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"omp_target_tuned", {"omp_shape=collapse", "omp_simd=0"}},
       {"omp_target_tuned",
-       {"omp_collapse=0", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
-      {"omp_target_tuned", {"omp_collapse=1", "omp_simd=0"}},
+       {"omp_shape=rows", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
       {"omp_target_map", {}},
       {"omp_target_data", {}},
   };
@@ -304,7 +316,7 @@ TEST(OmpTargetLadderTest, OnlyTheTunedStepsTakeTheTunings) {
       EXPECT_EQ(v.backend, Backend::omptarget);
       const bool tuned = std::string(name) == "omp_target_tuned";
       for (const char* tuning :
-           {"omp_teams", "omp_threads", "omp_simd", "omp_construct", "omp_collapse"}) {
+           {"omp_teams", "omp_threads", "omp_simd", "omp_construct", "omp_shape"}) {
         EXPECT_EQ(std::count(v.tunings.begin(), v.tunings.end(), tuning), tuned ? 1 : 0) << tuning;
       }
       // apsp's keep the successors, as optimize does.
@@ -323,6 +335,20 @@ TEST(OmpTargetParamsTest, TeamsAndThreadsGoTogether) {
               std::string::npos);
     EXPECT_EQ(test::validate_error(workload, {"omp_teams=4", "omp_threads=64"}), "");
     EXPECT_NE(test::validate_error(workload, {"omp_construct=parallel"}), "");
+  }
+}
+
+// The rows nests always run their innermost loop as simd: omp_simd=0 is refused there (the
+// default nest) and taken in the others; a nest the workload does not have is refused.
+TEST(OmpTargetParamsTest, NoSimdNeedsANestWithoutItsOwnSimdLoop) {
+  for (const char* workload : {"jacobi2d", "diffusion3d", "matmul", "apsp"}) {
+    SCOPED_TRACE(workload);
+    EXPECT_NE(test::validate_error(workload, {"omp_simd=0"}).find("omp_shape=rows"),
+              std::string::npos);
+    EXPECT_NE(test::validate_error(workload, {"omp_simd=0", "omp_shape=rows"}), "");
+    EXPECT_EQ(test::validate_error(workload, {"omp_simd=0", "omp_shape=collapse"}), "");
+    EXPECT_EQ(test::validate_error(workload, {"omp_simd=1", "omp_shape=rows"}), "");
+    EXPECT_NE(test::validate_error(workload, {"omp_shape=diagonal"}), "");
   }
 }
 

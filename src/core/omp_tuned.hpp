@@ -1,8 +1,15 @@
 // The knobs of the *_omp_target_tuned steps (optional workload parameters omp_teams, omp_threads,
-// omp_simd, omp_construct) and ACCLAB_OMP_TUNED, which runs one loop as a target region in the
+// omp_simd, omp_construct, and where a workload has several loop nests, omp_shape) and
+// ACCLAB_OMP_TUNED / ACCLAB_OMP_TUNED_OUTER, which run a loop nest as a target region in the
 // shape they name. OpenMP clauses are fixed at compile time, so each shape is its own directive;
-// the macro writes them once for every step. Its pragmas take effect only in OpenMP target
+// the macros write them once for every step. Their pragmas take effect only in OpenMP target
 // sources; the workloads' validate() (plain C++) uses check_omp_tuning.
+//
+// Why the loop nest's shape matters with GCC 12: its nvptx OpenMP runs a thread per warp and
+// spreads a simd loop over the warp's 32 lanes only when that loop is not collapsed (a simd loop
+// under collapse(2) or (3) runs on one lane; scripts/omp-simt-probe.sh shows it in the PTX).
+// So a nest is either one flat simd loop, or an outer loop over threads with the innermost loop
+// as its own `omp simd` (the "rows" shapes, ACCLAB_OMP_TUNED_OUTER).
 #pragma once
 
 #include <string>
@@ -31,10 +38,24 @@ struct OmpTuning {
   }
 };
 
+// One loop nest a workload's tuned step can run (omp_shape). `inner_simd`: the nest's innermost
+// loop is its own `omp simd` under ACCLAB_OMP_TUNED_OUTER, so omp_simd=0 does not apply.
+struct OmpShape {
+  std::string name;
+  std::string help;
+  bool inner_simd = false;
+};
+
+// The shape --set omp_shape names, else the first of `shapes` (the default).
+inline std::string omp_shape_of(const Params& params, const std::vector<OmpShape>& shapes) {
+  return params.has("omp_shape") ? params.text("omp_shape") : shapes.front().name;
+}
+
 // The parameters above, as a workload declares them; `steps` names the steps they tune (for the
-// help lines), `collapse_help`, where not empty, adds omp_collapse with that meaning.
+// help lines); `shapes`, where not empty, adds omp_shape with those choices, the first the
+// default.
 inline std::vector<ParamSpec> omp_tuning_params(const std::string& steps,
-                                                const std::string& collapse_help = "") {
+                                                const std::vector<OmpShape>& shapes = {}) {
   std::vector<ParamSpec> specs = {
       {.key = "omp_teams",
        .help = steps + " only: num_teams (default 0: libgomp's choice)",
@@ -56,24 +77,42 @@ inline std::vector<ParamSpec> omp_tuning_params(const std::string& steps,
        .presets = same_in_all_presets(""),
        .choices = {"distribute", "loop"}},
   };
-  if (!collapse_help.empty()) {
-    specs.push_back({.key = "omp_collapse",
-                     .type = ParamType::boolean,
-                     .help = steps + " only: " + collapse_help,
-                     .presets = same_in_all_presets("")});
+  if (!shapes.empty()) {
+    std::string help = steps + " only: the loop nest:";
+    std::vector<std::string> names;
+    for (const OmpShape& shape : shapes) {
+      help += " " + shape.name + (names.empty() ? " (default)" : "") + ", " + shape.help + ";";
+      names.push_back(shape.name);
+    }
+    help.back() = '.';
+    specs.push_back({.key = "omp_shape",
+                     .type = ParamType::text,
+                     .help = help,
+                     .presets = same_in_all_presets(""),
+                     .choices = names});
   }
   return specs;
 }
 
 // The workloads' validate(): num_teams and thread_limit go together (each shape is one
-// directive with both clauses or neither).
-inline void check_omp_tuning(const Params& params) {
+// directive with both clauses or neither), and omp_simd=0 needs a shape without its own inner
+// simd loop.
+inline void check_omp_tuning(const Params& params, const std::vector<OmpShape>& shapes = {}) {
   const auto teams = params.has("omp_teams") ? params.integer("omp_teams") : 0;
   const auto threads = params.has("omp_threads") ? params.integer("omp_threads") : 0;
   if ((teams == 0) != (threads == 0)) {
     throw UsageError("--set omp_teams=" + std::to_string(teams) +
                      " omp_threads=" + std::to_string(threads) +
                      ": set both (num_teams and thread_limit) or neither (libgomp's choice)");
+  }
+  if (!shapes.empty() && params.has("omp_simd") && !params.flag("omp_simd")) {
+    const std::string shape = omp_shape_of(params, shapes);
+    for (const OmpShape& s : shapes) {
+      if (s.name == shape && s.inner_simd) {
+        throw UsageError("--set omp_simd=0: omp_shape=" + shape +
+                         " always runs its innermost loop as simd; choose another omp_shape");
+      }
+    }
   }
 }
 
@@ -98,6 +137,27 @@ inline void check_omp_tuning(const Params& params) {
     } else if ((tuning).simd) {                                                               \
       _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for simd ACCLAB_OMP_UNWRAP     \
                                  clauses)) __VA_ARGS__                                        \
+    } else if (acclab_teams > 0) {                                                            \
+      _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for num_teams(acclab_teams)    \
+                                 thread_limit(acclab_threads) ACCLAB_OMP_UNWRAP clauses))       \
+          __VA_ARGS__                                                                         \
+    } else {                                                                                  \
+      _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for ACCLAB_OMP_UNWRAP          \
+                                 clauses)) __VA_ARGS__                                        \
+    }                                                                                         \
+  } while (false)
+
+// The outer loop of a nest as one target region of the shape `tuning` names, never with simd:
+// the loop nest given after `clauses` carries its own `_Pragma("omp simd")` on its innermost
+// loop (the rows shapes; see the top of this file for why).
+#define ACCLAB_OMP_TUNED_OUTER(tuning, clauses, ...)                                          \
+  do {                                                                                        \
+    const int acclab_teams = (tuning).teams, acclab_threads = (tuning).threads;               \
+    if ((tuning).loop && acclab_teams > 0) {                                                  \
+      _Pragma(ACCLAB_OMP_STR(omp target teams loop num_teams(acclab_teams) thread_limit(      \
+          acclab_threads) ACCLAB_OMP_UNWRAP clauses)) __VA_ARGS__                             \
+    } else if ((tuning).loop) {                                                               \
+      _Pragma(ACCLAB_OMP_STR(omp target teams loop ACCLAB_OMP_UNWRAP clauses)) __VA_ARGS__    \
     } else if (acclab_teams > 0) {                                                            \
       _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for num_teams(acclab_teams)    \
                                  thread_limit(acclab_threads) ACCLAB_OMP_UNWRAP clauses))       \

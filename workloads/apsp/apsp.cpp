@@ -108,12 +108,10 @@ Workload make_workload() {
                "columns; default MPI_Dims_create's for the ranks running)",
        .presets = same_in_all_presets("")},
   };
-  for (ParamSpec& spec :
-       omp_tuning_params("omp_target_tuned",
-                         "1 (default) collapse(2) over rows and columns; 0 one loop over the rows"))
+  for (ParamSpec& spec : omp_tuning_params("omp_target_tuned", omp_target_shapes()))
     w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
-    check_omp_tuning(params);
+    check_omp_tuning(params, omp_target_shapes());
     const std::int64_t n = params.integer("n");
     // n^2 indices are 32-bit ints in the GPU kernels.
     if (n > 46340) throw UsageError(fmt::format("--set n={}: n^2 reaches 2^31", n));

@@ -32,9 +32,18 @@
 #include <utility>
 #include <vector>
 
+#include "core/omp_tuned.hpp"
 #include "core/registry.hpp"
 
 namespace acclab::apsp {
+
+// The loop nests omp_target_tuned runs (omp_shape), the default first.
+inline const std::vector<OmpShape>& omp_target_shapes() {
+  static const std::vector<OmpShape> shapes = {
+      {"rows", "a thread a row, its columns over the warp's lanes (an inner omp simd)", true},
+      {"collapse", "collapse(2) over rows and columns"}};
+  return shapes;
+}
 
 enum class Semiring { max_plus, min_plus };
 enum class Generator { seed, random };

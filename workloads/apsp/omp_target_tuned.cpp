@@ -1,8 +1,8 @@
 // omp_target_data with the region's shape set by the tunings (core/omp_tuned.hpp): omp_construct
-// (distribute or loop), omp_simd, omp_teams/omp_threads (num_teams/thread_limit), and
-// omp_collapse (1: collapse(2) over rows and columns, the lanes along a row, as optimize's
-// vector lanes are; 0: one loop over the rows, a row's columns in turn within its iteration, the
-// shape of multicore's threads, which on a GPU leaves the lanes of a warp on different rows).
+// (distribute or loop), omp_simd, omp_teams/omp_threads (num_teams/thread_limit), and omp_shape:
+// rows (the default: a thread a row, the row's columns an inner `omp simd` loop over the warp's
+// lanes, as optimize's vector lanes run along a row) or collapse (collapse(2) over rows and
+// columns, which GCC 12 runs on one lane a warp).
 // The matrix stays resident (omp_target_present.hpp), one region a step; the arithmetic and the
 // stores are omp_target_data's, so the result is the serial loop's bit for bit in every shape.
 #include "core/omp_tuned.hpp"
@@ -16,14 +16,14 @@ class OmpTargetTuned : public OmpPresentInstance {
   explicit OmpTargetTuned(const Params& params)
       : OmpPresentInstance(params),
         tuning_(OmpTuning::of(params)),
-        collapse_(!params.has("omp_collapse") || params.flag("omp_collapse")) {}
+        rows_(omp_shape_of(params, omp_target_shapes()) == "rows") {}
 
   void run() override {
     for (int k = 0; k < p_.n; ++k) {
       if (p_.paths) {
-        collapse_ ? step_2d_paths(k) : step_rows_paths(k);
+        rows_ ? step_rows_paths(k) : step_2d_paths(k);
       } else {
-        collapse_ ? step_2d(k) : step_rows(k);
+        rows_ ? step_rows(k) : step_2d(k);
       }
     }
   }
@@ -66,11 +66,12 @@ class OmpTargetTuned : public OmpPresentInstance {
     float* d = d_.data();
     const int n = p_.n, nn = n * n;
     const bool max_plus = p_.semiring == Semiring::max_plus;
-    ACCLAB_OMP_TUNED(tuning_, (map(alloc: d[0:nn])),
+    ACCLAB_OMP_TUNED_OUTER(tuning_, (map(alloc: d[0:nn])),
         for (int i = 0; i < n; ++i) {
           float* row = d + i * n;
           const float* pivot = d + k * n;
           const float dik = row[k];
+          _Pragma("omp simd")
           for (int j = 0; j < n; ++j) {
             const float through = dik + pivot[j], now = row[j];
             if (max_plus ? now < through : through < now) row[j] = through;
@@ -83,13 +84,14 @@ class OmpTargetTuned : public OmpPresentInstance {
     std::int32_t* next = next_.data();
     const int n = p_.n, nn = n * n;
     const bool max_plus = p_.semiring == Semiring::max_plus;
-    ACCLAB_OMP_TUNED(tuning_, (map(alloc: d[0:nn], next[0:nn])),
+    ACCLAB_OMP_TUNED_OUTER(tuning_, (map(alloc: d[0:nn], next[0:nn])),
         for (int i = 0; i < n; ++i) {
           float* row = d + i * n;
           std::int32_t* row_next = next + i * n;
           const float* pivot = d + k * n;
           const float dik = row[k];
           const std::int32_t nik = row_next[k];
+          _Pragma("omp simd")
           for (int j = 0; j < n; ++j) {
             const float through = dik + pivot[j], now = row[j];
             if (max_plus ? now < through : through < now) {
@@ -102,7 +104,7 @@ class OmpTargetTuned : public OmpPresentInstance {
   // clang-format on
 
   OmpTuning tuning_;
-  bool collapse_;
+  bool rows_;
 };
 
 }  // namespace

@@ -133,12 +133,10 @@ Workload make_workload() {
                "MPI_Dims_create's for the ranks running, the most along z)",
        .presets = same_in_all_presets("")},
   };
-  for (ParamSpec& spec :
-       omp_tuning_params("omp_target_tuned",
-                         "1 (default) collapse(3) over k, j, i; 0 one flat loop over all cells"))
+  for (ParamSpec& spec : omp_tuning_params("omp_target_tuned", omp_target_shapes()))
     w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
-    check_omp_tuning(params);
+    check_omp_tuning(params, omp_target_shapes());
     const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
                        nz = params.integer("nz");
     // Indices are 32-bit ints in the GPU kernels.

@@ -9,9 +9,22 @@
 #include <string_view>
 #include <vector>
 
+#include "core/omp_tuned.hpp"
 #include "core/registry.hpp"
 
 namespace acclab::diffusion3d {
+
+// The loop nests omp_target_tuned runs (omp_shape), the default first.
+inline const std::vector<OmpShape>& omp_target_shapes() {
+  static const std::vector<OmpShape> shapes = {
+      {"rows",
+       "collapse(2) over k and j, a thread a row, its i over the warp's lanes (an inner "
+       "omp simd)",
+       true},
+      {"collapse", "collapse(3) over k, j, i"},
+      {"flat", "one flat loop over all cells"}};
+  return shapes;
+}
 
 // The cuda variant's compiled block shapes (cuda_kernels.hpp): planes per block (0: all nz)
 // and thread rows per tile.
@@ -23,7 +36,7 @@ struct Problem {
   double kappa = 0;
   double dt = 0;
   std::int64_t steps = 0;
-  bool async = true;  // acc_tuned: queue the steps asynchronously
+  bool async = true;                     // acc_tuned: queue the steps asynchronously
   int cuda_planes = 4, cuda_tile_y = 4;  // cuda: the block shape
   bool cuda_x4 = true;                   // cuda: four cells per thread where nx % 4 == 0
   bool cuda_pdl = true;                  // cuda: programmatic dependent launch where there is one

@@ -1,10 +1,14 @@
 // The resident OpenACC steps (acc_flat, acc_rows) in OpenMP target form: fields resident on the
 // device for the whole measurement (entered in setup, the result brought back in finish), one
 // target region a step, its shape from the tunings (core/omp_tuned.hpp): omp_construct,
-// omp_simd, omp_teams/omp_threads, and omp_collapse (1: collapse(3) over k, j, i; 0: one flat
+// omp_simd, omp_teams/omp_threads, and omp_shape: rows (the default: collapse(2) over k and j, a
+// thread a row, its i an inner `omp simd` loop over the warp's lanes, acc_rows' mapping),
+// collapse (collapse(3) over k, j, i, which GCC 12 runs on one lane a warp), or flat (one flat
 // loop over all cells with 32-bit indices, i, j and k recovered by division, acc_flat's form).
 // No `nowait`: each step reads the field the one before wrote (jacobi2d's omp_target_tuned says
 // why that would not overlap on GCC 12).
+#include <string>
+
 #include "core/omp_resident.hpp"
 #include "core/omp_tuned.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
@@ -17,7 +21,7 @@ class OmpTargetTuned : public DiffusionInstance {
   explicit OmpTargetTuned(const Params& params)
       : DiffusionInstance(params),
         tuning_(OmpTuning::of(params)),
-        collapse_(!params.has("omp_collapse") || params.flag("omp_collapse")) {}
+        shape_(omp_shape_of(params, omp_target_shapes())) {}
 
   void setup() override {
     DiffusionInstance::setup();
@@ -26,7 +30,9 @@ class OmpTargetTuned : public DiffusionInstance {
   void reset() override { device_.reset(); }
   void run() override {
     iterate(f_.data(), fn_.data(), [&](const float* f, float* fn) {
-      if (collapse_) {
+      if (shape_ == "rows") {
+        step_rows(f, fn);
+      } else if (shape_ == "collapse") {
         step_3d(f, fn);
       } else {
         step_flat(f, fn);
@@ -41,6 +47,28 @@ class OmpTargetTuned : public DiffusionInstance {
  private:
   // The macro's arguments are directive clauses and a loop: left as written.
   // clang-format off
+  void step_rows(const float* f, float* fn) {
+    const int nx = p_.nx, ny = p_.ny, nz = p_.nz, plane = nx * ny, n = plane * nz;
+    const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct,
+                cb = p_.cb;
+    ACCLAB_OMP_TUNED_OUTER(tuning_, (collapse(2) map(alloc: f[0:n], fn[0:n])),
+        for (int k = 0; k < nz; ++k) {
+          for (int j = 0; j < ny; ++j) {
+            const int row = plane * k + nx * j;
+            const int north = j == ny - 1 ? 0 : nx, south = j == 0 ? 0 : -nx;
+            const int top = k == nz - 1 ? 0 : plane, bottom = k == 0 ? 0 : -plane;
+            _Pragma("omp simd")
+            for (int i = 0; i < nx; ++i) {
+              const int ix = row + i;
+              const int ip = i == nx - 1 ? ix : ix + 1;
+              const int im = i == 0 ? ix : ix - 1;
+              fn[ix] = cc * f[ix] + ce * f[ip] + cw * f[im] + cn * f[ix + north] +
+                       cs * f[ix + south] + ct * f[ix + top] + cb * f[ix + bottom];
+            }
+          }
+        });
+  }
+
   void step_3d(const float* f, float* fn) {
     const int nx = p_.nx, ny = p_.ny, nz = p_.nz, plane = nx * ny, n = plane * nz;
     const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct,
@@ -83,7 +111,7 @@ class OmpTargetTuned : public DiffusionInstance {
   // clang-format on
 
   OmpTuning tuning_;
-  bool collapse_;
+  std::string shape_;
   OmpResidentPair device_;
 };
 

@@ -103,11 +103,10 @@ Workload make_workload() {
                "columns; default MPI_Dims_create's for the ranks running)",
        .presets = same_in_all_presets("")},
   };
-  for (ParamSpec& spec : omp_tuning_params(
-           "omp_target_tuned", "1 (default) collapse(2) over the interior, 0 one flat loop"))
+  for (ParamSpec& spec : omp_tuning_params("omp_target_tuned", omp_target_shapes()))
     w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
-    check_omp_tuning(params);
+    check_omp_tuning(params, omp_target_shapes());
     const std::int64_t rows = params.integer("rows"), cols = params.integer("cols");
     // Indices are 32-bit ints in the GPU kernels: fewer than 2^31 points.
     constexpr std::int64_t max_points = (std::int64_t(1) << 31) - 1;

@@ -8,10 +8,20 @@
 #include <memory>
 #include <vector>
 
+#include "core/omp_tuned.hpp"
 #include "core/profile.hpp"
 #include "core/registry.hpp"
 
 namespace acclab::jacobi2d {
+
+// The loop nests omp_target_tuned runs (omp_shape), the default first.
+inline const std::vector<OmpShape>& omp_target_shapes() {
+  static const std::vector<OmpShape> shapes = {
+      {"rows", "a thread a row, its columns over the warp's lanes (an inner omp simd)", true},
+      {"collapse", "collapse(2) over the interior"},
+      {"flat", "one flat loop over the interior rows' points"}};
+  return shapes;
+}
 
 // Sizes and stencil coefficients, computed once as the seed does (in double, stored as float).
 struct Problem {

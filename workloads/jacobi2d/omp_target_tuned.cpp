@@ -1,12 +1,16 @@
 // acc_tuned in OpenMP target form: the grids resident on the device for the whole measurement
 // (entered in setup, the result brought back in finish), one target region per sweep with the
 // max-change reduction fused into the checked sweeps, and the region's shape set by the
-// tunings (core/omp_tuned.hpp): omp_construct, omp_simd, omp_teams/omp_threads, and
-// omp_collapse (1: the two interior loops under collapse(2); 0: one flat loop over the interior
-// rows with 32-bit indices, the boundary columns skipped inside, as acc_tuned's).
+// tunings (core/omp_tuned.hpp): omp_construct, omp_simd, omp_teams/omp_threads, and omp_shape:
+// rows (the default: a thread a row, the row's columns an inner `omp simd` loop over the warp's
+// lanes, acc_gang_vector's mapping), collapse (the two interior loops under collapse(2), which
+// GCC 12 runs on one lane a warp), or flat (one flat loop over the interior rows with 32-bit
+// indices, the boundary columns skipped inside, as acc_tuned's).
 // No `nowait`: each sweep reads the last one's grid, and GCC 12's nvptx plugin has no
 // asynchronous launch (GOMP_OFFLOAD_async_run is a stub; every launch ends in cuCtxSynchronize),
 // so a chain of dependent nowait regions could overlap nothing.
+#include <string>
+
 #include "core/omp_resident.hpp"
 #include "core/omp_tuned.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
@@ -19,7 +23,7 @@ class OmpTargetTuned : public JacobiInstance {
   explicit OmpTargetTuned(const Params& params)
       : JacobiInstance(params),
         tuning_(OmpTuning::of(params)),
-        collapse_(!params.has("omp_collapse") || params.flag("omp_collapse")) {}
+        shape_(omp_shape_of(params, omp_target_shapes())) {}
 
   void setup() override {
     JacobiInstance::setup();
@@ -33,13 +37,47 @@ class OmpTargetTuned : public JacobiInstance {
 
   void run() override {
     iterate(u0_.data(), u1_.data(), [&](float* in, float* out, bool check) {
-      return collapse_ ? sweep_2d(in, out, check) : sweep_flat(in, out, check);
+      if (shape_ == "rows") return sweep_rows(in, out, check);
+      return shape_ == "collapse" ? sweep_2d(in, out, check) : sweep_flat(in, out, check);
     });
   }
 
  private:
   // The macro's arguments are directive clauses and a loop: left as written.
   // clang-format off
+  float sweep_rows(float* in, float* out, bool check) {
+    const int rows = static_cast<int>(p_.rows), cols = static_cast<int>(p_.cols);
+    const int n = rows * cols;
+    const float c1f = p_.c1f, wy2 = p_.wy2, hx2 = p_.hx2, c2 = p_.c2;
+    float change = 0.0f;
+    if (!check) {
+      ACCLAB_OMP_TUNED_OUTER(tuning_, (map(alloc: in[0:n], out[0:n])),
+          for (int ix = 1; ix < rows - 1; ++ix) {
+            _Pragma("omp simd")
+            for (int jy = 1; jy < cols - 1; ++jy) {
+              const int k = ix * cols + jy;
+              out[k] = (c1f + wy2 * (in[k - cols] + in[k + cols]) +
+                        hx2 * (in[k - 1] + in[k + 1])) * c2;
+            }
+          });
+    } else {
+      ACCLAB_OMP_TUNED_OUTER(tuning_, (map(alloc: in[0:n], out[0:n]) map(tofrom: change)
+                                       reduction(max: change)),
+          for (int ix = 1; ix < rows - 1; ++ix) {
+            _Pragma("omp simd reduction(max: change)")
+            for (int jy = 1; jy < cols - 1; ++jy) {
+              const int k = ix * cols + jy;
+              const float v = (c1f + wy2 * (in[k - cols] + in[k + cols]) +
+                               hx2 * (in[k - 1] + in[k + 1])) * c2;
+              const float d = __builtin_fabsf(v - in[k]);
+              change = d > change ? d : change;
+              out[k] = v;
+            }
+          });
+    }
+    return change;
+  }
+
   float sweep_2d(float* in, float* out, bool check) {
     const int rows = static_cast<int>(p_.rows), cols = static_cast<int>(p_.cols);
     const int n = rows * cols;
@@ -105,7 +143,7 @@ class OmpTargetTuned : public JacobiInstance {
   // clang-format on
 
   OmpTuning tuning_;
-  bool collapse_;
+  std::string shape_;
   OmpResidentPair device_;
 };
 

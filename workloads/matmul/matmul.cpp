@@ -121,12 +121,10 @@ Workload make_workload() {
                "only the first N rows of C (1 <= N <= m); unset: all m",
        .presets = same_in_all_presets("")},
   };
-  for (ParamSpec& spec : omp_tuning_params("omp_target_tuned",
-                                           "1 (default) collapse(3) over column groups, row "
-                                           "blocks and lanes; 0 one flat loop over them"))
+  for (ParamSpec& spec : omp_tuning_params("omp_target_tuned", omp_target_shapes()))
     w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
-    check_omp_tuning(params);
+    check_omp_tuning(params, omp_target_shapes());
     const std::int64_t m = params.integer("m"), n = params.integer("n"), k = params.integer("k");
     const std::int64_t lda = params.has("lda") ? params.integer("lda") : k;
     const std::int64_t ldb = params.has("ldb") ? params.integer("ldb") : n;

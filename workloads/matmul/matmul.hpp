@@ -10,9 +10,22 @@
 #include <string>
 #include <vector>
 
+#include "core/omp_tuned.hpp"
 #include "core/registry.hpp"
 
 namespace acclab::matmul {
+
+// The loop nests omp_target_tuned runs (omp_shape), the default first.
+inline const std::vector<OmpShape>& omp_target_shapes() {
+  static const std::vector<OmpShape> shapes = {
+      {"rows",
+       "collapse(2) over column groups and row blocks, a thread each, its lanes an inner "
+       "omp simd",
+       true},
+      {"collapse", "collapse(3) over column groups, row blocks and lanes"},
+      {"flat", "one flat loop over them, the indices divided out"}};
+  return shapes;
+}
 
 enum class Init { seed, random };
 

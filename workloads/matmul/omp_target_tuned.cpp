@@ -8,8 +8,12 @@
 // column groups, so that the iterations running at one time share the same columns of B in cache
 // (acc_tuned's gang order). Loads are clamped to the last row and column (no branch in the k
 // loop), stores guarded. The region's shape is the tunings' (core/omp_tuned.hpp): omp_construct,
-// omp_simd, omp_teams/omp_threads, and omp_collapse (1: collapse(3) over column groups, row blocks
-// and lanes; 0: one flat loop over them, the indices divided out).
+// omp_simd, omp_teams/omp_threads, and omp_shape: rows (the default: collapse(2) over column
+// groups and row blocks, a thread each, its 32 lanes an inner `omp simd` loop), collapse
+// (collapse(3) over all three, which GCC 12 runs on one lane a warp), or flat (one flat loop
+// over them, the indices divided out).
+#include <string>
+
 #include "core/omp_tuned.hpp"
 #include "workloads/matmul/omp_target_instance.hpp"
 
@@ -61,8 +65,8 @@ constexpr int group = lanes * columns;
 }
 #pragma omp end declare target
 
-void multiply_tuned(const OmpTuning& tuning, bool collapse, const Problem& p, const double* a,
-                    const double* b, double* c) {
+void multiply_tuned(const OmpTuning& tuning, const std::string& shape, const Problem& p,
+                    const double* a, const double* b, double* c) {
   // Scalars only in the region (firstprivate): a struct would be mapped tofrom every launch.
   const int m = p.m, n = p.n, k = p.k, lda = p.lda, ldb = p.ldb, ldc = p.ldc;
   const std::int64_t na = p.a_size(), nb = p.b_size(), nc = p.c_size();  // each >= 1
@@ -70,7 +74,17 @@ void multiply_tuned(const OmpTuning& tuning, bool collapse, const Problem& p, co
   const int groups = (n + group - 1) / group;
   // The macro's arguments are directive clauses and a loop: left as written.
   // clang-format off
-  if (collapse) {
+  if (shape == "rows") {
+    ACCLAB_OMP_TUNED_OUTER(tuning, (collapse(2) map(alloc: a[0:na], b[0:nb], c[0:nc])),
+        for (int g = 0; g < groups; ++g) {
+          for (int ib = 0; ib < row_blocks; ++ib) {
+            _Pragma("omp simd")
+            for (int lane = 0; lane < lanes; ++lane) {
+              block_product(m, n, k, lda, ldb, ldc, a, b, c, g, ib, lane);
+            }
+          }
+        });
+  } else if (shape == "collapse") {
     ACCLAB_OMP_TUNED(tuning, (collapse(3) map(alloc: a[0:na], b[0:nb], c[0:nc])),
         for (int g = 0; g < groups; ++g) {
           for (int ib = 0; ib < row_blocks; ++ib) {
@@ -95,10 +109,10 @@ void multiply_tuned(const OmpTuning& tuning, bool collapse, const Problem& p, co
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   const OmpTuning tuning = OmpTuning::of(params);
-  const bool collapse = !params.has("omp_collapse") || params.flag("omp_collapse");
+  const std::string shape = omp_shape_of(params, omp_target_shapes());
   return make_omp_resident(
-      params, [tuning, collapse](const Problem& p, const double* a, const double* b, double* c) {
-        multiply_tuned(tuning, collapse, p, a, b, c);
+      params, [tuning, shape](const Problem& p, const double* a, const double* b, double* c) {
+        multiply_tuned(tuning, shape, p, a, b, c);
       });
 }
 
