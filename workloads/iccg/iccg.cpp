@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/omp_tuned.hpp"
 
 namespace acclab::iccg {
 
@@ -325,7 +326,9 @@ Workload make_workload() {
                "before (it loads its couplings while that one finishes), 0 one after the other",
        .presets = same_in_all_presets("1")},
   };
+  for (ParamSpec& spec : omp_tuning_params("omp_target_tuned")) w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
+    check_omp_tuning(params);
     const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
                        nz = params.integer("nz");
     if (ny > (std::int64_t(1) << 31) / nx || nz > (std::int64_t(1) << 31) / (nx * ny)) {
