@@ -1,0 +1,250 @@
+// iccg's OpenMP target steps (omp_target_map, omp_target_data, omp_target_tuned): the tuned step
+// verifies in every shape its tunings select and on a mesh of one cell (empty slabs), each step
+// solves the SuiteSparse matrices as original does and stops where original does on an
+// indefinite matrix, a solve one iteration short or a slightly wrong x fails verification, only
+// the map step moves data inside a run, and the tunings are the tuned row's own. The shared
+// variant tests (iccg_test.cpp) run every step on the orderings; without an offload device the
+// regions run on the host (CI).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/build_config.hpp"
+#include "core/machine.hpp"
+#include "core/runner.hpp"
+#include "support.hpp"
+#include "workloads/iccg/iccg.hpp"
+#include "workloads/iccg/matrix_solve.hpp"
+
+namespace acclab {
+namespace {
+
+#ifdef ACCLAB_HAVE_OMPTARGET
+
+const std::vector<std::string> steps = {"omp_target_map", "omp_target_data", "omp_target_tuned"};
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+// Every shape ACCLAB_OMP_TUNED writes: construct, simd, and num_teams/thread_limit given or not.
+std::vector<std::vector<std::string>> shapes() {
+  std::vector<std::vector<std::string>> all;
+  for (const char* construct : {"omp_construct=distribute", "omp_construct=loop"}) {
+    for (const char* simd : {"omp_simd=1", "omp_simd=0"}) {
+      for (const auto& teams : {std::vector<std::string>{"omp_teams=0", "omp_threads=0"},
+                                std::vector<std::string>{"omp_teams=3", "omp_threads=32"}}) {
+        all.push_back(with({construct, simd}, teams));
+      }
+    }
+  }
+  return all;
+}
+
+Result run_variant(const std::string& name, const Params& params) {
+  Machine machine;
+  Runner runner(machine);
+  RunOptions options;
+  options.reps = 1;
+  return runner.run(test::variant_of("iccg", name), test::all().workload("iccg"), params, options);
+}
+
+TEST(OmpTargetIccgTest, TunedVerifiesInEveryShape) {
+  for (const auto& shape : shapes()) {
+    // The small preset; another ordering on an odd mesh; one cell (no couplings: empty slabs).
+    for (const std::vector<std::string>& problem :
+         {std::vector<std::string>{}, std::vector<std::string>{"colors=-1", "nx=9", "ny=5", "nz=7"},
+          std::vector<std::string>{"nx=1", "ny=1", "nz=1"}}) {
+      const Params params = test::params_of("iccg", with(problem, shape));
+      SCOPED_TRACE(params.json().dump());
+      const Result r = run_variant("omp_target_tuned", params);
+      ASSERT_EQ(r.status, Status::verified) << r.error << " / " << r.verification;
+      EXPECT_EQ(r.outputs["iterations"].get<int>(), r.outputs["serial_iterations"].get<int>());
+      EXPECT_EQ(r.place, test::place_here(test::variant_of("iccg", "omp_target_tuned")));
+    }
+  }
+}
+
+// The solution an iccg instance holds (its protected solution_).
+struct SolutionOf : iccg::IccgInstance {
+  static iccg::Solution& of(Instance& instance) {
+    return dynamic_cast<iccg::IccgInstance&>(instance).*(&SolutionOf::solution_);
+  }
+};
+
+std::unique_ptr<Instance> solved(const std::string& name, const Params& params) {
+  auto instance = test::variant_of("iccg", name).factory(params);
+  instance->setup();
+  instance->reset();
+  instance->run();
+  instance->finish();
+  return instance;
+}
+
+// Each step's own solve capped one iteration short, claimed converged in the full solve's
+// iterations (what a faulty step would report), fails by its residual; so does x off by a
+// relative 1e-6, which a converged-looking recurrence does not show.
+TEST(OmpTargetIccgTest, OneIterationShortOrAWrongXFails) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"omp_target_map", {}},
+      {"omp_target_data", {}},
+      {"omp_target_tuned", {}},
+      {"omp_target_tuned", {"omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
+      {"omp_target_tuned", {"omp_simd=0"}},
+  };
+  for (const auto& [name, overrides] : cases) {
+    for (const std::vector<std::string>& problem :
+         {std::vector<std::string>{}, std::vector<std::string>{"colors=-2", "nx=9", "nz=13"}}) {
+      const Params params = test::params_of("iccg", with(problem, overrides));
+      SCOPED_TRACE(name + " " + params.json().dump());
+      auto full = solved(name, params);
+      const Verification good = full->verify();
+      ASSERT_TRUE(good.ok) << good.detail;
+      const iccg::Solution right = SolutionOf::of(*full);
+      ASSERT_GT(right.iterations, 1);
+
+      Params short_params = params;
+      short_params.set("max_iterations", right.iterations - 1);
+      auto short_of_one = solved(name, short_params);
+      iccg::Solution early = SolutionOf::of(*short_of_one);
+      EXPECT_FALSE(early.converged);
+      EXPECT_EQ(early.iterations, right.iterations - 1);
+      early.converged = true;
+      early.iterations = right.iterations;
+      SolutionOf::of(*full) = early;
+      Verification v = full->verify();
+      EXPECT_FALSE(v.ok) << v.detail;
+      EXPECT_GT(v.outputs["difference"].get<double>(), v.outputs["tolerance"].get<double>());
+
+      iccg::Solution scaled = right;
+      for (double& x : scaled.x) x *= 1 + 1e-6;
+      SolutionOf::of(*full) = scaled;
+      v = full->verify();
+      EXPECT_FALSE(v.ok) << v.detail;
+      EXPECT_GT(v.outputs["difference"].get<double>(), 10 * v.outputs["tolerance"].get<double>());
+    }
+  }
+}
+
+std::string data_file(const std::string& name) {
+  return std::string(ACCLAB_TEST_DATA) + "/" + name;
+}
+
+// acclab iccg FILE's path (use_system, then the step's own solve): converged by the residual
+// recomputed from the file, in original's iterations give or take 2, with and without the
+// shifted factor, and with every colour split into slab runs wherever that saves a slot.
+TEST(OmpTargetIccgTest, SolvesTheSuiteSparseMatricesAsOriginalDoes) {
+  Machine machine;
+  for (const auto& [file, shift] : {std::pair<std::string, double>{"matrices/494_bus.mtx", 0},
+                                    std::pair<std::string, double>{"matrices/LFAT5.mtx", 1}}) {
+    const iccg::MatrixSystem system = iccg::read_matrix_system(data_file(file), "");
+    constexpr double tol = 1e-10;
+    const iccg::MatrixSolution original = iccg::solve_matrix(
+        system, {.tol = tol,
+                 .shift = shift,
+                 .variant = iccg::choose_matrix_variant("original", test::all(), machine).variant});
+    ASSERT_TRUE(original.converged);
+    for (const std::string& name : steps) {
+      for (const std::int64_t min_saved_slots : {iccg::default_min_saved_slots, std::int64_t(0)}) {
+        SCOPED_TRACE(file + " " + name + " min_saved_slots " + std::to_string(min_saved_slots));
+        const iccg::MatrixSolution s =
+            iccg::solve_matrix(system, {.tol = tol,
+                                        .shift = shift,
+                                        .variant = &test::variant_of("iccg", name),
+                                        .min_saved_slots = min_saved_slots});
+        EXPECT_TRUE(s.converged);
+        EXPECT_LT(s.residual, tol);
+        EXPECT_LE(std::abs(s.iterations - original.iterations), 2)
+            << s.iterations << " iterations against original's " << original.iterations;
+        ASSERT_TRUE(s.error_from_ones);
+        EXPECT_LT(*s.error_from_ones, 1e-5);
+      }
+    }
+  }
+}
+
+// tridiag(1, 1, 1) of order 5 (an eigenvalue below 0), its factor's diagonal tripled so that
+// IC(0) factors it: the tuned step finds p . A p <= 0 on the device and stops at original's
+// iteration, as optimized_per_color does.
+TEST(OmpTargetIccgTest, TunedStopsWhereOriginalDoesOnAnIndefiniteMatrix) {
+  iccg::Csr a;
+  a.n = 5;
+  a.diagonal.assign(5, 1.0);
+  a.start = {0};
+  for (std::int64_t i = 0; i < a.n; ++i) {
+    for (std::int64_t j : {i - 1, i + 1}) {
+      if (j < 0 || j >= a.n) continue;
+      a.column.push_back(j);
+      a.value.push_back(1.0);
+    }
+    a.start.push_back(std::int64_t(a.column.size()));
+  }
+  const std::vector<double> b = iccg::row_sums(a);
+  const iccg::Ordering o = iccg::order_rows(a, -20);
+  std::vector<double> pb(b.size());
+  for (std::int64_t v = 0; v < a.n; ++v) pb[o.new_of_old[v]] = b[v];
+  const iccg::Solution original = iccg::solve_iccg(iccg::permuted(a, o), pb, o, 1e-8, 100, 1, 2);
+  ASSERT_TRUE(original.indefinite);
+  auto instance =
+      test::variant_of("iccg", "omp_target_tuned").factory(test::params_of("iccg", {"colors=-20"}));
+  auto* solver = dynamic_cast<iccg::IccgInstance*>(instance.get());
+  ASSERT_NE(solver, nullptr);
+  solver->use_system(a, b, /*shift=*/2, iccg::default_min_saved_slots);
+  instance->setup();
+  instance->reset();
+  instance->run();
+  instance->finish();
+  EXPECT_TRUE(solver->solution().indefinite);
+  EXPECT_FALSE(solver->solution().converged);
+  EXPECT_EQ(solver->solution().iterations, original.iterations);
+}
+
+// The map step moves its data inside every run (the xfer column); the others keep it resident.
+TEST(OmpTargetIccgTest, OnlyTheMapStepMovesDataInARun) {
+  for (const std::string& name : steps) {
+    // And a mesh of one cell: no couplings, so no column or value array to map.
+    for (const std::vector<std::string>& mesh :
+         {std::vector<std::string>{"nx=6", "ny=5", "nz=4"},
+          std::vector<std::string>{"nx=1", "ny=1", "nz=1"}}) {
+      const Params params = test::params_of("iccg", mesh);
+      SCOPED_TRACE(name + " " + params.json().dump());
+      const Result r = run_variant(name, params);
+      ASSERT_EQ(r.status, Status::verified) << r.error << " / " << r.verification;
+      EXPECT_EQ(r.transfer_s.has_value(), name == "omp_target_map");
+    }
+  }
+}
+
+TEST(OmpTargetIccgTest, OnlyTheTunedStepTakesTheTunings) {
+  for (const std::string& name : steps) {
+    SCOPED_TRACE(name);
+    const Variant& v = test::variant_of("iccg", name);
+    EXPECT_EQ(v.backend, Backend::omptarget);
+    const bool tuned = name == "omp_target_tuned";
+    for (const char* tuning : {"omp_teams", "omp_threads", "omp_simd", "omp_construct"}) {
+      EXPECT_EQ(std::count(v.tunings.begin(), v.tunings.end(), tuning), tuned ? 1 : 0) << tuning;
+    }
+    EXPECT_EQ(std::count(v.tunings.begin(), v.tunings.end(), "omp_shape"), 0);
+  }
+  EXPECT_NE(test::validate_error("iccg", {"omp_teams=4"}).find("omp_threads"), std::string::npos);
+  EXPECT_NE(test::validate_error("iccg", {"omp_threads=64"}).find("omp_teams"), std::string::npos);
+  EXPECT_EQ(test::validate_error("iccg", {"omp_teams=4", "omp_threads=64"}), "");
+  EXPECT_NE(test::validate_error("iccg", {"omp_construct=parallel"}), "");
+  EXPECT_NE(test::validate_error("iccg", {"omp_shape=rows"}), "");  // iccg has no omp_shape
+}
+
+#else
+
+TEST(OmpTargetIccgTest, NotBuilt) {
+  for (const auto& v : test::all().variants()) EXPECT_NE(v.backend, Backend::omptarget) << v.id();
+}
+
+#endif
+
+}  // namespace
+}  // namespace acclab
