@@ -72,6 +72,11 @@ if [[ $part == why ]]; then
       grep -E "Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Size|Grid Size|Warp Cycles Per Issued|Local Memory" "$out/ncu_${w}_$v.txt" | head -20
     done
   done
+  # matmul's and apsp's tuned OpenMP steps beside the OpenACC steps they mirror: the seed's
+  # 1024³ product, and 1024 pivot steps (a region each).
+  run why_matmul_seed run matmul --preset seed --variant 'acc_tuned,omp_target_data,omp_target_tuned' --reps 3
+  run why_matmul_seed_collapse run matmul --preset seed --variant omp_target_tuned --set omp_shape=collapse --reps 3
+  run why_apsp_1024 run apsp --preset small --set n=1024 --variant 'optimize,omp_target_data,omp_target_tuned' --reps 3
   pack_out
   exit 0
 fi

@@ -3,10 +3,15 @@
 // after multidevice's (A on one gang, workers over the tile's rows; B a lane per column; C a
 // worker per row; D in register tiles), queued on one async queue as multidevice's are. What
 // MPI moves is staged through the host copies of the panels (update self before a broadcast,
-// update device after, each waited for); one rank moves nothing, and its rounds run as
-// multidevice's on one GPU: the phases queued back to back, no lookahead, waited for at the
-// end. Without a GPU the same code runs on the host, which is how CI checks it.
+// update device after, each waited for). One rank moves nothing, and holds the whole matrix in
+// its local array in global order (a 1 x 1 grid deals it every block): that is multidevice's
+// one partition, so its rounds are multidevice's own constructs (acc_multidevice.cpp) on that
+// array, the same kernels, launch shapes and scalars a launch as multidevice on one GPU.
+// Without a GPU the same code runs on the host, which is how CI checks it.
 #include <openacc.h>
+
+#include <algorithm>
+#include <chrono>
 
 #include "core/acc_data.hpp"
 #include "workloads/apsp/acc_kernels.hpp"
@@ -55,6 +60,15 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
     entered_ = true;
   }
 
+  // One rank runs multidevice's rounds (run_as_one_partition); several, mpi_blocks.hpp's.
+  void run() override {
+    if (mpi::size() > 1) {
+      MpiApspInstance::run();
+    } else {
+      run_as_one_partition();
+    }
+  }
+
  protected:
   void upload() override {
     acc_wait(queue);
@@ -74,6 +88,59 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
   friend class MpiPhasesBySemiring<MpiAcc>;
   // The rank's async queue: every phase and every staging copy, in order.
   static constexpr int queue = 1;
+
+  // One rank's arrays as multidevice's one partition, already on the device (setup): rows
+  // are the local blocks, the snapshot's two slots the row panel's (both [slot][s][j], b x n),
+  // the pivot columns' history (b x n) the column panel's first slot, and with paths the
+  // successors and their history likewise. Its device is this thread's current one (setup);
+  // its transfer queue is never used: one partition publishes nothing.
+  acc::Partition one_partition() {
+    acc::Partition part;
+    part.row_begin = 0;
+    part.row_end = g_.n;
+    part.compute_queue = queue;
+    part.transfer_queue = queue + 1;
+    part.rows = local_.data();
+    part.snapshot = row_panel_.data();
+    part.history = column_panel_.data();
+    if (p_.paths) {
+      part.next = local_next_.data();
+      part.next_history = next_panel_.data();
+    }
+    return part;
+  }
+
+  // multidevice's run_partition for one partition owning every block: the pivot block (A, B)
+  // then C and D on the other rows; with lookahead=on, C, D on the next pivot rows, the next
+  // pivot block, then D on the rest, as multidevice orders them. Bitwise the serial loop, as
+  // multidevice is.
+  void run_as_one_partition() {
+    const auto start = std::chrono::steady_clock::now();
+    broadcast_s_ = 0;
+    received_bytes_ = 0;
+    const acc::Partition part = one_partition();
+    const int n = g_.n, b = g_.block;
+    const bool ahead = lookahead();
+    auto pivots_of = [&](int kb) { return acc::Pivots{kb, std::min(n, kb + b), (kb / b) % 2}; };
+    for (int kb = 0; kb < n; kb += b) {
+      const acc::Pivots pivots = pivots_of(kb);
+      if (kb == 0 || !ahead) acc::partition_pivot_block(p_, part, pivots, nullptr);
+      acc::RowRange rest{0, n, kb, pivots.end};  // the pivot rows went through A and B
+      if (ahead && pivots.end < n) {
+        const acc::Pivots next = pivots_of(pivots.end);
+        acc::partition_apply_block(p_, part, pivots, rest, acc::Phases::columns);
+        acc::partition_apply_block(p_, part, pivots, {next.begin, next.end, 0, 0},
+                                   acc::Phases::tiles);
+        acc::partition_pivot_block(p_, part, next, nullptr);
+        rest.skip_end = next.end;  // the next pivot rows follow this round's
+        acc::partition_apply_block(p_, part, pivots, rest, acc::Phases::tiles);
+      } else {
+        acc::partition_apply_block(p_, part, pivots, rest);
+      }
+    }
+    acc::partition_wait(part);
+    run_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
 
   // The round's part of a buffer between the host copy and the device copy, queued behind the
   // phases that wrote it (or before those that read it), then waited for: the host copy is
