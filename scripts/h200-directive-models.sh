@@ -13,11 +13,13 @@
 # PART=stencils runs 3 alone (the vector steps that map their arrays every run take minutes).
 # PART=why looks for what holds the tuned OpenMP stencils back: their launch shapes, the loop
 # nests (omp_shape) at `large`, and one kernel of each model under ncu on the seed-sized grids.
+# PART=rest times what a why call of 600 s has no room for: diffusion3d's nests at `large`,
+# matmul's and apsp's tuned steps, and iccg's OpenMP steps beside its OpenACC ones.
 set -uo pipefail
 part=${PART:-all}
 case $part in
-  all | stencils | why) ;;
-  *) echo "PART=$part: expected all, stencils or why" >&2; exit 2 ;;
+  all | stencils | why | rest) ;;
+  *) echo "PART=$part: expected all, stencils, why or rest" >&2; exit 2 ;;
 esac
 default_out=bench/results/h200/directive-models
 source "$(dirname "$0")/h200-common.sh"
@@ -77,6 +79,25 @@ if [[ $part == why ]]; then
   run why_matmul_seed run matmul --preset seed --variant 'acc_tuned,omp_target_data,omp_target_tuned' --reps 3
   run why_matmul_seed_collapse run matmul --preset seed --variant omp_target_tuned --set omp_shape=collapse --reps 3
   run why_apsp_1024 run apsp --preset small --set n=1024 --variant 'optimize,omp_target_data,omp_target_tuned' --reps 3
+  pack_out
+  exit 0
+fi
+if [[ $part == rest ]]; then
+  run rest_diffusion3d_large run diffusion3d --preset large --variant 'acc_rows,acc_tuned,omp_target_tuned' --reps 3
+  for nest in flat collapse; do
+    run rest_diffusion3d_large_$nest run diffusion3d --preset large --variant omp_target_tuned \
+      --set omp_shape=$nest --reps 3
+  done
+  run rest_matmul_seed run matmul --preset seed --variant 'acc_tuned,omp_target_data,omp_target_tuned' --reps 3
+  run rest_matmul_seed_collapse run matmul --preset seed --variant omp_target_tuned --set omp_shape=collapse --reps 3
+  run rest_apsp_1024 run apsp --preset small --set n=1024 --variant 'optimize,omp_target_data,omp_target_tuned' --reps 3
+  # iccg's course problem (128^3): each OpenMP step beside the OpenACC step it mirrors.
+  echo "== launch shapes (GOMP_DEBUG=1, iccg small)"
+  GOMP_DEBUG=1 "$acclab" run iccg --preset small --variant 'optimized_per_color,omp_target_tuned' \
+    --reps 1 2>&1 | grep -E "kernel .*: launch" | sed 's/0x[0-9a-f]*//g' | sort | uniq -c | head -20
+  run rest_iccg_seed run iccg --preset seed \
+    --variant 'data_present,exclude_datacpy_time,optimized_per_color,omp_target_*' --reps 3
+  run rest_iccg_seed_loop run iccg --preset seed --variant omp_target_tuned --set omp_construct=loop --reps 3
   pack_out
   exit 0
 fi
