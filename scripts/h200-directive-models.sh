@@ -15,11 +15,15 @@
 # nests (omp_shape) at `large`, and one kernel of each model under ncu on the seed-sized grids.
 # PART=rest times what a why call of 600 s has no room for: diffusion3d's nests at `large`,
 # matmul's and apsp's tuned steps, and iccg's OpenMP steps beside its OpenACC ones.
+# PART=launch measures what one region costs, against one OpenACC construct in the same
+# program: vector's triad over 32 x 32 elements, a region a pass, by num_teams x thread_limit,
+# under libgomp's documented environment variables (OMP_NUM_TEAMS, OMP_TEAMS_THREAD_LIMIT) and
+# the driver's JIT levels (GOMP_NVPTX_JIT), the last also at `large`.
 set -uo pipefail
 part=${PART:-all}
 case $part in
-  all | stencils | why | rest) ;;
-  *) echo "PART=$part: expected all, stencils, why or rest" >&2; exit 2 ;;
+  all | stencils | why | rest | launch) ;;
+  *) echo "PART=$part: expected all, stencils, why, rest or launch" >&2; exit 2 ;;
 esac
 default_out=bench/results/h200/directive-models
 source "$(dirname "$0")/h200-common.sh"
@@ -79,6 +83,48 @@ if [[ $part == why ]]; then
   run why_matmul_seed run matmul --preset seed --variant 'acc_tuned,omp_target_data,omp_target_tuned' --reps 3
   run why_matmul_seed_collapse run matmul --preset seed --variant omp_target_tuned --set omp_shape=collapse --reps 3
   run why_apsp_1024 run apsp --preset small --set n=1024 --variant 'optimize,omp_target_data,omp_target_tuned' --reps 3
+  pack_out
+  exit 0
+fi
+if [[ $part == launch ]]; then
+  tiny=(--preset small --set nx=32 --set ny=32 --set nt=200 --reps 5)
+  shapes() {  # the launch line GOMP_DEBUG prints for the tuned triad's region
+    GOMP_DEBUG=1 "$acclab" run vector --preset small --set nx=32 --set ny=32 --set nt=1 \
+      --variant triad_omp_target_tuned --reps 1 "$@" 2>&1 | grep -E "omp_fn.*: launch" |
+      sed 's/0x[0-9a-f]*//g' | sort | uniq -c | head -3
+  }
+  echo "== launch shape, libgomp's choice"
+  shapes
+  run launch_tiny run vector "${tiny[@]}" \
+    --variant 'triad_acc,triad_acc_resident,triad_omp_target_data,triad_omp_target_tuned'
+  for tt in 1x1 4x8 16x8 66x8 132x1 132x8 132x32 264x8 528x8; do
+    run launch_tiny_teams_$tt run vector "${tiny[@]}" --variant triad_omp_target_tuned \
+      --set omp_teams=${tt%x*} --set omp_threads=${tt#*x}
+  done
+  for env in OMP_NUM_TEAMS=4 OMP_TEAMS_THREAD_LIMIT=1; do
+    echo "== $env: launch shape"
+    (export "${env?}"; shapes)
+    echo "launch_tiny_$env.json: $env acclab run vector ${tiny[*]} --variant triad_omp_target_tuned --format json --out launch_tiny_$env.json" >> "$out/commands.txt"
+    env $env "$acclab" run vector "${tiny[@]}" --variant triad_omp_target_tuned --format json \
+      --out "$out/launch_tiny_$env.json" > /dev/null
+  done
+  for jit in -O0 -O4; do
+    for size in tiny large; do
+      if [[ $size == tiny ]]; then args=("${tiny[@]}"); else args=(--preset large --reps 3); fi
+      echo "launch_${size}_jit$jit.json: GOMP_NVPTX_JIT=$jit acclab run vector ${args[*]} --variant triad_acc,triad_omp_target_tuned --format json --out launch_${size}_jit$jit.json" >> "$out/commands.txt"
+      GOMP_NVPTX_JIT=$jit "$acclab" run vector "${args[@]}" --variant 'triad_acc,triad_omp_target_tuned' \
+        --format json --out "$out/launch_${size}_jit$jit.json" > /dev/null
+    done
+  done
+  run launch_large run vector --preset large --reps 3 --variant 'triad_acc,triad_omp_target_tuned'
+  python3 - "$out" <<'PY'
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "launch_*.json"))):
+    for r in json.load(open(path))["results"]:
+        passes = r["params"]["nt"]
+        print(f"{os.path.basename(path):40s} {r['variant']:24s} {r['status']:9s} "
+              f"{1e6 * r['time_s']['median'] / passes:10.1f} us a pass")
+PY
   pack_out
   exit 0
 fi
