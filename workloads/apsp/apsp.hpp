@@ -23,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -162,8 +163,30 @@ PathCheck check_successor_paths(const Problem& p, const float* initial, const fl
                                 const std::int32_t* next, const std::vector<int>& sources);
 
 // A 64-bit digest of the n x n result's bits, as 16 hex digits: runs that agree bitwise (one
-// GPU against several, one variant against another) have the same digest.
+// GPU against several, one variant against another, one rank against several) have the same
+// digest. It is the sum modulo 2^64 of one term per element, a 64-bit mix of the element's
+// row-major index e = i n + j and its 32 bits, not a hash chained in row-major order: a result
+// spread over MPI ranks, which no rank can hold whole, is digested by each rank summing the terms
+// of its own elements and the ranks adding their sums (mpi_blocks.hpp's share_digest_sum), and
+// unsigned addition gives the same digest in any order and any distribution. One element's bits
+// changed always change it (the mix is a bijection); it is not cryptographic: it tells results
+// apart, it does not resist a crafted collision.
 std::string matrix_digest(const Problem& p, const float* d);
+// The terms' sum over the whole n x n matrix d (row-major), and the 16 hex digits of a sum.
+std::uint64_t digest_sum(std::int64_t n, const float* d);
+std::string digest_text(std::uint64_t sum);
+// The term of the element at row-major index e holding x: splitmix64's finaliser on the index,
+// xor the bits, finalised again. Mixing the index first makes one value at two places two
+// unrelated terms, so that a value moved or two values swapped change the sum too.
+inline std::uint64_t digest_term(std::int64_t e, float x) {
+  const auto mix = [](std::uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  return mix(mix(std::uint64_t(e)) ^ std::bit_cast<std::uint32_t>(x));
+}
 
 // A vertex on a positive (max-plus) or negative (min-plus) cycle of the result, if any.
 std::optional<int> cycle_vertex(const Problem& p, const float* d);

@@ -95,6 +95,19 @@ Grid grid_of(const Problem& p, std::array<int, 2> dims, int rank) {
   return g;
 }
 
+std::uint64_t share_digest_sum(const Grid& g, const float* local, int vertices) {
+  std::uint64_t sum = 0;
+  for (int r = 0; r < g.rows; ++r) {
+    const std::int64_t i = g.global_row(r);
+    if (i >= vertices) continue;
+    for (int c = 0; c < g.cols; ++c) {
+      const int j = g.global_col(c);
+      if (j < vertices) sum += digest_term(i * vertices + j, local[std::size_t(r) * g.cols + c]);
+    }
+  }
+  return sum;
+}
+
 MpiApspInstance::MpiApspInstance(const Params& params)
     : ApspInstance(params), proc_grid_(params.has("proc_grid") ? params.text("proc_grid") : "") {
   g_ = grid_of(p_, process_grid(p_, proc_grid_, mpi::size()), mpi::rank());

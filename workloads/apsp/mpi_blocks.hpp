@@ -71,6 +71,13 @@ std::array<int, 2> process_grid_dims(const std::string& proc_grid, int ranks);
 // Rank `rank`'s share in `dims` (ranks numbered row-major, as MPI_Cart_create numbers them).
 Grid grid_of(const Problem& p, std::array<int, 2> dims, int rank);
 
+// The digest's partial sum (apsp.hpp's digest_sum) over the elements a rank holds, `local` its
+// blocks (g.rows x g.cols, row-major in local order), of the leading `vertices` x `vertices`
+// matrix (g.n for all of it; fewer for a graph run padded to more vertices), each term indexed
+// by its global place i vertices + j. The sums of every rank of a grid, added modulo 2^64, are
+// the whole matrix's digest_sum: the digest of a result no rank holds whole.
+std::uint64_t share_digest_sum(const Grid& g, const float* local, int vertices);
+
 // Local indices [begin, end); empty when begin >= end.
 struct Span {
   int begin = 0, end = 0;

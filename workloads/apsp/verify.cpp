@@ -14,15 +14,16 @@
 
 namespace acclab::apsp {
 
+std::uint64_t digest_sum(std::int64_t n, const float* d) {
+  std::uint64_t sum = 0;
+  for (std::int64_t e = 0; e < n * n; ++e) sum += digest_term(e, d[e]);
+  return sum;
+}
+
+std::string digest_text(std::uint64_t sum) { return fmt::format("{:016x}", sum); }
+
 std::string matrix_digest(const Problem& p, const float* d) {
-  // FNV-1a over 32-bit words: not cryptographic, enough to tell two results apart.
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (std::int64_t e = 0; e < p.elements(); ++e) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &d[e], sizeof bits);
-    hash = (hash ^ bits) * 0x100000001b3ULL;
-  }
-  return fmt::format("{:016x}", hash);
+  return digest_text(digest_sum(p.n, d));
 }
 
 std::optional<int> cycle_vertex(const Problem& p, const float* d) {
