@@ -14,6 +14,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -22,6 +24,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -36,6 +39,9 @@
 #include "io/graph.hpp"
 #include "support.hpp"
 #include "workloads/apsp/graph_solve.hpp"
+#ifdef ACCLAB_HAVE_MPI
+#include "workloads/apsp/mpi_blocks.hpp"
+#endif
 
 namespace acclab {
 namespace {
@@ -239,6 +245,68 @@ TEST(ApspProblemTest, MatrixDigestTellsResultsApartBitwise) {
   d[1] = std::nextafter(d[1], 0.0f);  // one ulp on d[0][1]
   EXPECT_NE(apsp::matrix_digest(p, d.data()), digest);
 }
+
+#ifdef ACCLAB_HAVE_MPI
+// acclab apsp GRAPH under mpirun digests a result no rank holds whole: each rank sums the terms
+// of its block-cyclic share and the ranks add their sums. That must be the whole matrix's digest
+// for every grid, with an n that is no multiple of the block (short last blocks), and for the
+// leading vertices x vertices matrix of a graph run padded.
+TEST(ApspProblemTest, MatrixDigestIsTheSumOfEveryRanksShare) {
+  Problem p;
+  p.n = 23;
+  p.block = 4;
+  std::mt19937 draw(3);
+  std::uniform_real_distribution<float> value(-100.0f, 100.0f);
+  std::vector<float> d(std::size_t(p.n) * p.n);
+  for (std::size_t e = 0; e < d.size(); ++e) {
+    // Negative and positive values, both semirings' none(), and both zeros.
+    const int kind = int(draw() % 8);
+    d[e] = kind == 0 ? -inf : kind == 1 ? inf : kind == 2 ? (e % 2 ? -0.0f : 0.0f) : value(draw);
+  }
+  const auto shares_sum = [&](std::array<int, 2> dims, const std::vector<float>& matrix,
+                              int vertices) {
+    std::uint64_t sum = 0;
+    std::int64_t held = 0;
+    for (int rank = 0; rank < dims[0] * dims[1]; ++rank) {
+      const apsp::Grid g = apsp::grid_of(p, dims, rank);
+      std::vector<float> local(std::size_t(g.rows) * g.cols);
+      for (int r = 0; r < g.rows; ++r) {
+        for (int c = 0; c < g.cols; ++c) {
+          local[std::size_t(r) * g.cols + c] =
+              matrix[std::size_t(g.global_row(r)) * p.n + g.global_col(c)];
+        }
+      }
+      held += std::int64_t(local.size());
+      sum += apsp::share_digest_sum(g, local.data(), vertices);
+    }
+    EXPECT_EQ(held, p.elements()) << dims[0] << "x" << dims[1] << ": every element once";
+    return sum;
+  };
+  const std::string whole = apsp::matrix_digest(p, d.data());
+  EXPECT_EQ(whole.size(), 16u);
+  std::vector<float> leading;  // the leading 22 x 22 matrix, as a graph of 22 run as 23 leaves it
+  for (int i = 0; i < p.n - 1; ++i) {
+    for (int j = 0; j < p.n - 1; ++j) leading.push_back(d[std::size_t(i) * p.n + j]);
+  }
+  const std::vector<std::array<int, 2>> grids = {{1, 1}, {2, 1}, {1, 2}, {2, 2}, {3, 2}};
+  for (const auto dims : grids) {
+    SCOPED_TRACE(fmt::format("grid {}x{}", dims[0], dims[1]));
+    EXPECT_EQ(apsp::digest_text(shares_sum(dims, d, p.n)), whole);
+    EXPECT_EQ(shares_sum(dims, d, p.n - 1), apsp::digest_sum(p.n - 1, leading.data()));
+  }
+  // One bit of one element (the last, in the short last block), two values swapped, -0 for +0.
+  std::vector<float> changed = d;
+  changed.back() = std::bit_cast<float>(std::bit_cast<std::uint32_t>(changed.back()) ^ 1u);
+  EXPECT_NE(apsp::matrix_digest(p, changed.data()), whole);
+  EXPECT_NE(apsp::digest_text(shares_sum({3, 2}, changed, p.n)), whole);
+  changed = d;
+  const std::size_t a = 5;
+  std::size_t b = std::size_t(p.n) * 7 + 2;  // the next element after it with other bits
+  while (std::bit_cast<std::uint32_t>(d[b]) == std::bit_cast<std::uint32_t>(d[a])) ++b;
+  std::swap(changed[a], changed[b]);
+  EXPECT_NE(apsp::matrix_digest(p, changed.data()), whole);
+}
+#endif
 
 TEST(ApspProblemTest, SeedTestLinesAreTwentyDistinctPairsWithTheirValues) {
   const Problem p = problem({"graph=seed", "n=64"});
@@ -672,6 +740,36 @@ TEST(ApspCommandTest, EdgeListLongestPathsQueryAndCsv) {
   EXPECT_EQ(test::read_file(out), "0,2.5,3.5\n-9,0,1\n-10,-7.5,0\n");
 }
 
+// The digest acclab apsp reports, as a line and in --format json, is the written matrix's, and
+// the same from two variants.
+TEST(ApspCommandTest, DigestOfTheWrittenMatrixInLinesAndJson) {
+  test::TempDir dir;
+  const auto graph = dir.path() / "g.txt";
+  write_text(graph, "0 1 2.5\n1 2 1\n2 3 -0.75\n3 4 4\n0 4 1\n");
+  const auto out = dir.path() / "d.bin";
+  const Outcome json = run_acclab({"apsp", graph.string(), "--variant", "serial", "--semiring",
+                                   "min-plus", "--format", "json", "--out", out.string()});
+  ASSERT_EQ(json.status, 0) << json;
+  const auto doc = parse_json(json.out);
+  EXPECT_EQ(doc["schema"], "acclab.apsp/1");
+  EXPECT_EQ(doc["variant"], "serial");
+  EXPECT_EQ(doc["vertices"], 5);
+  EXPECT_EQ(doc["reachable_pairs"], 10);
+  EXPECT_EQ(doc["extreme_distance"], -0.75);
+  EXPECT_EQ(doc["out"], out.string());
+  EXPECT_TRUE(doc["mpi"].is_null());
+  const auto matrix = io::read_dense_matrix(out);
+  ASSERT_EQ(matrix.rows, 5);
+  const std::string digest = apsp::digest_text(apsp::digest_sum(5, matrix.values.data()));
+  EXPECT_EQ(doc["matrix_digest"], digest);
+  const Outcome lines =
+      run_acclab({"apsp", graph.string(), "--variant", "multicore", "--semiring", "min-plus"});
+  ASSERT_EQ(lines.status, 0) << lines;
+  EXPECT_NE(lines.out.find("\nmatrix digest: " + digest + "\n"), std::string::npos) << lines.out;
+  EXPECT_TRUE(
+      is_usage_error(run_acclab({"apsp", graph.string(), "--format", "csv"}), {"--format csv"}));
+}
+
 TEST(ApspCommandTest, CycleIsRefusedNamingAVertexAndNothingIsWritten) {
   test::TempDir dir;
   const auto graph = dir.path() / "g.gr";
@@ -1049,6 +1147,8 @@ TEST(ApspGraphSolveTest, OneVertexRunsPaddedAndComesBackAlone) {
   EXPECT_EQ(std::vector<float>(s.distances().begin(), s.distances().end()), std::vector<float>{0});
   EXPECT_EQ(s.reachable, 0);
   EXPECT_FALSE(s.extreme);
+  // The digest of the graph's 1 x 1 matrix, not of the 2 x 2 one it ran as.
+  EXPECT_EQ(s.matrix_digest, apsp::digest_text(apsp::digest_term(0, 0.0f)));
 }
 
 TEST(ApspGraphSolveTest, UndefinedOrOutOfRangeResultsAndBadRequestsAreUsageErrors) {
@@ -1059,7 +1159,8 @@ TEST(ApspGraphSolveTest, UndefinedOrOutOfRangeResultsAndBadRequestsAreUsageError
               negative.starts_with("g.txt: vertex 2 lies on a negative cycle"))
       << negative;
   const auto big = user_graph(4, {{0, 1, 3e38}, {1, 2, 3e38}, {2, 3, -3e38}});
-  EXPECT_NE(test::usage_error_message([&] { solve(big, {}); }).find("overflows float"), std::string::npos);
+  EXPECT_NE(test::usage_error_message([&] { solve(big, {}); }).find("overflows float"),
+            std::string::npos);
   EXPECT_NE(test::usage_error_message([&] {
               solve(user_graph(2, {{0, 1, 1e39}}), {});
             }).find("g.txt: edge 0 -> 1: weight 1e+39 outside float range"),

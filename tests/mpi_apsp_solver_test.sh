@@ -3,7 +3,8 @@
 # 2x1, 3x1, 2x2): --out, binary (MPI-IO) and CSV (streamed by rank 0), byte for byte the
 # single-process files, under both semirings, on an uneven n (a 101-vertex DAG: blocks of 64, or
 # 32 on 3 ranks, the last one short) and on polbooks; the summary, the --paths check and the
-# --query path the same lines; a positive cycle refused on every rank count (exit 2, one line,
+# --query path the same lines, the matrix digest among them (summed over the ranks' shares, never
+# gathered: the same on every rank count and from --format json); a positive cycle refused on every rank count (exit 2, one line,
 # nothing written); a step that is not an MPI step, an unwritable --out and a share larger than
 # the node's memory refused alike.
 # usage: mpi_apsp_solver_test.sh ACCLAB_BINARY MPIEXEC TEST_DATA
@@ -32,8 +33,10 @@ with open(sys.argv[1], "w") as f:
     f.write(f"{n - 1} {n - 1} 0\n")
 PY
 
-# The lines that must not depend on the ranks: the summary's figures, the paths and the query.
-figures() { grep -E '^(reachable|paths:|query|test )' "$1"; }
+# The lines that must not depend on the ranks: the summary's figures, the digest, the paths and
+# the query.
+figures() { grep -E '^(reachable|matrix digest|paths:|query|test )' "$1"; }
+digest_of() { sed -n 's/^matrix digest: \([0-9a-f]\{16\}\)$/\1/p' "$1"; }
 
 # $1: ranks (0: without mpirun); the rest: the command's arguments after the graph.
 solve() {
@@ -53,6 +56,12 @@ reference dag-max "$dir/dag.txt" --paths --query 0 100
 reference dag-min "$dir/dag.txt" --semiring min-plus --paths --query 3 97
 reference polbooks-min "$polbooks" --semiring min-plus --query 1 105
 check "the single-process references ran" test -s "$dir/polbooks-min.csv"
+# Without it the comparisons below would pass on reports that carry no digest.
+for name in dag-max dag-min polbooks-min; do
+  check "$name: the reference reports a digest" test -n "$(digest_of "$dir/$name.out")"
+done
+check "the two semirings' results have different digests" \
+  test "$(digest_of "$dir/dag-max.out")" != "$(digest_of "$dir/dag-min.out")"
 
 # $1: ranks (0: alone); $2: variant; $3: reference name; $4: graph; the rest: options.
 same_as_alone() {
@@ -78,6 +87,22 @@ for np in 0 1 2 3 4; do
     grep -q "process grid ${grids[np]}, blocks of" "$dir/got.out"
 done
 check "no temporary file left behind" test -z "$(ls -A "$dir" | grep '^\.')"
+
+# --format json on 4 ranks: the digest the ranks' shares add up to, and the distribution.
+launch 4 "$acclab" apsp "$dir/dag.txt" --variant mpi_acc --semiring min-plus --format json \
+  > "$dir/got.json"
+check "mpi_acc on 4 ranks, json: the single-process digest, the 2x2 grid" \
+  python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["matrix_digest"] == sys.argv[2] and o["mpi"]["proc_grid"] == "2x2", o' \
+  "$dir/got.json" "$(digest_of "$dir/dag-min.out")"
+
+# A one-vertex graph runs as two vertices: the digest is of its 1 x 1 matrix, as without MPI.
+echo "0 0 1" > "$dir/one.txt"
+"$acclab" apsp "$dir/one.txt" --semiring min-plus --variant multicore > "$dir/one.out"
+launch 1 "$acclab" apsp "$dir/one.txt" --semiring min-plus --variant mpi_host > "$dir/got.out"
+check "one vertex on 1 rank: the single-process digest" \
+  test "$(digest_of "$dir/got.out")" = "$(digest_of "$dir/one.out")" -a -n "$(digest_of "$dir/one.out")"
 
 # The seed's graph: its 20 test lines read off the spread matrix.
 "$acclab" apsp --seed-graph 60 --semiring min-plus > "$dir/seed.out"

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
@@ -46,6 +48,86 @@ void print_query(const apsp::PathQuery& q) {
   }
 }
 
+nlohmann::json query_json(const apsp::PathQuery& q) {
+  using Outcome = apsp::PathQuery::Outcome;
+  const char* outcome = q.outcome == Outcome::found         ? "found"
+                        : q.outcome == Outcome::unreachable ? "unreachable"
+                        : q.outcome == Outcome::stops_short ? "stops_short"
+                                                            : "does_not_resum";
+  nlohmann::json j = {{"from", q.from}, {"to", q.to}, {"outcome", outcome}};
+  if (q.outcome != Outcome::unreachable) {
+    j["length"] = q.length;
+    j["along"] = q.along;
+    j["vertices"] = q.vertices;
+  }
+  return j;
+}
+
+// The report as one JSON object (schema acclab.apsp/1): the lines' figures, the distribution
+// (`mpi`, as acclab run reports it; null in one process) and the digest. Collective: every
+// rank calls it (the distribution's figures are reduced), rank 0's stdout alone is kept.
+void print_json(const ApspArgs& args, const apsp::UserGraph& graph,
+                const apsp::GraphSolution& solution, const std::string& out_format) {
+  const auto optional = [](const auto& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  nlohmann::json j = {
+      {"schema", "acclab.apsp/1"},
+      {"graph", graph.source},
+      {"graph_kind", graph.kind},
+      {"vertices", graph.graph.n},
+      {"edges", graph.graph.edges.size()},
+      {"semiring", args.semiring},
+      {"variant", solution.variant},
+      {"time_s", solution.seconds},
+      {"mpi", solution.instance->distribution()},
+      {"reachable_pairs", solution.reachable},
+      {"extreme_distance", optional(solution.extreme)},
+      {"matrix_digest", solution.matrix_digest},
+      {"paths", nullptr},
+      {"query", solution.query ? query_json(*solution.query) : nlohmann::json(nullptr)},
+      {"out", args.out.empty() ? nlohmann::json(nullptr) : nlohmann::json(args.out)},
+      {"out_format", args.out.empty() ? nlohmann::json(nullptr) : nlohmann::json(out_format)}};
+  if (graph.seed) j["seed_test_lines"] = solution.seed_lines;
+  if (const auto& check = solution.path_check) {
+    j["paths"] = {{"sources", solution.path_sources},
+                  {"checked", check->paths},
+                  {"broken", check->broken},
+                  {"worst_over_bound", check->worst_over_bound},
+                  {"first_broken", check->first_broken}};
+  }
+  fmt::print("{}\n", j.dump(2));
+}
+
+// The report as lines.
+void print_table(const apsp::UserGraph& graph, const apsp::GraphSolution& solution) {
+  const std::int64_t n = graph.graph.n;
+  const bool longest = solution.semiring == apsp::Semiring::max_plus;
+  fmt::print("apsp {}: {} vertices, {} edges ({}), {} paths by {} in {:.3f} s\n", graph.source, n,
+             graph.graph.edges.size(), graph.kind, longest ? "longest" : "shortest",
+             solution.variant, solution.seconds);
+  if (solution.spread) fmt::print("{}\n", solution.spread->summary());
+  if (graph.seed) {
+    // The seed's own output: "time ..." then its 20 test lines.
+    fmt::print("time {:f} {}\n", solution.seconds, n);
+    for (const auto& line : solution.seed_lines) fmt::print("{}\n", line);
+  }
+  fmt::print("reachable ordered pairs: {} of {}; {} finite distance: {}\n", solution.reachable,
+             n * (n - 1), longest ? "largest" : "smallest",
+             solution.extreme ? fmt::format("{:g}", *solution.extreme) : std::string("none"));
+  fmt::print("matrix digest: {}\n", solution.matrix_digest);
+  if (const auto& check = solution.path_check) {
+    fmt::print(
+        "paths: successors followed from {} sources, {} paths {}\n", solution.path_sources,
+        check->paths,
+        check->broken == 0
+            ? fmt::format("re-sum to their lengths (worst {:.2g} of the rounding bound)",
+                          check->worst_over_bound)
+            : fmt::format("checked, {} BROKEN, first {}", check->broken, check->first_broken));
+  }
+  if (solution.query) print_query(*solution.query);
+}
+
 }  // namespace
 
 void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
@@ -71,6 +153,7 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
                 "keep the successor matrix (n^2 int32 more; variants serial, multicore, "
                 "optimize, multidevice): --query follows it, and paths from 8 sampled sources "
                 "are re-summed");
+  cmd->add_option("--format", args.format, "table (default) or json");
 }
 
 int apsp_command(const ApspArgs& args, const Registry& registry) {
@@ -82,6 +165,9 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   if (args.devices < 1 || args.devices > apsp::max_devices) {
     throw UsageError(
         fmt::format("--devices {}: GPU count must be 1 to {}", args.devices, apsp::max_devices));
+  }
+  if (args.format != "table" && args.format != "json") {
+    throw UsageError(fmt::format("--format {}: expected table or json", args.format));
   }
   std::string out_format = args.out_format;
   if (out_format.empty()) out_format = args.out.ends_with(".csv") ? "csv" : "binary";
@@ -117,34 +203,17 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   const apsp::GraphSolution solution = apsp::solve_graph(graph, options, registry, machine);
   progress.stop();
 
-  const bool longest = semiring == apsp::Semiring::max_plus;
-  fmt::print("apsp {}: {} vertices, {} edges ({}), {} paths by {} in {:.3f} s\n", graph.source, n,
-             graph.graph.edges.size(), graph.kind, longest ? "longest" : "shortest",
-             solution.variant, solution.seconds);
-  if (solution.spread) fmt::print("{}\n", solution.spread->summary());
-  if (graph.seed) {
-    // The seed's own output: "time ..." then its 20 test lines.
-    fmt::print("time {:f} {}\n", solution.seconds, n);
-    for (const auto& line : solution.seed_lines) fmt::print("{}\n", line);
-  }
-  fmt::print("reachable ordered pairs: {} of {}; {} finite distance: {}\n", solution.reachable,
-             n * (n - 1), longest ? "largest" : "smallest",
-             solution.extreme ? fmt::format("{:g}", *solution.extreme) : std::string("none"));
-  if (const auto& check = solution.path_check) {
-    fmt::print(
-        "paths: successors followed from {} sources, {} paths {}\n", solution.path_sources,
-        check->paths,
-        check->broken == 0
-            ? fmt::format("re-sum to their lengths (worst {:.2g} of the rounding bound)",
-                          check->worst_over_bound)
-            : fmt::format("checked, {} BROKEN, first {}", check->broken, check->first_broken));
-  }
-  if (solution.query) print_query(*solution.query);
-
-  if (!args.out.empty()) {
-    solution.write_distances(args.out,
-                             out_format == "csv" ? io::DenseFormat::csv : io::DenseFormat::binary);
-    fmt::print("distance matrix ({}) written to {}\n", out_format, args.out);
+  const auto format = out_format == "csv" ? io::DenseFormat::csv : io::DenseFormat::binary;
+  if (args.format == "json") {
+    // The file first, so that the report names only a file that was written.
+    if (!args.out.empty()) solution.write_distances(args.out, format);
+    print_json(args, graph, solution, out_format);
+  } else {
+    print_table(graph, solution);
+    if (!args.out.empty()) {
+      solution.write_distances(args.out, format);
+      fmt::print("distance matrix ({}) written to {}\n", out_format, args.out);
+    }
   }
   if (solution.paths_ok()) return 0;
   fmt::print(stderr, "acclab: apsp: a successor path failed its check\n");

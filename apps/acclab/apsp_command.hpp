@@ -19,7 +19,8 @@ struct ApspArgs {
   std::string out;
   std::string out_format;  // empty: csv for a .csv path, else binary
   std::vector<std::int64_t> query;
-  bool paths = false;  // keep the successor matrix; --query follows it
+  bool paths = false;            // keep the successor matrix; --query follows it
+  std::string format = "table";  // table (lines) or json (one object)
 };
 
 void add_apsp_options(CLI::App* cmd, ApspArgs& args);
@@ -29,7 +30,9 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args);
 // the queried path, writes the matrix. With paths, the variant keeps the successor matrix (a
 // variant without one is a UsageError naming it), the paths from a few sampled sources and the
 // queried one are followed along it and re-summed; a path that does not reach its target or
-// disagrees with its length is a failure (status 1). Returns the exit status.
+// disagrees with its length is a failure (status 1). The report, either format, carries the
+// result's matrix_digest (workloads/apsp/apsp.hpp), so that solves by different variants or on
+// different numbers of ranks compare bitwise without the matrix. Returns the exit status.
 int apsp_command(const ApspArgs& args, const Registry& registry);
 
 }  // namespace acclab

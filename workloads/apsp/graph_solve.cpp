@@ -467,6 +467,7 @@ GraphSolution solve_graph(const UserGraph& user, const GraphSolveOptions& option
       }
     }
   }
+  solution.matrix_digest = digest_text(digest_sum(n, solution.distances().data()));
   return solution;
 }
 

@@ -151,6 +151,9 @@ struct GraphSolution {
   // The largest (max-plus) or smallest (min-plus) distance between distinct vertices, if any.
   std::optional<float> extreme;
   std::vector<std::string> seed_lines;  // the seed program's test lines, for its graph
+  // apsp.hpp's matrix_digest of the n x n distances: for a spread result the ranks' share sums
+  // added, so that solves on any number of ranks (GPUs) and by any variant compare bitwise.
+  std::string matrix_digest;
   // With paths: the sources the successors were followed from, to every target.
   int path_sources = 0;
   std::optional<PathCheck> path_check;

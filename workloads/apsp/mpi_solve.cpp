@@ -169,7 +169,8 @@ void check_share(const UserGraph& user, const MpiApspInstance& blocks, std::size
 }
 
 // Cycles and overflows refused as solve_graph refuses them (the lowest vertex, the first
-// element), then the summary's reachable pairs and extreme distance.
+// element), then the summary's reachable pairs and extreme distance, and the matrix's digest
+// (each rank's share sum, added over the ranks: no rank gathers the matrix).
 void examine(const UserGraph& user, const Problem& p, const MpiApspInstance& blocks,
              const SpreadReader& spread, GraphSolution& solution) {
   const Grid& g = blocks.grid();
@@ -177,6 +178,7 @@ void examine(const UserGraph& user, const Problem& p, const MpiApspInstance& blo
   const bool longest = p.semiring == Semiring::max_plus;
   int cycle = INT_MAX;
   std::int64_t overflow = INT64_MAX, reachable = 0;
+  std::uint64_t digest = share_digest_sum(g, d.data(), int(user.graph.n));
   float extreme = p.none();
   for (int r = 0; r < g.rows; ++r) {
     const int i = g.global_row(r);
@@ -194,6 +196,7 @@ void examine(const UserGraph& user, const Problem& p, const MpiApspInstance& blo
     MPI_Allreduce(MPI_IN_PLACE, &cycle, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &overflow, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &reachable, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &digest, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &extreme, 1, MPI_FLOAT, longest ? MPI_MAX : MPI_MIN,
                   MPI_COMM_WORLD);
   }
@@ -203,6 +206,7 @@ void examine(const UserGraph& user, const Problem& p, const MpiApspInstance& blo
     refuse_overflow(user, p, overflow, spread.distances({at})[0]);
   }
   solution.reachable = reachable;
+  solution.matrix_digest = digest_text(digest);
   if (extreme != p.none()) solution.extreme = extreme;
 }
 

@@ -4,7 +4,8 @@
 // builds its own blocks; the step's rounds run; then the ranks examine the result together:
 //   - cycles on the distributed diagonal and overflows, each rank scanning its blocks, the
 //     lowest vertex (element) over the ranks refused, as solve_graph refuses it;
-//   - the summary (reachable pairs, the extreme distance) reduced over the ranks;
+//   - the summary (reachable pairs, the extreme distance) reduced over the ranks, and the
+//     matrix's digest, each rank's share_digest_sum added over the ranks;
 //   - paths: the successors stay beside the distances, each hop of every walk asked of the rank
 //     holding it, all walks a hop at a time (one collective a hop);
 //   - --out: binary written collectively with MPI-IO (each rank its blocks at their offsets,
