@@ -15,7 +15,7 @@
 # N ranks and then N/2 (RANKS overrides: "4 2"), the matrix never gathered: each run prints its
 # matrix_digest (combined from the ranks' shares) and its Dijkstra check of sampled rows, and the
 # digests must agree across rank counts. One solve at 200000 on four H200s is a few minutes: give
-# it a call of its own.
+# it a call of its own. VARIANT (default mpi_cuda) picks the step.
 # DRY=1 checks the script on the one-H200 machine: small sizes, one repetition, GPUS=2 unless
 # set, the ranks sharing the GPU: the mechanics, not the figures.
 set -uo pipefail
@@ -28,7 +28,7 @@ nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 
 if [[ ${PART:-scaling} == largest ]]; then
   if [[ $dry == 1 ]]; then n=${LARGEST:-3000}; else n=${LARGEST:-200000}; fi
-  ranks=${RANKS:-$gpus $((gpus / 2))}
+  ranks=${RANKS:-$gpus $((gpus / 2))} variant=${VARIANT:-mpi_cuda}
   echo "== the seed's graph of $n vertices, single process (cuda_blocked), when it fits one GPU"
   if ((n <= 100000)); then
     echo "largest_n${n}_alone.txt: acclab apsp --seed-graph $n --variant cuda_blocked" >> "$out/commands.txt"
@@ -37,11 +37,11 @@ if [[ ${PART:-scaling} == largest ]]; then
   for np in $ranks; do
     ((np >= 1)) || continue
     name=largest_n${n}_np$np
-    echo "$name.txt: mpirun -np $np acclab apsp --seed-graph $n --variant mpi_cuda" >> "$out/commands.txt"
-    echo "== mpirun -np $np acclab apsp --seed-graph $n --variant mpi_cuda"
+    echo "$name.txt: mpirun -np $np acclab apsp --seed-graph $n --variant $variant" >> "$out/commands.txt"
+    echo "== mpirun -np $np acclab apsp --seed-graph $n --variant $variant"
     start=$SECONDS
     mpirun --allow-run-as-root -q --bind-to none -np "$np" "$acclab" apsp --seed-graph "$n" \
-      --variant mpi_cuda > "$out/$name.txt" 2> "$out/$name.err"
+      --variant "$variant" > "$out/$name.txt" 2> "$out/$name.err"
     echo "exit $? after $((SECONDS - start)) s"
     cat "$out/$name.txt" "$out/$name.err"
   done
