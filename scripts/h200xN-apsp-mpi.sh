@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# apsp's MPI steps across the GPUs of one machine (issue 23): one rank a GPU, 1 to N ranks.
-# Run from the repository root with the bundle (scripts/h200-common.sh) on the machine with two
-# or four H200s:
+# apsp's MPI steps across the GPUs of one machine (issues 23 and 26): one rank a GPU, 1 to N
+# ranks. Run from the repository root with the bundle (scripts/h200-common.sh) on the machine
+# with two or four H200s:
 #   OUT=bench/results/h200x4/apsp scripts/h200xN-apsp-mpi.sh
 # GPUS (default: nvidia-smi's count) sets N. Strong scaling: n = 32768 (multidevice's and
 # cuda_blocked_multi's largest measured) over 1, 2, 4 ranks, MPI_Dims_create's grids (2x1,
@@ -10,36 +10,75 @@
 # Every result is verified (rank 0 gathers the matrix: bitwise the serial loop up to n = 4096,
 # Dijkstra rows above) and names its panel path (mpi_cuda: nccl, a GPU a rank) and broadcast
 # share.
-# Not run yet: the machines with several H200s were not lent when it was written.
+# PART=largest instead solves the seed's random graph of LARGEST vertices with `acclab apsp
+# --seed-graph` and VARIANT (default mpi_cuda) on N ranks and then N/2 (RANKS overrides: "4 2"),
+# the matrix never gathered, and once alone with cuda_blocked: each run
+# prints its matrix_digest (rank 0 adds up the ranks' share sums) and its Dijkstra check of
+# sampled rows, and the digests must agree. LARGEST defaults to 46340, the most acclab takes
+# (its dense matrices are indexed in 32 bits: n^2 < 2^31); the issue's n >= 200000 needs those
+# indices widened first.
+# DRY=1 checks the script on the one-H200 machine: small sizes, one repetition, GPUS=2 unless
+# set, the ranks sharing the GPU: the mechanics, not the figures.
 set -uo pipefail
 default_out=bench/results/h200xN/apsp
 source "$(dirname "$0")/h200-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
-gpus=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}
+dry=${DRY:-0}
+if [[ $dry == 1 ]]; then gpus=${GPUS:-2}; else gpus=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}; fi
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+
+if [[ ${PART:-scaling} == largest ]]; then
+  if [[ $dry == 1 ]]; then n=${LARGEST:-3000}; else n=${LARGEST:-46340}; fi
+  ranks=${RANKS:-$gpus $((gpus / 2))} variant=${VARIANT:-mpi_cuda}
+  # One H200 holds any n acclab takes (46340: 8.6 GB of distances).
+  echo "== the seed's graph of $n vertices, single process (cuda_blocked)"
+  echo "largest_n${n}_alone.txt: acclab apsp --seed-graph $n --variant cuda_blocked" >> "$out/commands.txt"
+  "$acclab" apsp --seed-graph "$n" --variant cuda_blocked | tee "$out/largest_n${n}_alone.txt"
+  for np in $ranks; do
+    ((np >= 1)) || continue
+    name=largest_n${n}_np$np
+    echo "$name.txt: mpirun -np $np acclab apsp --seed-graph $n --variant $variant" >> "$out/commands.txt"
+    echo "== mpirun -np $np acclab apsp --seed-graph $n --variant $variant"
+    start=$SECONDS
+    mpirun --allow-run-as-root -q --bind-to none -np "$np" "$acclab" apsp --seed-graph "$n" \
+      --variant "$variant" > "$out/$name.txt" 2> "$out/$name.err"
+    echo "exit $? after $((SECONDS - start)) s"
+    cat "$out/$name.txt" "$out/$name.err"
+  done
+  echo "== the digests (one value expected)"
+  grep -h "matrix digest" "$out"/largest_n"${n}"_*.txt | sort | uniq -c
+  pack_out
+  exit 0
+fi
+
+if [[ $dry == 1 ]]; then
+  reps=1 strong=2048 weak_base=1024 share=(--set share_gpus=1)
+else
+  reps=3 strong=32768 weak_base=16384 share=()
+fi
 for ((np = 1; np <= gpus; np *= 2)); do
-  launch "mpi_strong_32768_np$np" $np run apsp --set n=32768 --set graph=random --reps 3 \
-    --variant mpi_acc,mpi_cuda
-  run "single_process_32768_d$np" run apsp --set n=32768 --set graph=random --reps 3 \
-    --variant multidevice,cuda_blocked_multi --set devices=$np
-  n=$(python3 -c "import math; print(int(16384 * math.sqrt($np)) // 64 * 64)")
-  launch "mpi_weak_np$np" $np run apsp --set n=$n --set graph=random --reps 3 \
+  launch "mpi_strong_${strong}_np$np" $np run apsp --set n=$strong --set graph=random \
+    --reps $reps --variant mpi_acc,mpi_cuda
+  run "single_process_${strong}_d$np" run apsp --set n=$strong --set graph=random --reps $reps \
+    --variant multidevice,cuda_blocked_multi --set devices=$np "${share[@]}"
+  n=$(python3 -c "import math; print(int($weak_base * math.sqrt($np)) // 64 * 64)")
+  launch "mpi_weak_np$np" $np run apsp --set n=$n --set graph=random --reps $reps \
     --variant mpi_acc,mpi_cuda
 done
-python3 - "$out" "$gpus" <<'PY'
+python3 - "$out" "$gpus" "$strong" <<'PY'
 import json, sys
-out, gpus = sys.argv[1], int(sys.argv[2])
+out, gpus, strong = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 def results(name):
     return {r["variant"]: r for r in json.load(open(f"{out}/{name}.json"))["results"]}
 # Each MPI step against the single-process step that runs the same kernels on as many GPUs.
 peer = {"mpi_acc": "multidevice", "mpi_cuda": "cuda_blocked_multi"}
-one = results("mpi_strong_32768_np1")
+one = results(f"mpi_strong_{strong}_np1")
 np = 1
 while np <= gpus:
-    strong, alone = results(f"mpi_strong_32768_np{np}"), results(f"single_process_32768_d{np}")
+    strong_r, alone = results(f"mpi_strong_{strong}_np{np}"), results(f"single_process_{strong}_d{np}")
     weak = results(f"mpi_weak_np{np}")
     for step, of in peer.items():
-        r, w = strong[step], weak[step]
+        r, w = strong_r[step], weak[step]
         t, m = r["time_s"]["median"], r.get("mpi") or {}
         print(f"{step} strong np {np} ({m.get('proc_grid')}): {r['status']} {t:.2f} s, speedup "
               f"{one[step]['time_s']['median'] / t:.2f}x, {of} on {np} GPUs "
@@ -50,3 +89,4 @@ while np <= gpus:
               f"{100 * (w.get('mpi') or {}).get('broadcast_share', 0):.1f}%")
     np *= 2
 PY
+pack_out

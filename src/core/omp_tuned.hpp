@@ -122,28 +122,20 @@ inline void check_omp_tuning(const Params& params, const std::vector<OmpShape>& 
 #define ACCLAB_OMP_STR(...) ACCLAB_OMP_STR_(__VA_ARGS__)
 
 // Runs the for statement given after `clauses` as one target region of the shape `tuning` (an
-// OmpTuning) names; `clauses` are the region's map and reduction clauses, in parentheses.
+// OmpTuning) names; `clauses` are the region's map and reduction clauses, in parentheses. The
+// shapes without simd are ACCLAB_OMP_TUNED_OUTER's.
 #define ACCLAB_OMP_TUNED(tuning, clauses, ...)                                                \
   do {                                                                                        \
-    const int acclab_teams = (tuning).teams, acclab_threads = (tuning).threads;               \
-    if ((tuning).loop && acclab_teams > 0) {                                                  \
-      _Pragma(ACCLAB_OMP_STR(omp target teams loop num_teams(acclab_teams) thread_limit(      \
-          acclab_threads) ACCLAB_OMP_UNWRAP clauses)) __VA_ARGS__                             \
-    } else if ((tuning).loop) {                                                               \
-      _Pragma(ACCLAB_OMP_STR(omp target teams loop ACCLAB_OMP_UNWRAP clauses)) __VA_ARGS__    \
-    } else if ((tuning).simd && acclab_teams > 0) {                                           \
+    const int acclab_simd_teams = (tuning).teams, acclab_simd_threads = (tuning).threads;     \
+    if (!(tuning).loop && (tuning).simd && acclab_simd_teams > 0) {                           \
       _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for simd num_teams(           \
-          acclab_teams) thread_limit(acclab_threads) ACCLAB_OMP_UNWRAP clauses)) __VA_ARGS__  \
-    } else if ((tuning).simd) {                                                               \
+          acclab_simd_teams) thread_limit(acclab_simd_threads) ACCLAB_OMP_UNWRAP clauses))     \
+          __VA_ARGS__                                                                         \
+    } else if (!(tuning).loop && (tuning).simd) {                                             \
       _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for simd ACCLAB_OMP_UNWRAP     \
                                  clauses)) __VA_ARGS__                                        \
-    } else if (acclab_teams > 0) {                                                            \
-      _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for num_teams(acclab_teams)    \
-                                 thread_limit(acclab_threads) ACCLAB_OMP_UNWRAP clauses))       \
-          __VA_ARGS__                                                                         \
     } else {                                                                                  \
-      _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for ACCLAB_OMP_UNWRAP          \
-                                 clauses)) __VA_ARGS__                                        \
+      ACCLAB_OMP_TUNED_OUTER(tuning, clauses, __VA_ARGS__);                                   \
     }                                                                                         \
   } while (false)
 
