@@ -13,7 +13,8 @@ output file. A pair whose result is not verified is left out and named on stderr
 import json
 import os
 import sys
-import tempfile
+
+from plot_output import save_whole
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_RESULTS = os.path.join(REPOSITORY, "bench", "results", "h200", "directive-models")
@@ -177,20 +178,7 @@ def main(argv):
                  color="grey")
     fig.tight_layout(rect=(0, 0.03 if skipped else 0, 1, 1))
 
-    # Written whole or not at all: a temporary file beside the target, renamed at the end.
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".plot-", suffix=".svg")
-    os.close(handle)
-    try:
-        fig.savefig(temporary, format="svg", metadata={"Date": None})
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp made it private
-        os.replace(temporary, target)
-    except OSError as e:
-        fail(f"{target}: cannot write ({e.strerror})")
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    save_whole(fig, target, "svg", fail, metadata={"Date": None})
     return 0
 
 

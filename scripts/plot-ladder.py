@@ -13,7 +13,8 @@ output file.
 import json
 import os
 import sys
-import tempfile
+
+from plot_output import save_whole
 
 
 def fail(message):
@@ -124,20 +125,7 @@ def main(argv):
         fig.text(0.01, 0.01, "not drawn: " + "; ".join(skipped), fontsize=7, color="grey")
     fig.tight_layout(rect=(0, 0.03 if skipped else 0, 1, 1))
 
-    # Written whole or not at all: a temporary file beside the target, renamed at the end.
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".plot-", suffix="." + extension)
-    os.close(handle)
-    try:
-        fig.savefig(temporary, format=extension)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp made it private
-        os.replace(temporary, target)
-    except OSError as e:
-        fail(f"{target}: cannot write ({e.strerror})")
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    save_whole(fig, target, extension, fail)
     return 0
 
 
