@@ -10,11 +10,10 @@ to docs/img/directive-models.svg, both in this repository (so it runs from any f
 paths are taken as usual. A missing file or variant: one line on stderr, exit status 2, and no
 output file. A pair whose result is not verified is left out and named on stderr.
 """
-import json
 import os
 import sys
 
-from plot_output import save_whole
+from plot_output import load_report, save_whole
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_RESULTS = os.path.join(REPOSITORY, "bench", "results", "h200", "directive-models")
@@ -49,20 +48,6 @@ TITLE = "OpenMP target / OpenACC, GCC 12, one H200 (lower is better)"
 def fail(message):
     print(f"plot-directive-models: {message}", file=sys.stderr)
     sys.exit(2)
-
-
-def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            document = json.load(f)
-    except OSError as e:
-        fail(f"{path}: cannot read ({e.strerror})")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        fail(f"{path}: not JSON ({e})")
-    results = document.get("results") if isinstance(document, dict) else None
-    if not isinstance(results, list):
-        fail(f"{path}: not an acclab report (no \"results\" list)")
-    return results
 
 
 def find(path, results, variant, params):
@@ -118,7 +103,7 @@ def main(argv):
         omp_path = os.path.join(source, where.get("omp_file", name))
         for path in (acc_path, omp_path):
             if path not in documents:
-                documents[path] = load(path)
+                documents[path] = load_report(path, fail)[1]
         acc = find(acc_path, documents[acc_path], acc_variant, {})
         omp = find(omp_path, documents[omp_path], omp_variant, where.get("omp_params", {}))
         bad = [f"{r.get('variant')} is {r.get('status')}" for r in (acc, omp)

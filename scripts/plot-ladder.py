@@ -10,32 +10,15 @@ workloads that have one. Unavailable and failed steps are labelled, not drawn. T
 follows OUT's extension (svg, png, pdf). Bad input: one line on stderr, exit status 2, and no
 output file.
 """
-import json
 import os
 import sys
 
-from plot_output import save_whole
+from plot_output import load_report, save_whole
 
 
 def fail(message):
     print(f"plot-ladder: {message}", file=sys.stderr)
     sys.exit(2)
-
-
-def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            document = json.load(f)
-    except OSError as e:
-        fail(f"{path}: cannot read ({e.strerror})")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        fail(f"{path}: not JSON ({e})")
-    if not isinstance(document, dict) or document.get("schema") != "acclab.run/1":
-        fail(f"{path}: not an acclab report (expected \"schema\": \"acclab.run/1\")")
-    results = document.get("results")
-    if not isinstance(results, list) or not results:
-        fail(f"{path}: no results")
-    return document, results
 
 
 def main(argv):
@@ -56,7 +39,7 @@ def main(argv):
     directory = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
         fail(f"{target}: cannot write there")
-    document, results = load(source)
+    document, results = load_report(source, fail)
 
     import matplotlib
 
