@@ -6,3 +6,16 @@ check() {
   shift
   if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; failures=$((failures + 1)); fi
 }
+
+# Bad input: `one_line_exit_2 WHAT TEXT COMMAND...` runs COMMAND (stdout and stderr to $dir/out
+# and $dir/err) and checks exit status 2 and one stderr line holding TEXT (under mpirun: one
+# line from rank 0, exit 2 from every rank).
+one_line_exit_2() {  # $1: what; $2: text the line must hold; the rest: the command
+  local what=$1 text=$2
+  shift 2
+  "$@" > "$dir/out" 2> "$dir/err"
+  local status=$?
+  check "$what: exit 2 ($status)" test $status -eq 2
+  check "$what: one line on stderr" test "$(wc -l < "$dir/err")" -eq 1
+  check "$what: it says '$text'" grep -q -- "$text" "$dir/err"
+}

@@ -14,8 +14,8 @@ mpiexec=$2
 data=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-source "$(dirname "$0")/checks.sh"
-source "$(dirname "$0")/mpi_checks.sh"  # launch, one_line_exit_2
+source "$(dirname "$0")/checks.sh"  # check, one_line_exit_2
+source "$(dirname "$0")/mpi_checks.sh"  # launch
 polbooks=$data/graphs/polbooks.mtx
 
 # A DAG (no positive cycle for longest paths) of 101 vertices, edges forward only, weights in

@@ -7,17 +7,6 @@
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 launch() { local np=$1; shift; "$mpiexec" --allow-run-as-root --oversubscribe -q -np "$np" "$@"; }
 
-# Bad input: one line from rank 0, exit 2, from every rank.
-one_line_exit_2() {  # $1: what; $2: text the line must hold; the rest: the command
-  local what=$1 text=$2
-  shift 2
-  "$@" > "$dir/out" 2> "$dir/err"
-  local status=$?
-  check "$what: exit 2 ($status)" test $status -eq 2
-  check "$what: one line on stderr" test "$(wc -l < "$dir/err")" -eq 1
-  check "$what: it says '$text'" grep -q -- "$text" "$dir/err"
-}
-
 # check_stencil_report REPORT RANKS GRID DIMS DIFF_KEY [KEY=VALUE...]: a stencil's mpi_* results
 # in the JSON REPORT, run on RANKS ranks over a DIMS-dimensional process grid, GRID ("" for any
 # that fits): mpi_cuda

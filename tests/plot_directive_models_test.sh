@@ -42,11 +42,7 @@ check "a failed step: the other pairs drawn" grep -q "^matmul" "$dir/table"
 bad() {  # bad DESCRIPTION WORD ARGS...: exit 2, one stderr line naming WORD, no output left
   local what=$1 word=$2
   shift 2
-  "$plot" "$@" > "$dir/out" 2> "$dir/err"
-  local status=$?
-  check "$what: exit 2" test $status -eq 2
-  check "$what: one line" test "$(wc -l < "$dir/err")" -eq 1
-  check "$what: names $word" grep -q -- "$word" "$dir/err"
+  one_line_exit_2 "$what" "$word" "$plot" "$@"
   check "$what: no output file" test ! -e "$dir/bad.svg" -a ! -e "$dir/bad.png"
 }
 rm "$dir/copy/rest_1472a61/rest_matmul_seed.json"

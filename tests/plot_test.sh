@@ -21,11 +21,7 @@ check "a PNG picture" grep -q PNG "$dir/vector.png"
 bad() {  # bad DESCRIPTION WORD ARGS...: exit 2, one stderr line naming WORD, no output left
   local what=$1 word=$2
   shift 2
-  "$plot" "$@" > "$dir/out" 2> "$dir/err"
-  local status=$?
-  check "$what: exit 2" test $status -eq 2
-  check "$what: one line" test "$(wc -l < "$dir/err")" -eq 1
-  check "$what: names $word" grep -q -- "$word" "$dir/err"
+  one_line_exit_2 "$what" "$word" "$plot" "$@"
   check "$what: no output file" test ! -e "$dir/bad.svg"
 }
 echo "not json" > "$dir/text.json"
