@@ -15,7 +15,8 @@ part=${PART:-all}
 case $part in
   all) ;;
   seed_capped) MAIN=0 TWINS=0 LADDER=0 SWEEP=0 ;;
-  *) echo "PART=$part: expected all or seed_capped" >&2; exit 2 ;;
+  pipeline) MAIN=0 TWINS=0 LADDER=0 SWEEP=0 SEED_CAPPED=0 ;;
+  *) echo "PART=$part: expected all, seed_capped or pipeline" >&2; exit 2 ;;
 esac
 
 if [[ ${MAIN:-1} == 1 ]]; then
@@ -102,5 +103,59 @@ if [[ ${SWEEP:-0} == 1 ]]; then
       run "matmul_sweep_${size}_acc_${block}" run matmul --preset large "${dims[@]}" \
         --variant 'acc_tuned' --set acc_block=$block --reps 3
     done
+  done
+fi
+
+# cuda_tiled's copy pipeline (PART=pipeline): first every block shape, slice depth and pipeline
+# depth on shapes no tile divides, with odd leading dimensions (copies of one double); then each
+# at 4096^3 with cuBLAS in the same call, and the three fastest again at 8192^3.
+if [[ $part == pipeline ]]; then
+  shapes=(tiles128_w8 "--set cuda_tile=128 --set cuda_warps=8"
+          tiles128_w16 "--set cuda_tile=128 --set cuda_warps=16"
+          tiles64_w4 "--set cuda_tile=64 --set cuda_warps=4"
+          tiles64_w8 "--set cuda_tile=64 --set cuda_warps=8")
+  echo "== correctness of every pipeline shape on the GPU"
+  for ((s = 0; s < ${#shapes[@]}; s += 2)); do
+    for depth in "--set cuda_slice=16 --set cuda_stages=2" "--set cuda_slice=32 --set cuda_stages=3" \
+        "--set cuda_slice=16 --set cuda_stages=4"; do
+      for sets in "--set m=131 --set n=270 --set k=77 --set init=random" \
+          "--set m=67 --set n=70 --set k=45 --set lda=47 --set ldb=71 --set ldc=71" \
+          "--set m=300 --set n=129 --set k=3 --set init=random --set cuda_mma=m8n8k4" \
+          "--set m=131 --set n=70 --set k=37 --set cuda_mma=m16n8k16 --set ldb=75"; do
+        # shellcheck disable=SC2086
+        echo "${shapes[s]} $depth $sets: $("$acclab" run matmul ${shapes[s + 1]} $depth $sets \
+          --variant cuda_tiled --reps 1 --format json | statuses)"
+      done
+    done
+  done
+  dims=(--set m=4096 --set n=4096 --set k=4096)
+  run matmul_pipeline_4096_cublas run matmul --preset large "${dims[@]}" --variant cublas --reps 5
+  for ((s = 0; s < ${#shapes[@]}; s += 2)); do
+    for slice in 16 32; do
+      for stages in 2 3 4; do
+        [[ ${shapes[s]} == tiles128* && $slice == 32 && $stages == 4 ]] && continue
+        # shellcheck disable=SC2086
+        run "matmul_pipeline_4096_${shapes[s]}_k${slice}_s${stages}" run matmul --preset large \
+          "${dims[@]}" ${shapes[s + 1]} --set cuda_slice=$slice --set cuda_stages=$stages \
+          --variant cuda_tiled --reps 3
+      done
+    done
+  done
+  run matmul_pipeline_4096_cublas_after run matmul --preset large "${dims[@]}" --variant cublas \
+    --reps 5
+  best=$(python3 -c 'import glob, json, re, sys
+times = {}
+for f in glob.glob(sys.argv[1] + "/matmul_pipeline_4096_tiles*.json"):
+    r = json.load(open(f))["results"][0]
+    if r["status"] == "verified":
+        times[re.search(r"4096_(tiles.*)\.json", f).group(1)] = r["time_s"]["median"]
+print(" ".join(sorted(times, key=times.get)[:3]))' "$out")
+  dims=(--set m=8192 --set n=8192 --set k=8192)
+  for name in $best; do
+    [[ $name =~ tiles([0-9]+)_w([0-9]+)_k([0-9]+)_s([0-9]+) ]] || continue
+    run "matmul_pipeline_8192_$name" run matmul --preset large "${dims[@]}" \
+      --set cuda_tile="${BASH_REMATCH[1]}" --set cuda_warps="${BASH_REMATCH[2]}" \
+      --set cuda_slice="${BASH_REMATCH[3]}" --set cuda_stages="${BASH_REMATCH[4]}" \
+      --variant cuda_tiled,cublas --reps 3
   done
 fi

@@ -72,6 +72,13 @@ TEST(MatmulProblemTest, SeedPresetIsTheSeedsProblem) {
   EXPECT_EQ(matmul::cuda_mma_names[small.cuda_mma], "m16n8k4");  // fastest on the H200
   EXPECT_EQ(small.acc_block, matmul::AccBlock::b16x4);
   EXPECT_EQ(matmul::cuda_mma_names[problem({"cuda_mma=m16n8k16"}).cuda_mma], "m16n8k16");
+  EXPECT_EQ(small.cuda_stages, 3);
+  EXPECT_EQ(problem({"cuda_stages=2"}).cuda_stages, 2);
+  // The fastest shapes of the H200 sweep: 64-wide tiles of 4 warps; 16 warps on 128-wide ones.
+  EXPECT_EQ(small.cuda_tile, 64);
+  EXPECT_EQ(small.cuda_warps, 4);
+  EXPECT_EQ(problem({"cuda_tile=128"}).cuda_warps, 16);
+  EXPECT_EQ(problem({"cuda_tile=128", "cuda_warps=8"}).cuda_warps, 8);
   EXPECT_EQ(problem({"init=random"}).init, Init::random);
 }
 
@@ -248,6 +255,18 @@ TEST(MatmulWorkloadTest, ValidateRefusesBadShapesWithTheParameterNamed) {
   EXPECT_NE(error({"cuda_tile=96"}).find("cuda_tile"), std::string::npos);
   EXPECT_NE(error({"init=ones"}).find("init"), std::string::npos);
   EXPECT_NE(error({"cuda_mma=m8n8k8"}).find("cuda_mma"), std::string::npos);
+  EXPECT_NE(error({"cuda_stages=1"}).find("cuda_stages=1"), std::string::npos);
+  EXPECT_NE(error({"cuda_stages=5"}).find("cuda_stages=5"), std::string::npos);
+  EXPECT_NE(error({"cuda_warps=4", "cuda_tile=128"}).find("cuda_warps=4"), std::string::npos);
+  EXPECT_EQ(error({"cuda_warps=4"}), "");
+  EXPECT_EQ(error({"cuda_tile=128"}), "");  // and 16 warps
+  EXPECT_NE(error({"cuda_warps=12"}).find("cuda_warps=12"), std::string::npos);
+  EXPECT_NE(error({"cuda_slice=8"}).find("cuda_slice=8"), std::string::npos);
+  // 4 stages of 128 x 32 slices: 276 KiB of shared memory, more than any GPU gives a block.
+  EXPECT_NE(error({"cuda_tile=128", "cuda_slice=32", "cuda_stages=4"}).find("276 KiB"),
+            std::string::npos);
+  EXPECT_EQ(error({"cuda_tile=128", "cuda_slice=32", "cuda_stages=3"}), "");
+  EXPECT_EQ(error({"cuda_slice=32", "cuda_stages=4"}), "");  // 64-wide tiles: 140 KiB
   EXPECT_NE(error({"acc_block=3x3"}).find("acc_block"), std::string::npos);
   EXPECT_NE(error({"data=managed"}).find("data"), std::string::npos);
   // 2^31 elements in one matrix; and sizes past int without overflow.
@@ -307,15 +326,24 @@ TEST_P(MatmulVariantTest, VerifiedOnShapesNoTileDividesAndPaddedRows) {
       {"m=129", "n=130", "k=17", "data=copy"},  // past 128-wide tiles, copied each run
       {"m=9", "n=600", "k=70", "init=random"},  // more columns than a 512-wide gang
       {"lda=40", "ldb=50", "ldc=61"},           // padded rows: padding of C untouched
-      {"m=70", "n=66", "k=5", "cuda_tile=64", "ldc=67", "data=copy"},
+      {"m=70", "n=66", "k=5", "cuda_tile=128", "ldc=67", "data=copy"},
       // acc_tuned's register blocks, on edges of their gangs (the others ignore them).
       {"m=35", "n=530", "k=9", "acc_block=8x8", "init=random"},
       {"m=35", "n=1100", "k=9", "acc_block=4x8", "ldc=1111"},
       {"m=35", "n=130", "k=9", "acc_block=8x4", "data=copy"},
       // cuda_tiled's MMA shapes, on edges of both tiles (the others ignore the parameter).
       {"m=131", "n=70", "k=37", "cuda_mma=m8n8k4", "init=random"},
-      {"m=131", "n=70", "k=37", "cuda_mma=m16n8k8", "cuda_tile=64"},
+      {"m=131", "n=70", "k=37", "cuda_mma=m16n8k8", "cuda_tile=128"},
       {"m=131", "n=70", "k=37", "cuda_mma=m16n8k16", "init=random", "ldb=75"},
+      // cuda_tiled's pipeline depths, with a k that leaves the last slice part full and odd
+      // leading dimensions (copies of one double instead of two).
+      {"m=131", "n=70", "k=37", "cuda_stages=2", "init=random"},
+      {"m=131", "n=70", "k=37", "cuda_stages=4", "cuda_tile=128", "cuda_warps=8", "lda=39"},
+      {"m=131", "n=70", "k=3", "cuda_stages=4", "init=random"},
+      // Blocks of 16 and 4 warps, slices 32 deep.
+      {"m=131", "n=270", "k=77", "cuda_tile=128", "cuda_slice=32", "init=random"},
+      {"m=131", "n=70", "k=77", "cuda_warps=16", "cuda_tile=64", "cuda_mma=m8n8k4", "ldc=71"},
+      {"m=67", "n=70", "k=45", "cuda_warps=4", "cuda_tile=64", "cuda_slice=32", "ldb=71"},
   };
   for (const auto& overrides : cases) {
     const Params params = matmul_params(overrides);
@@ -388,6 +416,7 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<std::string>{"data=managed"},
                       std::vector<std::string>{"cuda_tile=256"},
                       std::vector<std::string>{"cuda_mma=wgmma"},
+                      std::vector<std::string>{"cuda_stages=0"},
                       std::vector<std::string>{"acc_block=32x32"},
                       std::vector<std::string>{"n=70000", "m=70000"}));
 

@@ -120,6 +120,14 @@ class CudaMatmul : public MatmulInstance {
   DeviceArray<double> a_dev_, b_dev_, c_dev_;
 };
 
+cuda::Tiling tiling(const Problem& p) {
+  return {.tile = p.cuda_tile,
+          .warps = p.cuda_warps,
+          .shape = static_cast<cuda::Mma>(p.cuda_mma),
+          .slice = p.cuda_slice,
+          .stages = p.cuda_stages};
+}
+
 class CudaTiled : public CudaMatmul {
  public:
   using CudaMatmul::CudaMatmul;
@@ -127,8 +135,7 @@ class CudaTiled : public CudaMatmul {
  protected:
   void multiply(double* c) override {
     const cuda::Shape s{p_.m, p_.n, p_.k, p_.lda, p_.ldb, p_.ldc};
-    cuda::multiply_tiled(s, a_device(), b_device(), c, p_.cuda_tile,
-                         static_cast<cuda::Mma>(p_.cuda_mma), stream());
+    cuda::multiply_tiled(s, a_device(), b_device(), c, tiling(p_), stream());
   }
 };
 

@@ -36,6 +36,13 @@ std::vector<double> matrix(int rows, int cols, int ld, double pad, Value&& value
   return x;
 }
 
+// cuda_tiled's warps a block: the parameter, or the fastest of the H200 sweep for the tile
+// (bench/results/h200/matmul/NOTES.md).
+std::int64_t cuda_warps_of(const Params& params) {
+  if (params.has("cuda_warps")) return params.integer("cuda_warps");
+  return params.integer("cuda_tile") == 64 ? 4 : 16;
+}
+
 }  // namespace
 
 Problem problem_of(const Params& params) {
@@ -61,6 +68,9 @@ Problem problem_of(const Params& params) {
   p.cuda_tile = static_cast<int>(params.integer("cuda_tile"));
   const auto mma = std::find(cuda_mma_names.begin(), cuda_mma_names.end(), params.text("cuda_mma"));
   p.cuda_mma = mma == cuda_mma_names.end() ? 0 : static_cast<int>(mma - cuda_mma_names.begin());
+  p.cuda_warps = static_cast<int>(cuda_warps_of(params));
+  p.cuda_slice = static_cast<int>(params.integer("cuda_slice"));
+  p.cuda_stages = static_cast<int>(params.integer("cuda_stages"));
   if (params.has("one_gang_rows")) {
     p.one_gang_rows =
         static_cast<int>(std::min<std::int64_t>(params.integer("one_gang_rows"), max_elements));
@@ -109,12 +119,24 @@ Workload make_workload() {
        .choices = acc_block_names},
       {.key = "cuda_tile",
        .help = "cuda_tiled only: block tile, 64 or 128",
-       .presets = same_in_all_presets("128")},
+       .presets = same_in_all_presets("64")},
       {.key = "cuda_mma",
        .type = ParamType::text,
        .help = "cuda_tiled only: FP64 MMA instruction shape (m16n8k* need sm_90)",
        .presets = same_in_all_presets("m16n8k4"),
        .choices = cuda_mma_names},
+      {.key = "cuda_warps",
+       .help = "optional, cuda_tiled only: warps a block, 4, 8 or 16 (not 4 with "
+               "cuda_tile=128); unset: 4 on 64-wide tiles, 16 on 128-wide",
+       .presets = same_in_all_presets("")},
+      {.key = "cuda_slice",
+       .help = "cuda_tiled only: k of the slices of A and B staged in shared memory, 16 or 32",
+       .presets = same_in_all_presets("16")},
+      {.key = "cuda_stages",
+       .help = "cuda_tiled only: slices of A and B copied ahead into shared memory, 2 to 4",
+       .presets = same_in_all_presets("3"),
+       .minimum = 2,
+       .maximum = 4},
       {.key = "one_gang_rows",
        .help = "optional, the seed steps GCC 12 runs on one gang only (acc_auto, "
                "acc_independent_reduction, acc_gang_vector, acc_tile, acc_collapse): compute "
@@ -142,6 +164,28 @@ Workload make_workload() {
     const std::int64_t tile = params.integer("cuda_tile");
     if (tile != 64 && tile != 128) {
       throw UsageError(fmt::format("--set cuda_tile={}: expected 64 or 128", tile));
+    }
+    const std::int64_t warps = cuda_warps_of(params);
+    if (warps != 4 && warps != 8 && warps != 16) {
+      throw UsageError(fmt::format("--set cuda_warps={}: expected 4, 8 or 16", warps));
+    }
+    if (warps == 4 && tile == 128) {
+      throw UsageError("--set cuda_warps=4: with cuda_tile=128 a lane would hold 128 doubles of "
+                       "C (take 8 or 16)");
+    }
+    const std::int64_t slice = params.integer("cuda_slice");
+    if (slice != 16 && slice != 32) {
+      throw UsageError(fmt::format("--set cuda_slice={}: expected 16 or 32", slice));
+    }
+    // The most shared memory a block may have on any GPU CUDA 13 supports (227 KiB, sm_90).
+    constexpr std::int64_t block_shared_limit = 227 * 1024;
+    const std::int64_t stages = params.integer("cuda_stages");
+    const std::int64_t shared = stages * (tile * (slice + 4) + slice * (tile + 4)) * 8;
+    if (shared > block_shared_limit) {
+      throw UsageError(fmt::format(
+          "--set cuda_stages={}: with cuda_tile={} and cuda_slice={} a block needs {} KiB of "
+          "shared memory, more than the 227 KiB a block may have",
+          stages, tile, slice, shared / 1024));
     }
     if (params.has("one_gang_rows") && params.integer("one_gang_rows") > m) {
       throw UsageError(fmt::format("--set one_gang_rows={}: above m={} (the rows of C)",

@@ -47,8 +47,11 @@ struct Problem {
   // every run copies A, B and C in and C out (the seed's "before").
   bool resident = true;
   AccBlock acc_block = AccBlock::b16x4;
-  int cuda_tile = 128;  // cuda_tiled's block tile (64 or 128)
+  int cuda_tile = 64;   // cuda_tiled's block tile (64 or 128)
   int cuda_mma = 1;     // cuda_tiled's MMA shape, an index into cuda_mma_names
+  int cuda_warps = 4;   // cuda_tiled's warps a block (4, 8 or 16)
+  int cuda_slice = 16;  // cuda_tiled's k a slice of A and B in shared memory (16 or 32)
+  int cuda_stages = 3;  // cuda_tiled's slices in flight (2 to 4)
   // --set one_gang_rows=N (0: unset): the five seed steps GCC 12 runs on one gang compute only
   // the first N rows of C, so that the seed's ladder finishes in minutes.
   int one_gang_rows = 0;
