@@ -416,6 +416,7 @@ TEST_P(ApspVariantTest, BitwiseEqualToTheSerialLoopForBothSemirings) {
       {"unroll=2", "n=1030", "edges_per_vertex=5"},  // two chunks of 512, 6 past them
       {"unroll=2", "n=520", "edges_per_vertex=3", "semiring=min-plus"},  // one chunk
       {"unroll=1", "n=600", "edges_per_vertex=4"},                       // two chunks of 256
+      {"alternate=0", "n=131"},  // optimize_resident: every step's rows top-down
   };
   for (const auto& overrides : cases) {
     const Params params = apsp_params(overrides);
@@ -435,6 +436,7 @@ TEST_P(ApspVariantTest, PathsAreTheSerialLoopsOrRefusedNamingTheVariant) {
            {"paths=1"},
            {"paths=1", "semiring=min-plus", "n=70", "edges_per_vertex=1"},
            {"paths=1", "unroll=2", "n=1100", "edges_per_vertex=4"},  // two chunks and a tail
+           {"paths=1", "alternate=0", "n=131"},
        }) {
     const Params params = apsp_params(overrides);
     SCOPED_TRACE(params.json().dump());

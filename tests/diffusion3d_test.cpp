@@ -940,6 +940,10 @@ std::vector<TuningCase> tuning_cases() {
   for (const char* shape : {"acc_flat", "acc_rows", "acc_march", "acc_tuned"}) {
     if (registered(shape)) cases.push_back({shape, shape, {}});
   }
+  // Every step's rows in one order (the default walks every other step back to front).
+  if (registered("acc_tuned")) {
+    cases.push_back({"acc_tuned_one_order", "acc_tuned", {"alternate=0"}});
+  }
   if (registered("cuda")) {
     for (int planes : diffusion3d::cuda_planes_choices) {
       for (int tile_y : diffusion3d::cuda_tile_y_choices) {

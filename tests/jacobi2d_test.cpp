@@ -538,6 +538,7 @@ TEST_P(JacobiVariantTest, MatchesSerialOnSmallPresetAndOddSizes) {
       {{"rows=129", "cols=4", "iters=5"}, 1},  // many rows, two interior columns
       {{"rows=37", "cols=23", "iters=7", "height=0.5", "width=3"}, 1},
       {{"rows=66", "cols=35", "iters=4", "height=3", "width=0.5"}, 1},
+      {{"rows=37", "cols=23", "iters=7", "alternate=0"}, 1},  // acc_resident: rows top-down only
   };
   for (const auto& c : cases) {
     const Params params = jacobi_params(c.overrides);

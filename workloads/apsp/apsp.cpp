@@ -34,6 +34,7 @@ Problem problem_of(const Params& params) {
                                      : Problem::Lookahead::automatic;
   const std::string unroll = params.text("unroll");
   p.unroll = unroll == "auto" ? 0 : std::stoi(unroll);
+  p.alternate = params.flag("alternate");
   return p;
 }
 
@@ -96,6 +97,12 @@ Workload make_workload() {
                "together (auto: 16 from n = 16384 up, fewer on smaller rows)",
        .presets = same_in_all_presets("auto"),
        .choices = {"auto", "1", "2", "4", "8", "16"}},
+      {.key = "alternate",
+       .type = ParamType::boolean,
+       .help = "optimize_resident only: 1 walks the rows of every other step bottom-up, so that "
+               "a step starts on the rows the one before touched last, still in the GPU's L2 "
+               "cache",
+       .presets = same_in_all_presets("1")},
       {.key = "paths",
        .type = ParamType::boolean,
        .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "

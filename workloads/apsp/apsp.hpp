@@ -63,6 +63,7 @@ struct Problem {
   bool share_gpus = false;  // multidevice, cuda_blocked_multi: partition q on GPU q mod GPUs
   bool paths = false;       // keep the successor matrix (paths=1)
   int unroll = 0;           // optimize, managed: columns a lane relaxes an iteration (0: auto)
+  bool alternate = true;    // optimize_resident: odd steps walk the rows bottom-up
 
   std::int64_t elements() const { return std::int64_t(n) * n; }
   // The value of a missing edge: -inf for max-plus, +inf for min-plus.

@@ -44,6 +44,7 @@ std::int64_t ResidentSteps::run(const ResidentField& field, const Problem& p, fl
   const int gangs = gangs_, threads = gangs * resident_workers * warp,
             warps = gangs * resident_workers;
   const float cc = p.cc, ce = p.ce, cw = p.cw, cn = p.cn, cs = p.cs, ct = p.ct, cb = p.cb;
+  const bool alternate = p.alternate;
   unsigned long long* arrived = arrived_;
   unsigned long long state[2] = {0, 0};  // gangs running, steps done
   const unsigned long long none = 0;
@@ -59,10 +60,14 @@ std::int64_t ResidentSteps::run(const ResidentField& field, const Problem& p, fl
     for (std::int64_t s = 0; s < steps && together; ++s) {
       const float* from = s % 2 ? fn : f;
       float* to = s % 2 ? f : fn;
+      // Every other step walks the rows back to front: it starts on the rows the step before
+      // wrote last, which are still in L2.
+      const bool back_to_front = alternate && s % 2 == 1;
 #pragma acc loop gang worker vector
       for (int t = 0; t < threads; ++t) {
         const int lane = t % warp;
-        for (int row = t / warp; row < rows; row += warps) {
+        for (int walked = t / warp; walked < rows; walked += warps) {
+          const int row = back_to_front ? rows - 1 - walked : walked;
           const int j = row % ny, k = row / ny;
           // Zero-flux walls: a missing neighbour is the cell itself (offset 0).
           const int dj_plus = pitch * (j < ny - 1), dj_minus = pitch * (j > 0);

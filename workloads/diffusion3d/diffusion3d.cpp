@@ -30,6 +30,7 @@ Problem problem_of(const Params& params) {
   p.nz = params.integer("nz");
   p.kappa = params.real("kappa");
   p.async = params.flag("async");
+  p.alternate = params.flag("alternate");
   p.cuda_planes = static_cast<int>(params.integer("cuda_planes"));
   p.cuda_tile_y = static_cast<int>(params.integer("cuda_tile_y"));
   p.cuda_x4 = params.flag("cuda_x4");
@@ -109,6 +110,12 @@ Workload make_workload() {
        .type = ParamType::boolean,
        .help = "acc_flat, acc_rows, acc_march: 1 queues the steps asynchronously, 0 waits for "
                "each",
+       .presets = same_in_all_presets("1")},
+      {.key = "alternate",
+       .type = ParamType::boolean,
+       .help = "acc_tuned (and the mpi_acc_* steps' boxes without neighbours): 1 walks the rows "
+               "of every other step back to front, so that a step starts on the rows the one "
+               "before wrote last, still in the GPU's L2 cache",
        .presets = same_in_all_presets("1")},
       {.key = "cuda_planes",
        .help = "cuda only: planes each thread block marches through along z: 4, 8, 16, 32, 64, "

@@ -37,6 +37,7 @@ struct Problem {
   double dt = 0;
   std::int64_t steps = 0;
   bool async = true;                     // acc_tuned: queue the steps asynchronously
+  bool alternate = true;                 // acc_tuned: odd steps walk the rows back to front
   int cuda_planes = 4, cuda_tile_y = 4;  // cuda: the block shape
   bool cuda_x4 = true;                   // cuda: four cells per thread where nx % 4 == 0
   bool cuda_pdl = true;                  // cuda: programmatic dependent launch where there is one

@@ -37,6 +37,7 @@ Problem problem_of(const Params& params) {
   p.check_every = params.integer("check_every");
   p.async = params.flag("async");
   p.cuda_sweeps = static_cast<int>(params.integer("cuda_sweeps"));
+  p.alternate = params.flag("alternate");
   // As the seed: hx = height / row, wy = width / col with row = rows - 1, col = cols - 1.
   p.hx = static_cast<float>(p.height / static_cast<double>(p.rows - 1));
   p.wy = static_cast<float>(p.width / static_cast<double>(p.cols - 1));
@@ -91,6 +92,11 @@ Workload make_workload() {
       {.key = "async",
        .type = ParamType::boolean,
        .help = "acc_tuned only: 1 queues the sweeps asynchronously, 0 waits for each",
+       .presets = same_in_all_presets("1")},
+      {.key = "alternate",
+       .type = ParamType::boolean,
+       .help = "acc_resident only: 1 walks the rows of every other sweep bottom-up, so that a "
+               "sweep starts on the rows the one before wrote last, still in the GPU's L2 cache",
        .presets = same_in_all_presets("1")},
       {.key = "cuda_sweeps",
        .help = "cuda_temporal only: sweeps a pass through memory (temporal blocking), 2 to 4",

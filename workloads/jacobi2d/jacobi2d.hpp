@@ -33,6 +33,7 @@ struct Problem {
   std::int64_t check_every = 1;  // sweeps between two convergence checks (tol mode)
   bool async = true;             // acc_tuned: queue the sweeps asynchronously
   int cuda_sweeps = 4;           // cuda_temporal: sweeps a pass through memory
+  bool alternate = true;         // acc_resident: even sweeps walk the rows bottom-up
 
   float hx = 0, wy = 0;  // grid spacing along rows (x) and columns (y)
   float hx2 = 0, wy2 = 0;
