@@ -11,8 +11,8 @@
 // later slices overlap the multiplication of the current one without passing through registers
 // (cuBLAS pipelines its copies the same way). Edges: out-of-range elements are loaded as zeros
 // and never stored, so any m, n, k and leading dimension works.
-// m16n8k4 on 128 x 128 tiles is the default: the fastest shape on the H200, where the larger
-// k8 and k16 shapes spill registers and gain nothing (bench/results/h200/matmul/NOTES.md).
+// m16n8k4 on 64 x 64 tiles of 4 warps, 3 slices of 16 in flight, is the default: the fastest
+// on the H200 (bench/results/h200/matmul/NOTES.md).
 #include <fmt/format.h>
 
 #include <algorithm>
