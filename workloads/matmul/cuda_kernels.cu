@@ -1,8 +1,8 @@
 // C = A B on FP64 tensor cores. A block computes a block_m x block_n tile of C; each k step
 // stages a block_k slice of A and of B in shared memory, padded so that the fragment loads below
-// are free of bank conflicts. Each warp owns a warp_m x warp_n
-// piece of the tile as accumulators of one FP64 MMA shape (mma.sync .f64, the instructions
-// cuBLAS's DGEMM also runs on: Hopper has no FP64 wgmma): m8n8k4 (Ampere's DMMA: each lane
+// are free of bank conflicts. Each warp owns a warp_m x warp_n piece of the tile as
+// accumulators of one FP64 MMA shape (mma.sync .f64, the instructions cuBLAS's DGEMM also runs
+// on: Hopper has no FP64 wgmma): m8n8k4 (Ampere's DMMA: each lane
 // holds one element of A's 8x4 fragment, one of B's 4x8 and two of the 8x8 result), or
 // Hopper's m16n8k4, m16n8k8 and m16n8k16 (PTX ISA 7.8, sm_90), whose fragments stack the same
 // lane pattern: A's element (group + 8 r, in_group + 4 c) is register 2c + r, B's
@@ -239,7 +239,7 @@ void multiply_tiled(const Shape& s, const double* a, const double* b, double* c,
     dispatch<64, 128>(t.tile, "tile", [&](auto tile) {
       dispatch<4, 8, 16>(t.warps, "warps", [&](auto warps) {
         constexpr int warps_m = warps == 16 ? 4 : 2, warps_n = warps / warps_m;
-        if constexpr (tile / warps_m >= mma_m && !(tile == 128 && warps == 4)) {
+        if constexpr (!(tile == 128 && warps == 4)) {  // 128 doubles of C a lane: refused
           dispatch<16, 32>(t.slice, "slice", [&](auto slice) {
             dispatch<2, 3, 4>(t.stages, "stages", [&](auto stages) {
               if (pairs) {
