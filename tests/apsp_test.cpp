@@ -417,6 +417,7 @@ TEST_P(ApspVariantTest, BitwiseEqualToTheSerialLoopForBothSemirings) {
       {"unroll=2", "n=520", "edges_per_vertex=3", "semiring=min-plus"},  // one chunk
       {"unroll=1", "n=600", "edges_per_vertex=4"},                       // two chunks of 256
       {"alternate=0", "n=131"},  // optimize_resident: every step's rows top-down
+      {"gangs_per_sm=1", "n=131"},  // optimize_resident: one gang a multiprocessor
   };
   for (const auto& overrides : cases) {
     const Params params = apsp_params(overrides);
@@ -715,7 +716,7 @@ INSTANTIATE_TEST_SUITE_P(BadParameters, ApspCliBadInputTest,
                          ::testing::Values("n=0", "n=100000", "edges_per_vertex=200", "devices=99",
                                            "block=0", "semiring=max", "graph=grid", "paths=2",
                                            "paths=-1", "share_gpus=2", "lookahead=maybe",
-                                           "unroll=3"));
+                                           "unroll=3", "gangs_per_sm=3", "gangs_per_sm=0"));
 
 // ---- acclab apsp FILE --------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 // The step after optimize: the seed's one-pass-per-step algorithm with all n steps in one
 // compute construct. At the seed's n = 4096 a step is a few tens of microseconds of memory
 // traffic, about what GCC's runtime spends launching a construct, so one launch a run instead of
-// one a step. A gang per multiprocessor (asked of CUDA), 16 workers of one warp: rows over gangs
-// and workers, columns over the warp's lanes; the steps separated by grid_barrier
+// one a step. gangs_per_sm gangs a multiprocessor (2; the multiprocessors asked of CUDA), 16
+// workers of one warp: rows over gangs and workers, columns over the warp's lanes; the steps
+// separated by grid_barrier
 // (core/acc_grid_barrier.hpp). The arithmetic and the stores are optimize's (an element is
 // stored only where step k improves it, the successor beside it with paths=1), and row k, read
 // by every row during step k, does not change in it (apsp.hpp), so the result is the serial
@@ -100,7 +101,10 @@ class OptimizeResident : public PresentInstance {
     PresentInstance::setup();
     gangs_ = 1;
     if (acc_get_num_devices(acc_device_nvidia) > 0) {
-      gangs_ = std::max(1, cuda_multiprocessors(acc_get_device_num(acc_device_nvidia)));
+      // Two gangs a multiprocessor fit its registers (56 a lane) and double the warps waiting
+      // on memory, which is what bounds the pass (ncu: a quarter of the warp slots occupied).
+      gangs_ = std::max(1, p_.gangs_per_sm *
+                               cuda_multiprocessors(acc_get_device_num(acc_device_nvidia)));
     }
     if (!arrived_) arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
     if (!arrived_) throw std::runtime_error("apsp optimize_resident: acc_malloc failed");

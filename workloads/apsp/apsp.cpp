@@ -35,6 +35,7 @@ Problem problem_of(const Params& params) {
   const std::string unroll = params.text("unroll");
   p.unroll = unroll == "auto" ? 0 : std::stoi(unroll);
   p.alternate = params.flag("alternate");
+  p.gangs_per_sm = static_cast<int>(params.integer("gangs_per_sm"));
   return p;
 }
 
@@ -97,6 +98,11 @@ Workload make_workload() {
                "together (auto: 16 from n = 16384 up, fewer on smaller rows)",
        .presets = same_in_all_presets("auto"),
        .choices = {"auto", "1", "2", "4", "8", "16"}},
+      {.key = "gangs_per_sm",
+       .help = "optimize_resident only: gangs (blocks of 16 warps) a multiprocessor, 1 or 2; "
+               "every gang must be resident at once for the barrier between steps",
+       .presets = same_in_all_presets("2"),
+       .maximum = 2},
       {.key = "alternate",
        .type = ParamType::boolean,
        .help = "optimize_resident only: 1 walks the rows of every other step bottom-up, so that "

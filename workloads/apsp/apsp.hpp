@@ -64,6 +64,7 @@ struct Problem {
   bool paths = false;       // keep the successor matrix (paths=1)
   int unroll = 0;           // optimize, managed: columns a lane relaxes an iteration (0: auto)
   bool alternate = true;    // optimize_resident: odd steps walk the rows bottom-up
+  int gangs_per_sm = 2;     // optimize_resident: gangs a multiprocessor (1 or 2)
 
   std::int64_t elements() const { return std::int64_t(n) * n; }
   // The value of a missing edge: -inf for max-plus, +inf for min-plus.
