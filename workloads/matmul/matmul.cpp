@@ -13,6 +13,7 @@
 #include "core/compare.hpp"
 #include "core/error.hpp"
 #include "core/omp_tuned.hpp"
+#include "workloads/matmul/cuda_tiling.hpp"
 
 namespace acclab::matmul {
 
@@ -180,7 +181,8 @@ Workload make_workload() {
     // The most shared memory a block may have on any GPU CUDA 13 supports (227 KiB, sm_90).
     constexpr std::int64_t block_shared_limit = 227 * 1024;
     const std::int64_t stages = params.integer("cuda_stages");
-    const std::int64_t shared = stages * (tile * (slice + 4) + slice * (tile + 4)) * 8;
+    const std::int64_t shared = cuda::shared_bytes(
+        {.tile = int(tile), .slice = int(slice), .stages = int(stages)});
     if (shared > block_shared_limit) {
       throw UsageError(fmt::format(
           "--set cuda_stages={}: with cuda_tile={} and cuda_slice={} a block needs {} KiB of "
