@@ -69,6 +69,16 @@ std::map<std::string, std::string> same_in_all_presets(const std::string& value)
   return presets_of(value, value, value);
 }
 
+ParamSpec alternate_param(const std::string& steps) {
+  return {.key = "alternate",
+          .type = ParamType::boolean,
+          .help = fmt::format("{}: 1 walks the rows of every other step in reverse, so that a step "
+                              "starts on the rows the one before wrote last, still in the GPU's "
+                              "L2 cache",
+                              steps),
+          .presets = same_in_all_presets("1")};
+}
+
 std::map<std::string, std::string> presets_of(const std::string& seed, const std::string& small,
                                               const std::string& large) {
   return {{"seed", seed}, {"small", small}, {"large", large}};

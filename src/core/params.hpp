@@ -39,6 +39,10 @@ std::map<std::string, std::string> same_in_all_presets(const std::string& value)
 std::map<std::string, std::string> presets_of(const std::string& seed, const std::string& small,
                                               const std::string& large);
 
+// `alternate`, the switch of the resident constructs (`steps` names them) that walk every other
+// step's rows in reverse, on by default.
+ParamSpec alternate_param(const std::string& steps);
+
 // The parameter values one run uses. Values are stored as JSON scalars so that they print
 // and serialise as they are.
 class Params {

@@ -103,12 +103,7 @@ Workload make_workload() {
                "every gang must be resident at once for the barrier between steps",
        .presets = same_in_all_presets("2"),
        .maximum = 2},
-      {.key = "alternate",
-       .type = ParamType::boolean,
-       .help = "optimize_resident only: 1 walks the rows of every other step bottom-up, so that "
-               "a step starts on the rows the one before touched last, still in the GPU's L2 "
-               "cache",
-       .presets = same_in_all_presets("1")},
+      alternate_param("optimize_resident only"),
       {.key = "paths",
        .type = ParamType::boolean,
        .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "

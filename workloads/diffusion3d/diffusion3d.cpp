@@ -111,12 +111,7 @@ Workload make_workload() {
        .help = "acc_flat, acc_rows, acc_march: 1 queues the steps asynchronously, 0 waits for "
                "each",
        .presets = same_in_all_presets("1")},
-      {.key = "alternate",
-       .type = ParamType::boolean,
-       .help = "acc_tuned (and the mpi_acc_* steps' boxes without neighbours): 1 walks the rows "
-               "of every other step back to front, so that a step starts on the rows the one "
-               "before wrote last, still in the GPU's L2 cache",
-       .presets = same_in_all_presets("1")},
+      alternate_param("acc_tuned (and the mpi_acc_* steps' boxes without neighbours)"),
       {.key = "cuda_planes",
        .help = "cuda only: planes each thread block marches through along z: 4, 8, 16, 32, 64, "
                "or 0 for all nz in one chunk",

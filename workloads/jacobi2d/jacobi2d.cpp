@@ -93,11 +93,7 @@ Workload make_workload() {
        .type = ParamType::boolean,
        .help = "acc_tuned only: 1 queues the sweeps asynchronously, 0 waits for each",
        .presets = same_in_all_presets("1")},
-      {.key = "alternate",
-       .type = ParamType::boolean,
-       .help = "acc_resident only: 1 walks the rows of every other sweep bottom-up, so that a "
-               "sweep starts on the rows the one before wrote last, still in the GPU's L2 cache",
-       .presets = same_in_all_presets("1")},
+      alternate_param("acc_resident only"),
       {.key = "cuda_sweeps",
        .help = "cuda_temporal only: sweeps a pass through memory (temporal blocking), 2 to 4",
        .presets = same_in_all_presets("4"),
