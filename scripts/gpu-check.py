@@ -103,8 +103,14 @@ def run_process(command, timeout, log_path):
         try:
             status = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+            # SIGTERM first: acclab removes its --out temporary on it; SIGKILL would leave
+            # a hidden ".NAME.tmp-PID-N" in the runs folder for every timed-out run.
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
             status = None
     with open(log_path, errors="replace") as log:
         text = log.read()

@@ -41,6 +41,16 @@ check "exit 1 when a result fails verification" test $? -eq 1
 check "the failed variant is named" grep -q "PROBLEM vector/original small: exited failed" "$dir/bad.txt"
 check "the verdict is recorded" python3 -c "import json,sys; sys.exit(json.load(open('$dir/bad/LATEST.json'))['ok'])"
 
+# A run past --timeout is stopped so that acclab can remove its --out temporary: a SIGKILL
+# left a hidden temporary in runs.tgz for every timed-out run.
+python3 "$check" "${dry[@]}" --out "$dir/slow" --timeout 2 --extra=--set=nt=100000 \
+  > "$dir/slow.txt" 2>&1
+check "exit 1 when runs time out" test $? -eq 1
+check "the timed-out variant is named" grep -q "PROBLEM vector/original small: timeout no report" \
+  "$dir/slow.txt"
+check "no temporary left by a timed-out run" \
+  bash -c "! tar tzf '$dir/slow/runs.tgz' | grep -q '\.tmp-'"
+
 python3 "$check" --acclab "$acclab" --jobs 0 --out "$dir/usage" 2> "$dir/usage.txt"
 check "--jobs 0: exit 2" test $? -eq 2
 check "--jobs 0: named" grep -q -- "--jobs 0" "$dir/usage.txt"
