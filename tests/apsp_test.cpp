@@ -329,7 +329,9 @@ TEST(ApspWorkloadTest, ValidateRefusesBadParametersNamingThem) {
   };
   EXPECT_EQ(error({}), "");
   EXPECT_NE(error({"n=1"}).find("n=1"), std::string::npos);
-  EXPECT_NE(error({"n=46341"}).find("n=46341"), std::string::npos);
+  EXPECT_EQ(error({"n=46341"}), "") << "the blocked steps index in 64 bits";
+  EXPECT_EQ(error({"n=1048576"}), "");
+  EXPECT_NE(error({"n=1048577"}).find("n=1048577"), std::string::npos);
   EXPECT_NE(error({"n=10", "edges_per_vertex=10"}).find("edges_per_vertex"), std::string::npos);
   EXPECT_NE(error({"devices=0"}).find("devices"), std::string::npos);
   EXPECT_NE(error({"devices=65"}).find("devices"), std::string::npos);
@@ -368,6 +370,45 @@ Verification verify_altered(const std::vector<std::string>& overrides, int row, 
   instance.run();
   instance.finish();
   return instance.verify();
+}
+
+// Every step past n^2 = 2^31 either takes it (the blocked steps, listed in apsp.hpp, each a row
+// of ladder.json) or refuses it before allocating anything, naming itself, the limit and the
+// steps that take more; at n^2 < 2^31 every step takes it.
+TEST(ApspWorkloadTest, StepsIndexingIn32BitsRefuseMoreVerticesNamingTheSteps) {
+  std::ifstream in(std::string(ACCLAB_SOURCE_DIR) + "/workloads/apsp/ladder.json");
+  const auto table = nlohmann::json::parse(in);
+  std::set<std::string> rows;
+  for (const auto& row : table["steps"]) rows.insert(row["name"].get<std::string>());
+  for (const std::string_view step : apsp::wide_steps) {
+    EXPECT_TRUE(rows.count(std::string(step))) << step << " is no row of ladder.json";
+  }
+  const Params fits = apsp_params({"n=46340"}), past = apsp_params({"n=46341"});
+  int wide = 0, narrow = 0;
+  for (const Variant* v : test::all().select("apsp", "*")) {
+    SCOPED_TRACE(v->name);
+    if (v->check_params) EXPECT_EQ(test::usage_error_message([&] { v->check_params(fits); }), "");
+    if (apsp::is_wide_step(v->name)) {
+      ++wide;
+      EXPECT_EQ(apsp::max_vertices_of(v->name), apsp::max_vertices);
+      if (v->check_params) {
+        EXPECT_EQ(test::usage_error_message([&] { v->check_params(past); }), "");
+      }
+      continue;
+    }
+    ++narrow;
+    EXPECT_EQ(apsp::max_vertices_of(v->name), 46340);
+    ASSERT_TRUE(v->check_params);
+    const std::string message = test::usage_error_message([&] { v->check_params(past); });
+    for (const std::string& expected :
+         std::vector<std::string>{"--set n=46341", "apsp/" + v->name, "46340", "cuda_blocked"}) {
+      EXPECT_NE(message.find(expected), std::string::npos) << message;
+    }
+    // Its factory refuses too, before the matrix (8.6 GB) is allocated.
+    EXPECT_EQ(test::usage_error_message([&] { v->factory(past); }), message);
+  }
+  EXPECT_GE(wide, 1);
+  EXPECT_GE(narrow, 3) << "serial, multicore and the omp_target steps";
 }
 
 TEST(ApspVerifyTest, BitwiseAgainstTheSerialLoopWithToleranceZero) {
@@ -715,8 +756,9 @@ TEST_P(ApspCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 INSTANTIATE_TEST_SUITE_P(BadParameters, ApspCliBadInputTest,
                          ::testing::Values("n=0", "n=100000", "edges_per_vertex=200", "devices=99",
                                            "block=0", "semiring=max", "graph=grid", "paths=2",
-                                           "paths=-1", "share_gpus=2", "lookahead=maybe",
-                                           "unroll=3", "gangs_per_sm=3", "gangs_per_sm=0"));
+                                           "n=1048577", "paths=-1", "share_gpus=2",
+                                           "lookahead=maybe", "unroll=3", "gangs_per_sm=3",
+                                           "gangs_per_sm=0"));
 
 // ---- acclab apsp FILE --------------------------------------------------------------------------
 
@@ -1049,13 +1091,14 @@ TEST_P(ApspCommandBadInputTest, ExitsTwoWithOneLineNamingIt) {
   write_text(dir.path() / "g.txt", "0 1 1\n1 2 x\n");
   write_text(dir.path() / "ok.txt", "0 1 -1\n1 2 -1\n");
   write_text(dir.path() / "big.txt", "0 1 3e38\n1 2 3e38\n2 3 -3e38\n");
+  write_text(dir.path() / "wide.txt", "0 46340 1\n");
   std::vector<std::string> args = {"apsp"};
   for (const auto& a : GetParam().first) {
     args.push_back(a.starts_with("@") ? (dir.path() / a.substr(1)).string() : a);
   }
   const Outcome o = run_acclab(args);
   EXPECT_TRUE(is_usage_error(o, {GetParam().second})) << o;
-  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"big.txt", "g.txt", "ok.txt"}));
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"big.txt", "g.txt", "ok.txt", "wide.txt"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -1079,7 +1122,12 @@ INSTANTIATE_TEST_SUITE_P(
         std::make_pair(std::vector<std::string>{"@ok.txt", "--devices", "2", "--variant",
                                                 "multicore", "--paths"},
                        "--variant multicore"),
-        std::make_pair(std::vector<std::string>{"@big.txt", "--out", "@d.bin"}, "overflows")));
+        std::make_pair(std::vector<std::string>{"@big.txt", "--out", "@d.bin"}, "overflows"),
+        // Past 2^31 elements, a step that indexes in 32 bits.
+        std::make_pair(std::vector<std::string>{"@wide.txt", "--variant", "multicore", "--out",
+                                                "@d.bin"},
+                       "46341 vertices: --variant multicore indexes the dense n x n matrix in 32 "
+                       "bits")));
 
 // ---- the graph solve behind acclab apsp (workloads/apsp/graph_solve.hpp) ----------------------
 
@@ -1194,7 +1242,7 @@ TEST(ApspGraphSolveTest, DefaultVariantRunsHereAndKeepsSuccessorsWhenAsked) {
   Machine machine;
   for (const bool paths : {false, true}) {
     SCOPED_TRACE(paths);
-    const Variant& v = apsp::default_graph_variant(test::all(), machine, paths);
+    const Variant& v = apsp::default_graph_variant(test::all(), machine, paths, 1000);
     EXPECT_EQ(v.workload, "apsp");
     if (paths) {
       EXPECT_NE(std::find(v.tunings.begin(), v.tunings.end(), "paths"), v.tunings.end()) << v.name;
@@ -1205,6 +1253,15 @@ TEST(ApspGraphSolveTest, DefaultVariantRunsHereAndKeepsSuccessorsWhenAsked) {
     } else {
       EXPECT_NE(v.backend, Backend::serial);
       EXPECT_NE(v.backend, Backend::openmp);
+    }
+    // Past n^2 = 2^31 a step indexing in 64 bits: on the CPU mpi_host where MPI is built.
+    const Variant& wide = apsp::default_graph_variant(test::all(), machine, paths, 46341);
+    if (gpu) {
+      EXPECT_TRUE(apsp::is_wide_step(wide.name)) << wide.name;
+    } else {
+      const bool mpi = std::ranges::any_of(test::all().select("apsp", "*"),
+                                           [](const Variant* x) { return x->name == "mpi_host"; });
+      EXPECT_EQ(wide.name, mpi ? "mpi_host" : "multicore");
     }
   }
 }
@@ -1217,12 +1274,24 @@ TEST(ApspGraphSolveTest, UserGraphsNameTheirVerticesAsTheirFilesDo) {
   EXPECT_EQ(dimacs.kind, "DIMACS");
   EXPECT_EQ(dimacs.graph.n, 3);
   EXPECT_FALSE(dimacs.seed);
-  write_text(dir.path() / "g.txt", "0 46340 1\n");
+  write_text(dir.path() / "g.txt", "0 1048576 1\n");
   const std::string large = (dir.path() / "g.txt").string();
   EXPECT_EQ(test::usage_error_message([&] { apsp::read_user_graph(large); }),
-            large +
-                ": 46341 vertices: the dense n x n matrix would reach 2^31 elements (at most "
-                "46340 vertices)");
+            large + ": 1048577 vertices: more than the 1048576 apsp takes");
+  // Past 2^31 elements: read, and refused by a step that indexes in 32 bits, before it allocates.
+  write_text(dir.path() / "w.txt", "0 46340 1\n");
+  const std::string wide = (dir.path() / "w.txt").string();
+  const auto past = apsp::read_user_graph(wide);
+  EXPECT_EQ(past.graph.n, 46341);
+  for (const std::string step : {"serial", "multicore"}) {
+    const std::string message = test::usage_error_message([&] { solve(past, {.variant = step}); });
+    EXPECT_EQ(message.rfind(wide + ": 46341 vertices: --variant " + step +
+                                " indexes the dense n x n matrix in 32 bits, at most 46340",
+                            0),
+              0u)
+        << message;
+    EXPECT_NE(message.find("cuda_blocked"), std::string::npos) << message;
+  }
   EXPECT_NE(test::usage_error_message([] {
               apsp::seed_user_graph(20, Semiring::max_plus);
             }).find("--seed-graph 20"),

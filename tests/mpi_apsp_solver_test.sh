@@ -137,4 +137,16 @@ if [ "$available_kib" -lt $((47 * 1024 * 1024 / 2)) ]; then
 else
   echo "skipped: the memory refusal (this host has 23.5 GiB or more available)"
 fi
+# n = 100000, past 2^31 elements: an MPI step takes it (it indexes in 64 bits) as far as the
+# memory check, which refuses each rank's 37 GiB share (no successors) on any node with less.
+echo "99999 0 1" > "$dir/past.txt"
+if [ "$available_kib" -lt $((2 * 38 * 1024 * 1024)) ]; then
+  one_line_exit_2 "past 2^31 elements, a share past the node's memory" "the 2 ranks of its node" \
+    timeout 120 "$mpiexec" --allow-run-as-root --oversubscribe -q -np 2 "$acclab" apsp \
+    "$dir/past.txt" --variant mpi_host
+  check "the refusal is memory's, not the indices'" grep -q "GiB of host memory.*GiB available" \
+    "$dir/err"
+else
+  echo "skipped: the memory refusal past 2^31 elements (this host has 76 GiB or more available)"
+fi
 exit $((failures > 0))

@@ -53,10 +53,10 @@ void pivot_block(int n, int block, const Partition& part, Pivots pivots) {
     for (int s = 0; s < m; ++s) {
       const int k = kb + s;
 #pragma acc loop worker vector
-      for (int c = 0; c < m; ++c) snap[s * n + kb + c] = rows[(k - r0) * n + kb + c];
+      for (int c = 0; c < m; ++c) snap[s * n + kb + c] = rows[std::int64_t(k - r0) * n + kb + c];
 #pragma acc loop worker
       for (int r = 0; r < m; ++r) {
-        float* row = &rows[(top + r) * n + kb];
+        float* row = &rows[std::int64_t(top + r) * n + kb];
         const float rk = row[s];
         hist[s * count + top + r] = rk;
         std::int32_t* next_row = nullptr;

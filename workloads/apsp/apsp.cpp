@@ -16,6 +16,14 @@
 
 namespace acclab::apsp {
 
+bool is_wide_step(std::string_view step) {
+  return std::find(wide_steps.begin(), wide_steps.end(), step) != wide_steps.end();
+}
+
+std::int64_t max_vertices_of(std::string_view step) {
+  return is_wide_step(step) ? max_vertices : max_vertices_32;
+}
+
 Problem problem_of(const Params& params) {
   Problem p;
   p.n = static_cast<int>(std::min<std::int64_t>(params.integer("n"), 1 << 30));
@@ -121,8 +129,11 @@ Workload make_workload() {
   w.validate = [](const Params& params) {
     check_omp_tuning(params, omp_target_shapes());
     const std::int64_t n = params.integer("n");
-    // n^2 indices are 32-bit ints in the GPU kernels.
-    if (n > 46340) throw UsageError(fmt::format("--set n={}: n^2 reaches 2^31", n));
+    // The steps that index in 32 bits refuse more (register.cpp); none takes more than this.
+    if (n > max_vertices) {
+      throw UsageError(
+          fmt::format("--set n={}: more than the {} vertices apsp takes", n, max_vertices));
+    }
     const std::int64_t edges = params.integer("edges_per_vertex");
     if (edges > n - 1) {
       throw UsageError(fmt::format(

@@ -116,6 +116,18 @@ std::vector<float> initial_matrix(const Problem& p, const std::vector<Edge>& edg
 // The most GPUs (partitions) the devices parameter may ask for.
 inline constexpr int max_devices = 64;
 
+// How many vertices a step takes. The blocked steps (wide_steps) address the dense matrix in 64
+// bits and take up to max_vertices (4 TiB of distances: past any machine's memory, which the
+// runner checks first; vertex numbers, a tile's offsets and MPI's panel counts stay ints). The
+// others index it in 32 bits, as the seed does, and take n^2 < 2^31: max_vertices_32 (8.6 GB).
+inline constexpr std::int64_t max_vertices = std::int64_t(1) << 20;
+inline constexpr std::int64_t max_vertices_32 = 46340;
+inline constexpr std::array<std::string_view, 6> wide_steps = {
+    "multidevice", "cuda_blocked", "cuda_blocked_multi", "mpi_host", "mpi_acc", "mpi_cuda"};
+bool is_wide_step(std::string_view step);
+// The most vertices `step` takes.
+std::int64_t max_vertices_of(std::string_view step);
+
 // The initial successors of the initial matrix (header): next[i][j] = j where initial[i][j] is
 // an edge's weight or i == j, -1 elsewhere. n x n, written into `next`.
 void initial_successors(const Problem& p, const float* initial, std::int32_t* next);

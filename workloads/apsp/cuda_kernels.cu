@@ -14,6 +14,7 @@
 // H and S are exactly d[i][k] and d[k][j] after steps < k, the operands of serial step k.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #include "core/cuda_check.hpp"
 #include "workloads/apsp/cuda_kernels.hpp"
@@ -209,11 +210,13 @@ __global__ void __launch_bounds__(side* side, 2)
   // bench/results/h200/apsp/NOTES.md).
   const bool clear = i0 + tile <= r1 && j0 + tile <= n && n % 4 == 0 && rounds == T &&
                      (kb + T <= i0 || kb >= i0 + tile) && (kb + T <= j0 || kb >= j0 + tile);
+  // Row offsets in 64 bits (the slab may pass 2^31 elements: apsp.hpp's wide_steps), each
+  // computed where it is used: a tile's corner kept as a 64-bit pointer spills across the loop.
   float acc[per_thread][per_thread];
   if (clear) {
 #pragma unroll
     for (int a = 0; a < per_thread; ++a) {
-      const float* row = d + (rows[a] - r0) * n + j0 + tx * 4;
+      const float* row = d + std::int64_t(rows[a] - r0) * n + j0 + tx * 4;
       const float4 low = *reinterpret_cast<const float4*>(row);
       const float4 high = *reinterpret_cast<const float4*>(row + tile / 2);
       acc[a][0] = low.x, acc[a][1] = low.y, acc[a][2] = low.z, acc[a][3] = low.w;
@@ -224,7 +227,8 @@ __global__ void __launch_bounds__(side* side, 2)
     for (int a = 0; a < per_thread; ++a) {
 #pragma unroll
       for (int b = 0; b < per_thread; ++b) {
-        acc[a][b] = rows[a] < r1 && cols[b] < n ? d[(rows[a] - r0) * n + cols[b]] : 0.0f;
+        acc[a][b] =
+            rows[a] < r1 && cols[b] < n ? d[std::int64_t(rows[a] - r0) * n + cols[b]] : 0.0f;
       }
     }
   }
@@ -265,7 +269,7 @@ __global__ void __launch_bounds__(side* side, 2)
   if (clear) {
 #pragma unroll
     for (int a = 0; a < per_thread; ++a) {
-      float* row = d + (rows[a] - r0) * n + j0 + tx * 4;
+      float* row = d + std::int64_t(rows[a] - r0) * n + j0 + tx * 4;
       *reinterpret_cast<float4*>(row) = make_float4(acc[a][0], acc[a][1], acc[a][2], acc[a][3]);
       *reinterpret_cast<float4*>(row + tile / 2) =
           make_float4(acc[a][4], acc[a][5], acc[a][6], acc[a][7]);
@@ -278,7 +282,7 @@ __global__ void __launch_bounds__(side* side, 2)
 #pragma unroll
     for (int b = 0; b < per_thread; ++b) {
       if (row_ok && cols[b] < n && (cols[b] < kb || cols[b] >= kb + T)) {
-        d[(rows[a] - r0) * n + cols[b]] = acc[a][b];
+        d[std::int64_t(rows[a] - r0) * n + cols[b]] = acc[a][b];
       }
     }
   }

@@ -41,11 +41,9 @@ bool runs_on_a_gpu_here(const Variant& variant, Machine& machine) {
 }
 
 void check_size(const UserGraph& user) {
-  if (user.graph.n > max_graph_vertices) {
-    throw UsageError(
-        fmt::format("{}: {} vertices: the dense n x n matrix would reach 2^31 elements (at most "
-                    "{} vertices)",
-                    user.source, user.graph.n, max_graph_vertices));
+  if (user.graph.n > max_vertices) {
+    throw UsageError(fmt::format("{}: {} vertices: more than the {} apsp takes", user.source,
+                                 user.graph.n, max_vertices));
   }
   if (user.graph.n < 1) throw UsageError(fmt::format("{}: no vertices", user.source));
 }
@@ -65,11 +63,12 @@ std::vector<Edge> float_edges(const UserGraph& user) {
 }
 
 // The named (or default) variant, refused where it cannot run as asked.
-const Variant& chosen_variant(const GraphSolveOptions& options, const Registry& registry,
-                              Machine& machine) {
-  const std::string name = options.variant.empty()
-                               ? default_graph_variant(registry, machine, options.paths).name
-                               : options.variant;
+const Variant& chosen_variant(const UserGraph& user, const GraphSolveOptions& options,
+                              const Registry& registry, Machine& machine) {
+  const std::string name =
+      options.variant.empty()
+          ? default_graph_variant(registry, machine, options.paths, user.graph.n).name
+          : options.variant;
   const auto selected = registry.select("apsp", name);
   if (selected.size() != 1 || selected[0]->name != name) {
     throw UsageError(fmt::format("--variant {}: expected one apsp variant (acclab list)", name));
@@ -86,6 +85,16 @@ const Variant& chosen_variant(const GraphSolveOptions& options, const Registry& 
   }
   if (variant.backend == Backend::cuda && !machine.cuda_available()) {
     throw UsageError(fmt::format("--variant {}: no CUDA GPU on this machine", name));
+  }
+  if (user.graph.n > max_vertices_of(name)) {
+    std::vector<std::string> wide;
+    for (const auto& v : registry.variants()) {
+      if (v.workload == "apsp" && is_wide_step(v.name)) wide.push_back(v.name);
+    }
+    throw UsageError(fmt::format(
+        "{}: {} vertices: --variant {} indexes the dense n x n matrix in 32 bits, at most {} "
+        "vertices (up to {}: {})",
+        user.source, user.graph.n, name, max_vertices_32, max_vertices, fmt::join(wide, ", ")));
   }
   return variant;
 }
@@ -308,10 +317,10 @@ UserGraph read_user_graph(const std::string& path) {
 }
 
 UserGraph seed_user_graph(std::int64_t n, Semiring semiring) {
-  if (n < 21 || n > max_graph_vertices) {
+  if (n < 21 || n > max_vertices) {
     throw UsageError(
         fmt::format("--seed-graph {}: expected 21 to {} vertices (20 distinct edges per vertex)", n,
-                    max_graph_vertices));
+                    max_vertices));
   }
   UserGraph user;
   Problem seed;
@@ -326,23 +335,31 @@ UserGraph seed_user_graph(std::int64_t n, Semiring semiring) {
   return user;
 }
 
-const Variant& default_graph_variant(const Registry& registry, Machine& machine, bool paths) {
+const Variant& default_graph_variant(const Registry& registry, Machine& machine, bool paths,
+                                     std::int64_t vertices) {
   // The fastest on a GPU first (docs/apsp.md has the figures): cuda_blocked, then, since it keeps
-  // no successors, multidevice (blocked OpenACC), ahead of optimize's kernel a step. multicore is
-  // the fastest CPU variant.
+  // no successors, multidevice (blocked OpenACC), ahead of optimize's kernel a step. Both index
+  // in 64 bits. multicore is the fastest CPU variant; past its 32-bit indices, mpi_host on one
+  // rank.
   constexpr std::array<std::string_view, 2> fastest_on_a_gpu = {"cuda_blocked", "multidevice"};
-  constexpr std::string_view fastest_on_the_cpu = "multicore";
+  constexpr std::array<std::string_view, 2> fastest_on_the_cpu = {"multicore", "mpi_host"};
   for (const std::string_view name : fastest_on_a_gpu) {
     for (const Variant& v : registry.variants()) {
       if (v.workload == "apsp" && v.name == name && (!paths || has_tuning(v, "paths")) &&
-          runs_on_a_gpu_here(v, machine)) {
+          runs_on_a_gpu_here(v, machine) && vertices <= max_vertices_of(name)) {
         return v;
       }
     }
   }
-  for (const Variant& v : registry.variants()) {
-    if (v.workload == "apsp" && v.name == fastest_on_the_cpu) return v;
+  const Variant* cpu = nullptr;
+  for (const std::string_view name : fastest_on_the_cpu) {
+    for (const Variant& v : registry.variants()) {
+      if (v.workload != "apsp" || v.name != name) continue;
+      if (!cpu) cpu = &v;  // multicore: refused past its size by the caller, naming the others
+      if (vertices <= max_vertices_of(name)) return v;
+    }
   }
+  if (cpu) return *cpu;
   throw std::logic_error("apsp: no multicore variant registered");
 }
 
@@ -382,7 +399,7 @@ GraphSolution solve_graph(const UserGraph& user, const GraphSolveOptions& option
     query.emplace(int(from - base), int(to - base));
   }
 
-  const Variant& variant = chosen_variant(options, registry, machine);
+  const Variant& variant = chosen_variant(user, options, registry, machine);
   const Workload& workload = registry.workload("apsp");
   const bool min_plus = options.semiring == Semiring::min_plus;
   const Params params = Params::resolve(

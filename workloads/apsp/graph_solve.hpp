@@ -27,9 +27,6 @@
 
 namespace acclab::apsp {
 
-// The most vertices a dense n x n matrix of 32-bit indices holds (n^2 < 2^31).
-inline constexpr std::int64_t max_graph_vertices = 46340;
-
 // A user's graph, with what messages and printed paths call it and its vertices.
 struct UserGraph {
   io::Graph graph;
@@ -40,10 +37,10 @@ struct UserGraph {
 };
 
 // Reads a graph file (io/graph.hpp). Throws UsageError naming it for a graph without vertices
-// or with more than max_graph_vertices.
+// or with more than max_vertices (apsp.hpp; the step chosen may take fewer: solve_graph).
 UserGraph read_user_graph(const std::string& path);
 
-// The seed's random graph of n vertices (21 to max_graph_vertices: 20 distinct edges a vertex),
+// The seed's random graph of n vertices (21 to max_vertices: 20 distinct edges a vertex),
 // weighted for `semiring` (generate_graph). Throws UsageError naming --seed-graph otherwise.
 UserGraph seed_user_graph(std::int64_t n, Semiring semiring);
 
@@ -71,9 +68,12 @@ struct GraphSolveOptions {
   std::function<void(const std::string&)> progress;
 };
 
-// The variant a solve takes when none is named: the first of the fastest on a GPU that runs on
-// one here and can do what was asked (the successors, with paths), else the fastest on the CPU.
-const Variant& default_graph_variant(const Registry& registry, Machine& machine, bool paths);
+// The variant a solve of `vertices` vertices takes when none is named: the first of the fastest
+// on a GPU that runs on one here and can do what was asked (the successors, with paths), else
+// the fastest on the CPU that takes that many vertices (multicore, or mpi_host past
+// max_vertices_32 where MPI is built).
+const Variant& default_graph_variant(const Registry& registry, Machine& machine, bool paths,
+                                     std::int64_t vertices);
 
 // The refusals of a result: a positive (max-plus) or negative (min-plus) cycle through
 // `vertex`, so that paths through it are undefined; the distance at row-major `element` (of

@@ -20,6 +20,24 @@ double since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// A rank's blocks to rank 0 (and there from `from`), in pieces: MPI's counts are ints, and a
+// rank's rows x columns may pass them.
+constexpr std::size_t gather_piece = std::size_t(1) << 30;
+template <class T>
+void send_pieces(const T* data, std::size_t count, MPI_Datatype type, int tag, MPI_Comm comm) {
+  for (std::size_t first = 0; first < count; first += gather_piece) {
+    MPI_Send(data + first, int(std::min(gather_piece, count - first)), type, 0, tag, comm);
+  }
+}
+template <class T>
+void receive_pieces(T* data, std::size_t count, MPI_Datatype type, int from, int tag,
+                    MPI_Comm comm) {
+  for (std::size_t first = 0; first < count; first += gather_piece) {
+    MPI_Recv(data + first, int(std::min(gather_piece, count - first)), type, from, tag, comm,
+             MPI_STATUS_IGNORE);
+  }
+}
+
 // The rows (or columns) of the `blocks` blocks of an n-row matrix dealt cyclically over `parts`
 // that part `index` holds: whole blocks, and the last block's rows where it is this part's.
 int share_of(int n, int block, int parts, int index) {
@@ -328,10 +346,11 @@ void MpiApspInstance::gather() {
     place(g_, local_.data(), p_.paths ? local_next_.data() : nullptr);
     return;
   }
-  const int count = g_.rows * g_.cols;
   if (!mpi::is_root()) {
-    MPI_Send(local_.data(), count, MPI_FLOAT, 0, 21, comms_->cart);
-    if (p_.paths) MPI_Send(local_next_.data(), count, MPI_INT32_T, 0, 22, comms_->cart);
+    send_pieces(local_.data(), local_.size(), MPI_FLOAT, 21, comms_->cart);
+    if (p_.paths) {
+      send_pieces(local_next_.data(), local_next_.size(), MPI_INT32_T, 22, comms_->cart);
+    }
     return;
   }
   std::vector<float> incoming;
@@ -342,13 +361,12 @@ void MpiApspInstance::gather() {
       continue;
     }
     const Grid other = grid_of(p_, g_.dims, rank);
-    const int other_count = other.rows * other.cols;
-    incoming.resize(std::size_t(other_count));
-    MPI_Recv(incoming.data(), other_count, MPI_FLOAT, rank, 21, comms_->cart, MPI_STATUS_IGNORE);
+    const std::size_t other_count = std::size_t(other.rows) * other.cols;
+    incoming.resize(other_count);
+    receive_pieces(incoming.data(), other_count, MPI_FLOAT, rank, 21, comms_->cart);
     if (p_.paths) {
-      incoming_next.resize(std::size_t(other_count));
-      MPI_Recv(incoming_next.data(), other_count, MPI_INT32_T, rank, 22, comms_->cart,
-               MPI_STATUS_IGNORE);
+      incoming_next.resize(other_count);
+      receive_pieces(incoming_next.data(), other_count, MPI_INT32_T, rank, 22, comms_->cart);
     }
     place(other, incoming.data(), p_.paths ? incoming_next.data() : nullptr);
   }

@@ -263,6 +263,8 @@ __global__ void __launch_bounds__(side* side, 2)
                      j0 + tile <= cols_w.end && apart(skip_r, i0, i0 + tile) &&
                      apart(skip_c, j0, j0 + tile);
   const bool h_vector = clear && h_lines && i0 % 4 == 0;  // H's slices 16 bytes at a time
+  // Row offsets in 64 bits (a rank's blocks may pass 2^31 elements), each computed where it is
+  // used, as cuda_kernels.cu's rest does.
   float acc[per_thread][per_thread];
   std::int32_t succ[paths ? per_thread : 1][paths ? per_thread : 1];
   if (clear) {
@@ -270,7 +272,7 @@ __global__ void __launch_bounds__(side* side, 2)
     for (int a = 0; a < per_thread; ++a) {
 #pragma unroll
       for (int half = 0; half < halves; ++half) {
-        const int at = rows[a] * ld + j0 + half * (tile / 2) + tx * 4;
+        const std::int64_t at = std::int64_t(rows[a]) * ld + j0 + half * (tile / 2) + tx * 4;
         const float4 x = *reinterpret_cast<const float4*>(d + at);
         acc[a][4 * half] = x.x, acc[a][4 * half + 1] = x.y;
         acc[a][4 * half + 2] = x.z, acc[a][4 * half + 3] = x.w;
@@ -287,8 +289,8 @@ __global__ void __launch_bounds__(side* side, 2)
 #pragma unroll
       for (int b = 0; b < per_thread; ++b) {
         const bool in = rows[a] < rows_w.end && cols[b] < cols_w.end;
-        acc[a][b] = in ? d[rows[a] * ld + cols[b]] : 0.0f;
-        if constexpr (paths) succ[a][b] = in ? next[rows[a] * ld + cols[b]] : -1;
+        acc[a][b] = in ? d[std::int64_t(rows[a]) * ld + cols[b]] : 0.0f;
+        if constexpr (paths) succ[a][b] = in ? next[std::int64_t(rows[a]) * ld + cols[b]] : -1;
       }
     }
   }
@@ -361,7 +363,7 @@ __global__ void __launch_bounds__(side* side, 2)
     for (int a = 0; a < per_thread; ++a) {
 #pragma unroll
       for (int half = 0; half < halves; ++half) {
-        const int at = rows[a] * ld + j0 + half * (tile / 2) + tx * 4;
+        const std::int64_t at = std::int64_t(rows[a]) * ld + j0 + half * (tile / 2) + tx * 4;
         *reinterpret_cast<float4*>(d + at) = make_float4(
             acc[a][4 * half], acc[a][4 * half + 1], acc[a][4 * half + 2], acc[a][4 * half + 3]);
         if constexpr (paths) {
@@ -379,8 +381,8 @@ __global__ void __launch_bounds__(side* side, 2)
 #pragma unroll
     for (int b = 0; b < per_thread; ++b) {
       if (row_ok && cols[b] < cols_w.end && (cols[b] < skip_c.begin || cols[b] >= skip_c.end)) {
-        d[rows[a] * ld + cols[b]] = acc[a][b];
-        if constexpr (paths) next[rows[a] * ld + cols[b]] = succ[a][b];
+        d[std::int64_t(rows[a]) * ld + cols[b]] = acc[a][b];
+        if constexpr (paths) next[std::int64_t(rows[a]) * ld + cols[b]] = succ[a][b];
       }
     }
   }

@@ -137,7 +137,12 @@ class SpreadMatrix : public SpreadResult {
       MPI_Type_commit(&share);
       failed(MPI_File_set_view(fh, MPI_Offset(io::kDenseHeaderBytes), MPI_FLOAT, share, "native",
                                MPI_INFO_NULL));
-      failed(MPI_File_write_all(fh, values, g.rows * g.cols, MPI_FLOAT, MPI_STATUS_IGNORE));
+      // A local row as one element: the rank's rows x columns may pass MPI's int counts.
+      MPI_Datatype row;
+      MPI_Type_contiguous(g.cols, MPI_FLOAT, &row);
+      MPI_Type_commit(&row);
+      failed(MPI_File_write_all(fh, values, g.rows, row, MPI_STATUS_IGNORE));
+      MPI_Type_free(&row);
       MPI_Type_free(&share);
       failed(MPI_File_close(&fh));
     }

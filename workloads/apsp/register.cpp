@@ -62,10 +62,37 @@ void register_variants(Registry& registry) {
       return make(params);
     };
   };
+  // A step that indexes the matrix in 32 bits refuses more vertices than that holds, before
+  // anything is allocated, naming the steps that take more (those built).
+  std::vector<std::string> wide;
+  for (const LadderRow& row : rows) {
+    if (is_wide_step(row.name)) wide.push_back(row.name);
+  }
+  const auto refuse_size = [&](Variant& variant) {
+    if (is_wide_step(variant.name)) return;
+    const auto check = [name = variant.name, wide](const Params& params) {
+      const std::int64_t n = params.integer("n");
+      if (n > max_vertices_32) {
+        throw UsageError(fmt::format(
+            "--set n={}: apsp/{} indexes the n x n matrix in 32 bits, at most {} vertices "
+            "(up to {}: {})",
+            n, name, max_vertices_32, max_vertices, fmt::join(wide, ", ")));
+      }
+    };
+    variant.check_params = [check, first = variant.check_params](const Params& params) {
+      if (first) first(params);
+      check(params);
+    };
+    variant.factory = [check, make = variant.factory](const Params& params) {
+      check(params);
+      return make(params);
+    };
+  };
   registry.add_ladder(
       "apsp", rows, [](const LadderRow&) { return relaxation_model(); },
       [&](Variant& variant) {
         refuse_paths(variant);
+        refuse_size(variant);
 #ifdef ACCLAB_HAVE_MPI
         // The process grid is checked with the other parameters, before any rank starts.
         if (variant.distributed) {
