@@ -409,6 +409,12 @@ TEST(ApspWorkloadTest, StepsIndexingIn32BitsRefuseMoreVerticesNamingTheSteps) {
   }
   EXPECT_GE(wide, 1);
   EXPECT_GE(narrow, 3) << "serial, multicore and the omp_target steps";
+  // The refusal names exactly the wide steps this build has.
+  const std::string limit = apsp::narrow_step_limit();
+  for (const std::string_view step : apsp::wide_steps) {
+    const bool built = !test::all().select("apsp", std::string(step)).empty();
+    EXPECT_EQ(limit.find(std::string(step)) != std::string::npos, built) << step << ": " << limit;
+  }
 }
 
 TEST(ApspVerifyTest, BitwiseAgainstTheSerialLoopWithToleranceZero) {

@@ -3,6 +3,7 @@
 #include "workloads/apsp/apsp.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +23,16 @@ bool is_wide_step(std::string_view step) {
 
 std::int64_t max_vertices_of(std::string_view step) {
   return is_wide_step(step) ? max_vertices : max_vertices_32;
+}
+
+std::string narrow_step_limit() {
+  std::vector<std::string> built;
+  for (const LadderRow& row : ladder()) {
+    if (is_wide_step(row.name)) built.push_back(row.name);
+  }
+  return fmt::format(
+      "indexes the dense n x n matrix in 32 bits, at most {} vertices (up to {}: {})",
+      max_vertices_32, max_vertices, fmt::join(built, ", "));
 }
 
 Problem problem_of(const Params& params) {

@@ -127,6 +127,9 @@ inline constexpr std::array<std::string_view, 6> wide_steps = {
 bool is_wide_step(std::string_view step);
 // The most vertices `step` takes.
 std::int64_t max_vertices_of(std::string_view step);
+// Why a step that indexes in 32 bits refuses a graph past max_vertices_32, naming the wide steps
+// this build has: "indexes the dense n x n matrix in 32 bits, at most ... (up to ...: ...)".
+std::string narrow_step_limit();
 
 // The initial successors of the initial matrix (header): next[i][j] = j where initial[i][j] is
 // an edge's weight or i == j, -1 elsewhere. n x n, written into `next`.

@@ -87,14 +87,8 @@ const Variant& chosen_variant(const UserGraph& user, const GraphSolveOptions& op
     throw UsageError(fmt::format("--variant {}: no CUDA GPU on this machine", name));
   }
   if (user.graph.n > max_vertices_of(name)) {
-    std::vector<std::string> wide;
-    for (const auto& v : registry.variants()) {
-      if (v.workload == "apsp" && is_wide_step(v.name)) wide.push_back(v.name);
-    }
-    throw UsageError(fmt::format(
-        "{}: {} vertices: --variant {} indexes the dense n x n matrix in 32 bits, at most {} "
-        "vertices (up to {}: {})",
-        user.source, user.graph.n, name, max_vertices_32, max_vertices, fmt::join(wide, ", ")));
+    throw UsageError(fmt::format("{}: {} vertices: --variant {} {}", user.source, user.graph.n,
+                                 name, narrow_step_limit()));
   }
   return variant;
 }

@@ -63,20 +63,13 @@ void register_variants(Registry& registry) {
     };
   };
   // A step that indexes the matrix in 32 bits refuses more vertices than that holds, before
-  // anything is allocated, naming the steps that take more (those built).
-  std::vector<std::string> wide;
-  for (const LadderRow& row : rows) {
-    if (is_wide_step(row.name)) wide.push_back(row.name);
-  }
-  const auto refuse_size = [&](Variant& variant) {
+  // anything is allocated, naming the steps that take more.
+  const auto refuse_size = [](Variant& variant) {
     if (is_wide_step(variant.name)) return;
-    const auto check = [name = variant.name, wide](const Params& params) {
+    const auto check = [name = variant.name](const Params& params) {
       const std::int64_t n = params.integer("n");
       if (n > max_vertices_32) {
-        throw UsageError(fmt::format(
-            "--set n={}: apsp/{} indexes the n x n matrix in 32 bits, at most {} vertices "
-            "(up to {}: {})",
-            n, name, max_vertices_32, max_vertices, fmt::join(wide, ", ")));
+        throw UsageError(fmt::format("--set n={}: apsp/{} {}", n, name, narrow_step_limit()));
       }
     };
     variant.check_params = [check, first = variant.check_params](const Params& params) {

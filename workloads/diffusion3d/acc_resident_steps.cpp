@@ -14,8 +14,8 @@ namespace acclab::diffusion3d {
 namespace {
 
 constexpr int warp = 32;
-// Warps per gang: the loop takes about 118 registers a lane (ptxas for sm_90), which leaves
-// room for 16 warps of a multiprocessor's 64K registers, not 32.
+// Warps per gang: the loop takes more than 64 registers a lane (ptxas for sm_90), so a
+// multiprocessor's 64K registers hold 16 warps of it, not 32.
 constexpr int resident_workers = 16;
 constexpr int resident_cells = 4;  // cells a lane loads at once
 constexpr int host_gangs = 3;      // the gangs where it runs on the host
