@@ -306,6 +306,41 @@ TEST(ApspProblemTest, MatrixDigestIsTheSumOfEveryRanksShare) {
   std::swap(changed[a], changed[b]);
   EXPECT_NE(apsp::matrix_digest(p, changed.data()), whole);
 }
+// Each GPU step's rank checks its share of device memory before it allocates any: the blocks,
+// two slots of each panel and the diagonal's operands, with paths their successors; one byte
+// short of that is refused, naming the step and the figures.
+TEST(ApspMpiTest, ARanksDeviceShareIsCheckedAgainstItsGpusFreeMemory) {
+  for (const std::string name : {"mpi_acc", "mpi_cuda"}) {
+    const auto names = test::variant_names("apsp");
+    if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+    for (const bool paths : {false, true}) {
+      SCOPED_TRACE(name + (paths ? " with paths" : ""));
+      const Params params = apsp_params({"n=100", "block=16", paths ? "paths=1" : "paths=0"});
+      auto instance = test::variant_of("apsp", name).factory(params);
+      const auto* blocks = dynamic_cast<const apsp::MpiApspInstance*>(instance.get());
+      ASSERT_NE(blocks, nullptr);
+      // One rank holds every block: 100 x 100, panels 2 x 16 x 100 each, diagonal 2 x 16 x 16.
+      const double floats = 100.0 * 100 + 2 * 2 * 16 * 100 + 2 * 16 * 16;
+      const double ints = paths ? 100.0 * 100 + 2 * 16 * 100 + 16 * 16 : 0.0;
+      const double need = 4 * floats + 4 * ints;
+      EXPECT_EQ(blocks->device_share_bytes(), need);
+      EXPECT_EQ(blocks->device_refusal(name, need, 1, 0), "");
+      const std::string refusal = blocks->device_refusal(name, need - 1, 1, 0);
+      EXPECT_EQ(refusal.rfind("apsp/" + name + " with n = 100 on 1 rank (1x1): rank 0's blocks "
+                              "(100 x 100), panels",
+                              0),
+                0u)
+          << refusal;
+      EXPECT_NE(refusal.find("free on GPU 0: use more ranks (GPUs)"), std::string::npos) << refusal;
+      EXPECT_EQ(refusal.find("successors") != std::string::npos, paths) << refusal;
+      EXPECT_THROW(blocks->check_device_share(name, need - 1, 1, 0), UsageError);
+      EXPECT_NO_THROW(blocks->check_device_share(name, need, 1, 0));
+      // No GPU, or one whose free memory the runtime does not say: nothing to check against.
+      EXPECT_EQ(blocks->device_refusal(name, 0, 1, 0), "");
+      EXPECT_EQ(blocks->device_refusal(name, 1, 0, 0), "");
+    }
+  }
+}
 #endif
 
 TEST(ApspProblemTest, SeedTestLinesAreTwentyDistinctPairsWithTheirValues) {

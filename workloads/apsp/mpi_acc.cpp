@@ -41,10 +41,18 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
   }
 
   void setup() override {
-    MpiApspInstance::setup();
     // One GPU a rank, by the rank's place on its node; ranks share GPUs when there are fewer.
+    // Each rank's share is checked against its GPU's free memory before anything is allocated:
+    // libgomp would otherwise abort the rank that runs out.
     const int gpus = acc_get_num_devices(acc_device_not_host);
-    if (gpus > 0) acc_set_device_num(mpi::local_rank() % gpus, acc_device_not_host);
+    const int device = gpus > 0 ? mpi::local_rank() % gpus : 0;
+    double free_bytes = 0;
+    if (gpus > 0) {
+      acc_set_device_num(device, acc_device_not_host);  // opens it: libgomp knows its free memory
+      free_bytes = double(acc_get_property(device, acc_device_not_host, acc_property_free_memory));
+    }
+    check_device_share("mpi_acc", free_bytes, gpus, device);
+    MpiApspInstance::setup();
     // Without a GPU MPI reads the arrays the phases write; with one, other ranks' panels go
     // through the host copies, and one rank's stay on its GPU.
     panel_path_ = gpus == 0 ? "host" : mpi::size() == 1 ? "none (one rank)" : "host-staged";

@@ -330,6 +330,39 @@ double MpiApspInstance::share_bytes() const {
   return sizeof(float) * floats + sizeof(std::int32_t) * ints;
 }
 
+double MpiApspInstance::device_share_bytes() const {
+  const double b = g_.block, elements = double(g_.rows) * g_.cols;
+  const double floats = elements + 2 * b * (g_.cols + g_.rows) + 2 * b * b;
+  const double ints = p_.paths ? elements + 2 * b * g_.rows + b * b : 0.0;
+  return sizeof(float) * floats + sizeof(std::int32_t) * ints;
+}
+
+std::string MpiApspInstance::device_refusal(std::string_view step, double free_bytes, int gpus,
+                                            int device) const {
+  if (free_bytes <= 0 || gpus <= 0) return "";
+  const double need = device_share_bytes();
+  const int local = mpi::local_size();
+  const int sharing = local / gpus + (device < local % gpus ? 1 : 0);
+  if (need * sharing <= free_bytes) return "";
+  constexpr double gib = 1024.0 * 1024 * 1024;
+  return fmt::format(
+      "apsp/{} with n = {} on {} rank{} ({}x{}): rank {}'s blocks ({} x {}), panels{} need "
+      "{:.2f} GiB of device memory{}, {:.2f} GiB free on GPU {}: use more ranks (GPUs)",
+      step, g_.n, mpi::size(), mpi::size() == 1 ? "" : "s", g_.dims[0], g_.dims[1], mpi::rank(), g_.rows, g_.cols,
+      p_.paths ? " and successors" : "", need / gib,
+      sharing > 1
+          ? fmt::format(" ({:.2f} GiB for the {} ranks on its GPU)", need * sharing / gib, sharing)
+          : "",
+      free_bytes / gib, device);
+}
+
+void MpiApspInstance::check_device_share(std::string_view step, double free_bytes, int gpus,
+                                         int device) const {
+  const std::string refusal = device_refusal(step, free_bytes, gpus, device);
+  const mpi::Agreement agreed = mpi::agree(refusal.empty() ? 0 : 2, refusal);
+  if (agreed.status != 0) throw UsageError(agreed.message);
+}
+
 void MpiApspInstance::gather() {
   // Each rank's blocks (and successors) to rank 0, which lays them out by the block-cyclic map.
   auto place = [&](const Grid& g, const float* from, const std::int32_t* next_from) {

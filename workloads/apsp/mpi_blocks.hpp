@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/mpi_env.hpp"
@@ -128,6 +129,17 @@ class MpiApspInstance : public ApspInstance {
   // two slots of each panel and the diagonal, and with paths the successors beside them (the
   // graph's edges aside).
   double share_bytes() const;
+  // The device memory a GPU step's share takes: its blocks, two slots of each panel and the
+  // diagonal's operands, and with paths the successors beside them.
+  double device_share_bytes() const;
+  // Why this rank's share (and those of the ranks on its GPU, taken as its own: `gpus` GPUs
+  // dealt by local rank, this rank on `device`) does not fit in `free_bytes` of device memory,
+  // or "" when it fits, or when there is no GPU or its free memory is unknown (0).
+  std::string device_refusal(std::string_view step, double free_bytes, int gpus,
+                             int device) const;
+  // Collective: a refusal on any rank (device_refusal) is every rank's, as a UsageError with
+  // the figures of the lowest rank that refused.
+  void check_device_share(std::string_view step, double free_bytes, int gpus, int device) const;
 
  protected:
   // The phases on this rank's blocks (host or device arrays: the step's). Each reads and writes

@@ -53,7 +53,9 @@ class MpiCuda : public MpiApspInstance {
     if (gpus == 0) throw std::runtime_error("apsp/mpi_cuda: no GPU");
     const int device = mpi::local_rank() % gpus;
     CUDA_CHECK(cudaSetDevice(device));
-    check_device_memory(gpus, device);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    check_device_share("mpi_cuda", double(free_bytes), gpus, device);
     MpiApspInstance::setup();
     stream_ = std::make_unique<CudaStream>();
     phases_done_ = std::make_unique<CudaEvent>();  // on this rank's GPU, as the streams
@@ -270,37 +272,6 @@ class MpiCuda : public MpiApspInstance {
         break;
     }
     if (to_host_arrays) CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-
-  // Collective: every rank checks its own share (and the shares of the ranks on its GPU, taken
-  // as its own) against the GPU's free memory; a refusal anywhere is every rank's, with the
-  // figures of the lowest rank that refused.
-  void check_device_memory(int gpus, int device) {
-    const double b = g_.block, rows = g_.rows, cols = g_.cols;
-    const double successor = p_.paths ? sizeof(std::int32_t) : 0.0;
-    // The blocks (and successors), two slots of each panel, the diagonal's operands (and NH).
-    const double need = (sizeof(float) + successor) * rows * cols + sizeof(float) * 2 * b * cols +
-                        (sizeof(float) + successor) * 2 * b * rows +
-                        (2 * sizeof(float) + successor) * b * b;
-    const int local = mpi::local_size();
-    const int sharing = local / gpus + (device < local % gpus ? 1 : 0);
-    std::size_t free_bytes = 0, total_bytes = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    std::string refusal;
-    if (need * sharing > double(free_bytes)) {
-      constexpr double gib = 1024.0 * 1024 * 1024;
-      refusal = fmt::format(
-          "apsp/mpi_cuda with n = {} on {} ranks ({}x{}): rank {}'s blocks ({} x {}), panels{} "
-          "need {:.2f} GiB of device memory{}, {:.2f} GiB free on GPU {}: use more ranks (GPUs)",
-          g_.n, mpi::size(), g_.dims[0], g_.dims[1], mpi::rank(), g_.rows, g_.cols,
-          p_.paths ? " and successors" : "", need / gib,
-          sharing > 1 ? fmt::format(" ({:.2f} GiB for the {} ranks on its GPU)",
-                                    need * sharing / gib, sharing)
-                      : "",
-          double(free_bytes) / gib, device);
-    }
-    const mpi::Agreement agreed = mpi::agree(refusal.empty() ? 0 : 2, refusal);
-    if (agreed.status != 0) throw UsageError(agreed.message);
   }
 
   // Collective. One rank: nothing to move. Ranks sharing a GPU: host staging. Otherwise NCCL
