@@ -306,6 +306,7 @@ TEST(ApspProblemTest, MatrixDigestIsTheSumOfEveryRanksShare) {
   std::swap(changed[a], changed[b]);
   EXPECT_NE(apsp::matrix_digest(p, changed.data()), whole);
 }
+
 // Each GPU step's rank checks its share of device memory before it allocates any: the blocks,
 // two slots of each panel and the diagonal's operands, with paths their successors; one byte
 // short of that is refused, naming the step and the figures.
@@ -326,11 +327,9 @@ TEST(ApspMpiTest, ARanksDeviceShareIsCheckedAgainstItsGpusFreeMemory) {
       EXPECT_EQ(blocks->device_share_bytes(), need);
       EXPECT_EQ(blocks->device_refusal(name, need, 1, 0), "");
       const std::string refusal = blocks->device_refusal(name, need - 1, 1, 0);
-      EXPECT_EQ(refusal.rfind("apsp/" + name + " with n = 100 on 1 rank (1x1): rank 0's blocks "
-                              "(100 x 100), panels",
-                              0),
-                0u)
-          << refusal;
+      const std::string opening =
+          "apsp/" + name + " with n = 100 on 1 rank (1x1): rank 0's blocks (100 x 100), panels";
+      EXPECT_EQ(refusal.rfind(opening, 0), 0u) << refusal;
       EXPECT_NE(refusal.find("free on GPU 0: use more ranks (GPUs)"), std::string::npos) << refusal;
       EXPECT_EQ(refusal.find("successors") != std::string::npos, paths) << refusal;
       EXPECT_THROW(blocks->check_device_share(name, need - 1, 1, 0), UsageError);

@@ -348,8 +348,8 @@ std::string MpiApspInstance::device_refusal(std::string_view step, double free_b
   return fmt::format(
       "apsp/{} with n = {} on {} rank{} ({}x{}): rank {}'s blocks ({} x {}), panels{} need "
       "{:.2f} GiB of device memory{}, {:.2f} GiB free on GPU {}: use more ranks (GPUs)",
-      step, g_.n, mpi::size(), mpi::size() == 1 ? "" : "s", g_.dims[0], g_.dims[1], mpi::rank(), g_.rows, g_.cols,
-      p_.paths ? " and successors" : "", need / gib,
+      step, g_.n, mpi::size(), mpi::size() == 1 ? "" : "s", g_.dims[0], g_.dims[1], mpi::rank(),
+      g_.rows, g_.cols, p_.paths ? " and successors" : "", need / gib,
       sharing > 1
           ? fmt::format(" ({:.2f} GiB for the {} ranks on its GPU)", need * sharing / gib, sharing)
           : "",

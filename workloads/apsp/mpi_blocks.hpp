@@ -135,8 +135,7 @@ class MpiApspInstance : public ApspInstance {
   // Why this rank's share (and those of the ranks on its GPU, taken as its own: `gpus` GPUs
   // dealt by local rank, this rank on `device`) does not fit in `free_bytes` of device memory,
   // or "" when it fits, or when there is no GPU or its free memory is unknown (0).
-  std::string device_refusal(std::string_view step, double free_bytes, int gpus,
-                             int device) const;
+  std::string device_refusal(std::string_view step, double free_bytes, int gpus, int device) const;
   // Collective: a refusal on any rank (device_refusal) is every rank's, as a UsageError with
   // the figures of the lowest rank that refused.
   void check_device_share(std::string_view step, double free_bytes, int gpus, int device) const;
