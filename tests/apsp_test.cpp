@@ -843,6 +843,11 @@ TEST(ApspCommandTest, DigestOfTheWrittenMatrixInLinesAndJson) {
   EXPECT_EQ(doc["extreme_distance"], -0.75);
   EXPECT_EQ(doc["out"], out.string());
   EXPECT_TRUE(doc["mpi"].is_null());
+  // Where it came from, as every report says: the build and the words it was run with.
+  EXPECT_TRUE(doc["build"]["commit"].is_string()) << doc["build"].dump();
+  EXPECT_EQ(doc["command_line"].size(), 11u) << doc["command_line"].dump();
+  EXPECT_EQ(doc["command_line"].back(), out.string());
+  EXPECT_EQ(doc["command_line"][1], "apsp");
   const auto matrix = io::read_dense_matrix(out);
   ASSERT_EQ(matrix.rows, 5);
   const std::string digest = apsp::digest_text(apsp::digest_sum(5, matrix.values.data()));

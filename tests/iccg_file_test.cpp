@@ -323,6 +323,12 @@ TEST(IccgFileCommandTest, JsonCarriesTheLadderFieldsAndTheVariant) {
   ASSERT_EQ(o.status, 0) << o;
   const nlohmann::json j = test::parse_json(o.out);
   EXPECT_EQ(j.value("schema", ""), "acclab.iccg/1");
+  // Where it came from, as every report says: the build and the words it was run with.
+  EXPECT_TRUE(j["build"]["commit"].is_string()) << j["build"].dump();
+  const std::vector<std::string> words = {"iccg", lfat5,   "--variant", "optimized", "--shift",
+                                          "1",    "--tol", "1e-12",     "--format",  "json"};
+  ASSERT_EQ(j["command_line"].size(), words.size() + 1) << j["command_line"].dump();
+  for (std::size_t i = 0; i < words.size(); ++i) EXPECT_EQ(j["command_line"][i + 1], words[i]);
   EXPECT_EQ(j.value("variant", ""), "optimized");
   EXPECT_EQ(j.value("variant_reason", ""), "--variant");
   EXPECT_EQ(j.value("status", ""), "converged");

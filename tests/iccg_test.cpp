@@ -406,9 +406,9 @@ TEST_P(IccgCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BadParameters, IccgCliBadInputTest,
-                         ::testing::Values("colors=1", "eps=2", "nx=0", "max_iterations=0",
-                                           "max_iterations=2147483647", "async=2", "resident=2",
-                                           "nx=100000000"));
+                         ::testing::Values("colors=1", "eps=2", "eps=1e-300", "eps=1e-17", "nx=0",
+                                           "max_iterations=0", "max_iterations=2147483647",
+                                           "async=2", "resident=2", "nx=100000000"));
 
 // ---- acclab iccg MATRIX.mtx ---------------------------------------------------------------------
 

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "commands.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
@@ -67,7 +68,8 @@ nlohmann::json query_json(const apsp::PathQuery& q) {
 // (`mpi`, as acclab run reports it; null in one process) and the digest. Collective: every
 // rank calls it (the distribution's figures are reduced), rank 0's stdout alone is kept.
 void print_json(const ApspArgs& args, const apsp::UserGraph& graph,
-                const apsp::GraphSolution& solution, const std::string& out_format) {
+                const apsp::GraphSolution& solution, const std::string& out_format,
+                const Machine& machine) {
   const auto optional = [](const auto& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
@@ -87,7 +89,9 @@ void print_json(const ApspArgs& args, const apsp::UserGraph& graph,
       {"paths", nullptr},
       {"query", solution.query ? query_json(*solution.query) : nlohmann::json(nullptr)},
       {"out", args.out.empty() ? nlohmann::json(nullptr) : nlohmann::json(args.out)},
-      {"out_format", args.out.empty() ? nlohmann::json(nullptr) : nlohmann::json(out_format)}};
+      {"out_format", args.out.empty() ? nlohmann::json(nullptr) : nlohmann::json(out_format)},
+      {"build", machine.build_json()},
+      {"command_line", process_command_line()}};
   if (graph.seed) j["seed_test_lines"] = solution.seed_lines;
   if (const auto& check = solution.path_check) {
     j["paths"] = {{"sources", solution.path_sources},
@@ -142,7 +146,8 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
   cmd->add_option("--variant", args.variant,
                   "apsp variant (default cuda_blocked with a CUDA GPU, else multicore; under "
                   "mpirun an mpi_* step)");
-  cmd->add_option("--devices", args.devices, "multidevice: GPUs (partitions on the host)");
+  cmd->add_option("--devices", args.devices,
+                  "GPUs (partitions on the host) for the variants whose tunings include devices");
   cmd->add_option("--out", args.out,
                   "write the distance matrix here (written whole or not at all)");
   cmd->add_option("--out-format", args.out_format,
@@ -150,9 +155,9 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
   cmd->add_option("--query", args.query, "print the best path from U to V (ids as in the file)")
       ->expected(2);
   cmd->add_flag("--paths", args.paths,
-                "keep the successor matrix (n^2 int32 more; variants serial, multicore, "
-                "optimize, multidevice): --query follows it, and paths from 8 sampled sources "
-                "are re-summed");
+                "keep the successor matrix (n^2 int32 more; the variants whose tunings in "
+                "`acclab list` include paths): --query follows it, and paths from 8 sampled "
+                "sources are re-summed");
   cmd->add_option("--format", args.format, "table (default) or json");
 }
 
@@ -207,7 +212,7 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   if (args.format == "json") {
     // The file first, so that the report names only a file that was written.
     if (!args.out.empty()) solution.write_distances(args.out, format);
-    print_json(args, graph, solution, out_format);
+    print_json(args, graph, solution, out_format, machine);
   } else {
     print_table(graph, solution);
     if (!args.out.empty()) {

@@ -446,6 +446,8 @@ int one_command(int argc, char** argv) {
 
 }  // namespace
 
+const std::vector<std::string>& process_command_line() { return command_line(); }
+
 int cli_main(int argc, char** argv) {
   // Started by mpirun: join the other ranks; rank 0 alone prints, and every rank leaves with
   // the worst status any rank reached. Started alone: nothing of MPI happens.

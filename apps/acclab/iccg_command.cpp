@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "commands.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
@@ -98,7 +99,8 @@ void print_json(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
        optional_number(limit && *limit > 0 ? std::optional<double>(s.gbytes_per_s / *limit)
                                            : std::nullopt)},
       {"error_from_ones", optional_number(s.error_from_ones)},
-      {"build", machine.build_json()}};
+      {"build", machine.build_json()},
+      {"command_line", process_command_line()}};
   if (original) j["threads"] = s.threads;
   fmt::print("{}\n", j.dump(2));
 }

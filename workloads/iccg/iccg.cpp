@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <queue>
 #include <stdexcept>
@@ -292,6 +293,13 @@ Problem problem_of(const Params& params) {
   return p;
 }
 
+void refuse_unreachable_tolerance(const std::string& option, double tol) {
+  if (tol < std::numeric_limits<double>::epsilon()) {
+    throw UsageError(fmt::format("{}: below double precision's {:.2g}, no solve can reach it",
+                                 option, std::numeric_limits<double>::epsilon()));
+  }
+}
+
 Workload make_workload() {
   Workload w;
   w.name = "iccg";
@@ -337,6 +345,8 @@ Workload make_workload() {
     if (params.integer("colors") == 1) {
       throw UsageError("--set colors=1: expected 0 (CM), -1 (RCM), <= -2 (CM-RCM) or >= 2");
     }
+    refuse_unreachable_tolerance(fmt::format("--set eps={:g}", params.real("eps")),
+                                 params.real("eps"));
   };
   // The mesh matrix (kept for the residual check) and its permuted copy (a diagonal, 6
   // couplings of a column and a value and n + 1 offsets: 112 bytes a row, and b), the ordering

@@ -80,6 +80,11 @@ struct Solution {
   bool indefinite = false;
 };
 
+// Refuses (UsageError naming `option`) a relative-residual tolerance below double precision's
+// epsilon: computing A x alone rounds by about u ||A|| ||x||, so no solve can reach it, and CG
+// iterated on towards it ends in NaN.
+void refuse_unreachable_tolerance(const std::string& option, double tol);
+
 // The preconditioned CG, colour by colour; `threads` > 1 splits each colour's rows over OpenMP
 // threads (the same arithmetic: the result is the same bit for bit). `shift` > 0 factors
 // (1 + shift) times the diagonal instead of the diagonal (shifted IC(0), for matrices on which

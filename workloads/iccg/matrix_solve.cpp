@@ -267,13 +267,7 @@ void check_options(const MatrixSolveOptions& options) {
   if (!(options.tol > 0 && options.tol < 1)) {
     throw UsageError(fmt::format("--tol {}: expected between 0 and 1", options.tol));
   }
-  // Computing A x alone rounds by about u ||A|| ||x||, so a relative residual below the machine
-  // epsilon is out of reach: refused rather than iterated on until NaN.
-  if (options.tol < std::numeric_limits<double>::epsilon()) {
-    throw UsageError(
-        fmt::format("--tol {:g}: below double precision's {:.2g}, no solve can reach it",
-                    options.tol, std::numeric_limits<double>::epsilon()));
-  }
+  refuse_unreachable_tolerance(fmt::format("--tol {:g}", options.tol), options.tol);
   if (options.max_iterations < 1 || options.max_iterations > 1000000000) {
     throw UsageError(fmt::format("--maxiter {}: expected 1 to 10^9", options.max_iterations));
   }
