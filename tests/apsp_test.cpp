@@ -783,6 +783,13 @@ TEST(ApspCliTest, DevicesListRunsEveryVariantOncePerCount) {
   EXPECT_TRUE(is_usage_error(run_acclab({"run", "matmul", "--devices", "2"}), {"--devices"}));
   EXPECT_TRUE(is_usage_error(run_acclab({"ladder", "apsp", "--devices", "1,2"}), {"--devices"}));
   EXPECT_TRUE(is_usage_error(run_acclab({"run", "apsp", "--devices", "0"}), {"devices"}));
+  // A count that nothing selected would use is refused, not noted and ignored.
+  EXPECT_TRUE(is_usage_error(run_acclab({"run", "apsp", "--variant", "serial", "--devices", "2"}),
+                             {"--devices 2:", "apsp/serial", "apsp/multidevice"}));
+  // The range said whole, through --set as through --devices.
+  EXPECT_TRUE(is_usage_error(
+      run_acclab({"run", "apsp", "--variant", "multidevice", "--set", "devices=99"}),
+      {"--set devices=99: devices must be 1 to 64"}));
 }
 
 class ApspCliBadInputTest : public ::testing::TestWithParam<std::string> {};

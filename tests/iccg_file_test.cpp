@@ -305,13 +305,20 @@ TEST(IccgFileCommandTest, NamesTheVariantAndWhyItWasChosen) {
   const test::Outcome o = run_acclab({"iccg", data_file("matrices/494_bus.mtx")});
   ASSERT_EQ(o.status, 0) << o;
   if (!machine.cuda_available() && !machine.openacc_runs_on_gpu()) {
-    EXPECT_NE(o.out.find("variant original (the default without a GPU)"), std::string::npos)
+    EXPECT_NE(o.out.find("variant original (the default without a GPU), on the host\n"),
+              std::string::npos)
         << o.out;
   }
   const test::Outcome named =
       run_acclab({"iccg", data_file("matrices/494_bus.mtx"), "--variant", "optimized"});
   ASSERT_EQ(named.status, 0) << named;
-  EXPECT_NE(named.out.find("variant optimized (--variant)"), std::string::npos) << named.out;
+  // Where it ran, in words: the GPU, or the host through OpenACC's fallback.
+  EXPECT_NE(named.out.find(machine.openacc_runs_on_gpu()
+                               ? "variant optimized (--variant), on the GPU\n"
+                               : "variant optimized (--variant), on the host: OpenACC's host "
+                                 "fallback, no GPU\n"),
+            std::string::npos)
+      << named.out;
   EXPECT_NE(named.out.find("converged after"), std::string::npos) << named.out;
   EXPECT_NE(named.out.find("max |x - 1| = "), std::string::npos) << named.out;
 }

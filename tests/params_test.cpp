@@ -226,13 +226,13 @@ TEST(ParamsTest, IntegersAboveTheMaximumAreRefusedNamingTheKey) {
     SCOPED_TRACE("block=" + text);
     const std::string message = resolve_error(bounded_specs(), "small", {"block=" + text});
     EXPECT_TRUE(contains(message, "--set block=" + text + ":"));
-    EXPECT_TRUE(contains(message, "block must be at most 1024"));
+    EXPECT_TRUE(contains(message, "block must be 1 to 1024"));
   }
   const std::string above = resolve_error(bounded_specs(), "small", {"colors=1000001"});
-  EXPECT_TRUE(contains(above, "--set colors=1000001: colors must be at most 1000000"));
+  EXPECT_TRUE(contains(above, "--set colors=1000001: colors must be -1000000 to 1000000"));
   // A negative minimum is printed as it is.
   const std::string below = resolve_error(bounded_specs(), "small", {"colors=-1000001"});
-  EXPECT_TRUE(contains(below, "--set colors=-1000001: colors must be at least -1000000"));
+  EXPECT_TRUE(contains(below, "--set colors=-1000001: colors must be -1000000 to 1000000"));
 }
 
 TEST(ParamsTest, RealsMustBeBelowTheirMaximum) {
@@ -251,7 +251,7 @@ TEST(ParamsTest, APresetAboveTheMaximumIsNamed) {
       {.key = "n", .help = "size", .presets = {{"small", "11"}}, .maximum = 10}};
   const std::string message = resolve_error(broken, "small", {});
   EXPECT_TRUE(contains(message, "preset small"));
-  EXPECT_TRUE(contains(message, "n must be at most 10"));
+  EXPECT_TRUE(contains(message, "n must be 1 to 10"));
 }
 
 TEST(ParamsTest, BooleansAreZeroOrOneStoredAsIntegers) {

@@ -169,6 +169,9 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
     }
     variants = registry.select(args.workload, args.variant);
     check_tuning_overrides(registry, args.workload, variants, args.sets);
+    if (!args.devices.empty()) {
+      check_tuning_use(registry, args.workload, variants, "devices", "--devices " + args.devices);
+    }
     check_ranks(args, variants);
     // A variant named exactly must run; one reached through a glob may report unavailable.
     for (const Variant* variant : variants) {

@@ -40,11 +40,15 @@ void add_iccg_options(CLI::App* cmd, IccgArgs& args) {
 
 namespace {
 
+bool runs_on_gpu(const Variant& variant, Machine& machine) {
+  return variant.backend == Backend::cuda ||
+         (variant.backend == Backend::openacc && machine.openacc_runs_on_gpu());
+}
+
 // Where the variant runs, and the bandwidth limit there (the ladder's: the device's copy rate on
 // a GPU, the host's otherwise); nullopt where none was measured.
 std::optional<double> limit_gbytes_per_s(const Variant& variant, Machine& machine, bool& on_gpu) {
-  on_gpu = variant.backend == Backend::cuda ||
-           (variant.backend == Backend::openacc && machine.openacc_runs_on_gpu());
+  on_gpu = runs_on_gpu(variant, machine);
   if (on_gpu) return machine.device_copy_gbytes_per_s();
   return machine.host_copy_gbytes_per_s();
 }
@@ -107,9 +111,16 @@ void print_json(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
 
 // The report as lines: the variant, the system, the outcome and the times.
 void print_table(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
-                 const iccg::MatrixSystem& system, const iccg::MatrixSolution& s) {
+                 const iccg::MatrixSystem& system, const iccg::MatrixSolution& s,
+                 Machine& machine) {
   const bool original = choice.variant->name == "original";
-  fmt::print("variant {} ({})\n", choice.variant->name, choice.reason);
+  // An OpenACC step without a GPU runs its directives on the host: say so, since its times are
+  // then the CPU's.
+  const std::string place = runs_on_gpu(*choice.variant, machine) ? "on the GPU"
+                            : choice.variant->backend == Backend::openacc
+                                ? "on the host: OpenACC's host fallback, no GPU"
+                                : "on the host";
+  fmt::print("variant {} ({}), {}\n", choice.variant->name, choice.reason, place);
   fmt::print("iccg {}: {} rows, {} nonzeros, {} colours{}\n", args.matrix, s.rows, s.nonzeros,
              s.colors,
              args.shift > 0 ? fmt::format(", shifted IC(0): the diagonal times {:g} (--shift {:g})",
@@ -153,7 +164,7 @@ int iccg_command(const IccgArgs& args, const Registry& registry) {
   if (args.format == "json") {
     print_json(args, choice, system, s, machine);
   } else {
-    print_table(args, choice, system, s);
+    print_table(args, choice, system, s, machine);
   }
   if (!s.converged) {
     const std::string why =

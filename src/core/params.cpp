@@ -23,13 +23,15 @@ nlohmann::json parse_param_value(const ParamSpec& spec, const std::string& text,
       if (ec != std::errc() || end != last) {
         throw UsageError(fmt::format("{}: '{}' is not an integer", origin, text));
       }
-      if (static_cast<double>(value) < spec.minimum) {
-        throw UsageError(fmt::format("{}: {} must be at least {}", origin, spec.key,
-                                     static_cast<std::int64_t>(spec.minimum)));
-      }
-      if (static_cast<double>(value) > spec.maximum) {
-        throw UsageError(fmt::format("{}: {} must be at most {}", origin, spec.key,
-                                     static_cast<std::int64_t>(spec.maximum)));
+      const bool below = static_cast<double>(value) < spec.minimum;
+      if (below || static_cast<double>(value) > spec.maximum) {
+        // The whole range where it has two ends, so that one refusal tells all that is allowed.
+        const auto least = static_cast<std::int64_t>(spec.minimum);
+        if (std::isfinite(spec.maximum)) {
+          throw UsageError(fmt::format("{}: {} must be {} to {}", origin, spec.key, least,
+                                       static_cast<std::int64_t>(spec.maximum)));
+        }
+        throw UsageError(fmt::format("{}: {} must be at least {}", origin, spec.key, least));
       }
       return value;
     }

@@ -169,24 +169,30 @@ nlohmann::json tunings_json(const Variant& variant, const Workload& workload) {
   return tunings;
 }
 
+void check_tuning_use(const Registry& registry, const std::string& workload,
+                      const std::vector<const Variant*>& selected, const std::string& key,
+                      const std::string& option) {
+  std::vector<std::string> owners;
+  for (const auto& variant : registry.variants()) {
+    if (variant.workload == workload && declares(variant, key)) owners.push_back(variant.id());
+  }
+  if (owners.empty()) return;  // a parameter of the problem, not a tuning
+  if (std::any_of(selected.begin(), selected.end(),
+                  [&](const Variant* v) { return declares(*v, key); })) {
+    return;
+  }
+  std::vector<std::string> chosen;
+  for (const Variant* v : selected) chosen.push_back(v->id());
+  throw UsageError(fmt::format("{}: {} is a tuning of {} only (see acclab list), not of {}",
+                               option, key, fmt::join(owners, ", "), fmt::join(chosen, ", ")));
+}
+
 void check_tuning_overrides(const Registry& registry, const std::string& workload,
                             const std::vector<const Variant*>& selected,
                             const std::vector<std::string>& overrides) {
   for (const auto& override : overrides) {
-    const std::string key = override.substr(0, override.find('='));
-    std::vector<std::string> owners;
-    for (const auto& variant : registry.variants()) {
-      if (variant.workload == workload && declares(variant, key)) owners.push_back(variant.id());
-    }
-    if (owners.empty()) continue;  // a parameter of the problem, not a tuning
-    if (std::any_of(selected.begin(), selected.end(),
-                    [&](const Variant* v) { return declares(*v, key); })) {
-      continue;
-    }
-    std::vector<std::string> chosen;
-    for (const Variant* v : selected) chosen.push_back(v->id());
-    throw UsageError(fmt::format("--set {}: {} is a tuning of {} only (see acclab list), not of {}",
-                                 override, key, fmt::join(owners, ", "), fmt::join(chosen, ", ")));
+    check_tuning_use(registry, workload, selected, override.substr(0, override.find('=')),
+                     "--set " + override);
   }
 }
 

@@ -186,6 +186,11 @@ nlohmann::json tunings_json(const Variant& variant, const Workload& workload);
 void check_tuning_overrides(const Registry& registry, const std::string& workload,
                             const std::vector<const Variant*>& selected,
                             const std::vector<std::string>& overrides);
+// The same for one tuning `key` set through `option` (the words named in the refusal, such as
+// "--devices 2").
+void check_tuning_use(const Registry& registry, const std::string& workload,
+                      const std::vector<const Variant*>& selected, const std::string& key,
+                      const std::string& option);
 
 // Registers every workload and variant built into this binary.
 void register_all_workloads(Registry& registry);
