@@ -13,6 +13,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
+#include "core/runner.hpp"
 #include "io/text_vector.hpp"
 #include "workloads/iccg/matrix_solve.hpp"
 
@@ -41,15 +42,13 @@ void add_iccg_options(CLI::App* cmd, IccgArgs& args) {
 namespace {
 
 bool runs_on_gpu(const Variant& variant, Machine& machine) {
-  return variant.backend == Backend::cuda ||
-         (variant.backend == Backend::openacc && machine.openacc_runs_on_gpu());
+  return Runner(machine).place_of(variant) == Place::gpu;
 }
 
-// Where the variant runs, and the bandwidth limit there (the ladder's: the device's copy rate on
-// a GPU, the host's otherwise); nullopt where none was measured.
-std::optional<double> limit_gbytes_per_s(const Variant& variant, Machine& machine, bool& on_gpu) {
-  on_gpu = runs_on_gpu(variant, machine);
-  if (on_gpu) return machine.device_copy_gbytes_per_s();
+// The bandwidth limit where the variant runs (the ladder's: the device's copy rate on a GPU, the
+// host's otherwise); nullopt where none was measured.
+std::optional<double> limit_gbytes_per_s(const Variant& variant, Machine& machine) {
+  if (runs_on_gpu(variant, machine)) return machine.device_copy_gbytes_per_s();
   return machine.host_copy_gbytes_per_s();
 }
 
@@ -65,8 +64,8 @@ std::string status_of(const iccg::MatrixSolution& s) {
 void print_json(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
                 const iccg::MatrixSystem& system, const iccg::MatrixSolution& s, Machine& machine) {
   const bool original = choice.variant->name == "original";
-  bool on_gpu = false;
-  const std::optional<double> limit = limit_gbytes_per_s(*choice.variant, machine, on_gpu);
+  const bool on_gpu = runs_on_gpu(*choice.variant, machine);
+  const std::optional<double> limit = limit_gbytes_per_s(*choice.variant, machine);
   const auto optional_number = [](std::optional<double> v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };

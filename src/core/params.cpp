@@ -23,8 +23,8 @@ nlohmann::json parse_param_value(const ParamSpec& spec, const std::string& text,
       if (ec != std::errc() || end != last) {
         throw UsageError(fmt::format("{}: '{}' is not an integer", origin, text));
       }
-      const bool below = static_cast<double>(value) < spec.minimum;
-      if (below || static_cast<double>(value) > spec.maximum) {
+      if (static_cast<double>(value) < spec.minimum ||
+          static_cast<double>(value) > spec.maximum) {
         // The whole range where it has two ends, so that one refusal tells all that is allowed.
         const auto least = static_cast<std::int64_t>(spec.minimum);
         if (std::isfinite(spec.maximum)) {

@@ -80,8 +80,11 @@ class Runner {
   // variant that runs on a GPU, in the device's free memory. Called before allocating.
   void check_memory(const Variant& variant, const Workload& workload, const Params& params);
 
- private:
+  // Where the variant runs here: CUDA on the GPU, OpenACC and OpenMP target where their runtime
+  // found one, everything else on the host.
   Place place_of(const Variant& variant);
+
+ private:
   Machine& machine_;
 };
 
