@@ -1,12 +1,13 @@
 // Beyond the seed, the step after acc_tuned: every sweep of a run in one compute construct, the
 // convergence check inside it. At the seed's size GCC's runtime takes longer to launch a
 // construct than a sweep takes at copy bandwidth, so one launch a run instead of one a sweep.
-// A gang per multiprocessor (asked of CUDA), 12 workers of one warp; the sweeps are separated
+// A gang per multiprocessor (asked of CUDA), 16 workers of one warp; the sweeps are separated
 // by grid_barrier (core/acc_grid_barrier.hpp), as in diffusion3d's acc_tuned. A warp takes
-// whole rows, its lanes the columns 32 apart. In tol mode each gang leaves the largest change
-// of its rows in a slot of its own; after the barrier every gang reads all the slots, so all
-// take the same decision to stop. Without CUDA to count the multiprocessors it runs one gang;
-// the output resident_gangs says how many ran (1 on the host fallback, which runs them in turn).
+// pieces of a row, its lanes the columns 32 apart. In tol mode each gang leaves the largest
+// change of its pieces in a slot of its own; after the barrier every gang reads all the slots,
+// so all take the same decision to stop. Without CUDA to count the multiprocessors it runs one
+// gang; the output resident_gangs says how many ran (1 on the host fallback, which runs them in
+// turn).
 #include <openacc.h>
 
 #include <algorithm>
@@ -24,10 +25,10 @@ namespace {
 
 // Warps a gang, and columns a lane loads at once. The more loads a lane has in flight, the less
 // its warp waits on memory, but all of a gang's lanes must fit one multiprocessor's registers:
-// GCC's code for 8 columns a lane takes more than 128 registers, so 16 warps of it do not launch
-// (libgomp: at most 384 threads) and 12 do (bench/results/h200/jacobi2d/NOTES.md has the
-// shapes measured).
-constexpr int workers = 12;
+// 16 warps need 128 or fewer a lane, which GCC's code for 8 columns a lane takes exactly
+// (scripts/acc-registers.sh; at 129 libgomp refuses to launch it and ends the run, saying why).
+// bench/results/h200/jacobi2d/NOTES.md has the shapes measured.
+constexpr int workers = 16;
 constexpr int warp = 32;
 constexpr int cells = 8;
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
@@ -91,6 +92,8 @@ void AccOneConstruct::run() {
   const bool alternate = p_.alternate;
   const float c1f = p_.c1f, wy2 = p_.wy2, hx2 = p_.hx2, c2 = p_.c2;
   const int gangs = gangs_, gang_threads = workers * warp;
+  const int pieces_a_row = (cols - 2 + cells * warp - 1) / (cells * warp);
+  const int pieces = (rows - 2) * pieces_a_row;
   float *u0 = u0_.data(), *u1 = u1_.data();
   unsigned long long* arrived = arrived_;
   float* partial = partial_;
@@ -123,34 +126,37 @@ void AccOneConstruct::run() {
 #pragma acc loop worker vector reduction(max : change)
         for (int t = 0; t < gang_threads; ++t) {
           const int lane = t % warp;
-          for (int walked = 1 + g * workers + t / warp; walked < rows - 1;
-               walked += running * workers) {
+          // The warps deal out pieces of `cells` x 32 columns of a row, not whole rows: the
+          // seed's 8190 rows over 1584 warps would leave some warps 6 rows and others 5, and
+          // every gang waits at the barrier for the slowest.
+          for (int piece = g * workers + t / warp; piece < pieces; piece += running * workers) {
+            const int walked = 1 + piece / pieces_a_row;
             const int row = bottom_up ? rows - 1 - walked : walked;
             // `cells` columns a warp apart at once, all loads before the stores: a lane with
             // one point's loads in flight at a time would leave the memory system idle.
-            for (int j0 = 1 + lane; j0 < cols - 1; j0 += cells * warp) {
-              float up[cells], down[cells], left[cells], right[cells], centre[cells];
+            const int j0 = 1 + lane + (piece % pieces_a_row) * cells * warp;
+            float up[cells], down[cells], left[cells], right[cells], centre[cells];
 #pragma GCC unroll 8
-              for (int u = 0; u < cells; ++u) {
-                const int j = j0 + u * warp < cols - 1 ? j0 + u * warp : j0;
-                const int k = row * cols + j;
-                up[u] = in[k - cols];
-                down[u] = in[k + cols];
-                left[u] = in[k - 1];
-                right[u] = in[k + 1];
-                centre[u] = in[k];
-              }
+            for (int u = 0; u < cells; ++u) {
+              // A column past the row's end loads an inner point instead, and stores nothing.
+              const int j = j0 + u * warp < cols - 1 ? j0 + u * warp : cols - 2;
+              const int k = row * cols + j;
+              up[u] = in[k - cols];
+              down[u] = in[k + cols];
+              left[u] = in[k - 1];
+              right[u] = in[k + 1];
+              centre[u] = in[k];
+            }
 #pragma GCC unroll 8
-              for (int u = 0; u < cells; ++u) {
-                const int j = j0 + u * warp;
-                if (j < cols - 1) {
-                  const float v = (c1f + wy2 * (up[u] + down[u]) + hx2 * (left[u] + right[u])) * c2;
-                  if (check) {
-                    const float d = __builtin_fabsf(v - centre[u]);
-                    change = d > change ? d : change;  // fmaxf is not in nvptx's default libraries
-                  }
-                  out[row * cols + j] = v;
+            for (int u = 0; u < cells; ++u) {
+              const int j = j0 + u * warp;
+              if (j < cols - 1) {
+                const float v = (c1f + wy2 * (up[u] + down[u]) + hx2 * (left[u] + right[u])) * c2;
+                if (check) {
+                  const float d = __builtin_fabsf(v - centre[u]);
+                  change = d > change ? d : change;  // fmaxf is not in nvptx's default libraries
                 }
+                out[row * cols + j] = v;
               }
             }
           }
