@@ -356,6 +356,8 @@ def main():
                     "omptarget_on_gpu": info.get("omptarget_on_gpu")},
         "build": build,
         "command": " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:]),
+        # As acclab's reports carry it: bench/results keeps the provenance of every JSON alike.
+        "command_line": [os.path.relpath(sys.argv[0])] + sys.argv[1:],
         "started": started.isoformat(timespec="seconds"),
         "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "summary": {"variants": len(records), "small": counts, "sanitizer_errors": sanitizer_errors,

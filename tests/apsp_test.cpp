@@ -959,6 +959,13 @@ TEST(ApspCommandTest, SeedGraphPrintsTheSeedProgramsTestLines) {
   EXPECT_NE(o.out.find("time "), std::string::npos);
 }
 
+// 0 is a size like any other: refused with the range, not read as "no --seed-graph given".
+TEST(ApspCommandTest, SeedGraphOfZeroVerticesNamesTheRange) {
+  EXPECT_TRUE(is_usage_error(run_acclab({"apsp", "--seed-graph", "0"}),
+                             {"--seed-graph 0", "expected 21 to"}));
+  EXPECT_TRUE(is_usage_error(run_acclab({"apsp"}), {"expected a graph FILE or --seed-graph N"}));
+}
+
 TEST(ApspCommandTest, QueryFollowsZeroWeightCyclesToTheTarget) {
   test::TempDir dir;
   const auto graph = dir.path() / "g.txt";

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -154,6 +155,35 @@ TEST(CliListTest, JsonListsEachVariantsTunings) {
   EXPECT_EQ((*acc_tuned)["tunings"][0]["default"], "1");
 #endif
 }
+
+#ifdef ACCLAB_HAVE_OMPTARGET
+// An optional tuning that no preset sets still has a default where unset means a plain value
+// (the OpenMP target knobs), and its range where it is numeric.
+TEST(CliListTest, JsonShowsTheDefaultOfAnUnsetTuning) {
+  const Outcome o = run_acclab({"list", "--format", "json"});
+  ASSERT_EQ(o.status, 0) << o;
+  const std::map<std::string, std::string> expected = {{"omp_teams", "0"},
+                                                       {"omp_threads", "0"},
+                                                       {"omp_simd", "1"},
+                                                       {"omp_construct", "distribute"},
+                                                       {"omp_shape", "rows"}};
+  int seen = 0;
+  const auto doc = parse_json(o.out);
+  for (const auto& v : doc["variants"]) {
+    if (v["workload"] != "jacobi2d" || v["variant"] != "omp_target_tuned") continue;
+    for (const auto& tuning : v["tunings"]) {
+      const std::string name = tuning["name"];
+      SCOPED_TRACE(name);
+      ASSERT_TRUE(expected.contains(name));
+      EXPECT_EQ(tuning["default"], expected.at(name));
+      if (name == "omp_teams") EXPECT_EQ(tuning["maximum"], 65536);
+      if (name == "omp_threads") EXPECT_EQ(tuning["maximum"], 1024);
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 5);
+}
+#endif
 
 TEST(CliListTest, TableNamesEveryVariant) {
   const Outcome o = run_acclab({"list"});
@@ -441,7 +471,19 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{"UnknownOption", {"run", "vector", "--frobnicate"}, "--frobnicate"},
         UsageCase{"ProfileAsCsv", {"run", "vector", "--profile", "--format", "csv"}, "--profile"},
         UsageCase{"ProfileOnList", {"list", "--profile"}, "--profile"},
-        UsageCase{"NoSubcommand", {}, "subcommand"}),
+        UsageCase{"NoSubcommand", {}, "subcommand"},
+        UsageCase{"DevicesTwiceOver",
+                  {"run", "apsp", "--devices", "1,2", "--set", "devices=2"},
+                  "--devices 1,2 and --set devices=2"},
+        // int would wrap these (2^31 to a negative count, 10^11 to a run that never ends).
+        UsageCase{"OmpTeamsPastTheLimit",
+                  {"run", "vector", "--variant", "triad_omp_target_tuned", "--set",
+                   "omp_teams=2147483648", "--set", "omp_threads=32"},
+                  "omp_teams must be 0 to 65536"},
+        UsageCase{"OmpThreadsPastTheLimit",
+                  {"run", "vector", "--variant", "triad_omp_target_tuned", "--set", "omp_teams=4",
+                   "--set", "omp_threads=1025"},
+                  "omp_threads must be 0 to 1024"}),
     [](const ::testing::TestParamInfo<UsageCase>& info) { return info.param.name; });
 
 TEST(CliUsageTest, TooLargeForMemoryFailsBeforeAllocating) {
@@ -723,6 +765,10 @@ TEST(CliTuningTest, EachResultNamesTheTuningItRanWith) {
   EXPECT_EQ(doc["results"][0]["tuning"], "default");
   EXPECT_EQ(doc["results"][1]["variant"], "acc_tuned");
   EXPECT_EQ(doc["results"][1]["tuning"], "async=0");
+  // A result's params are the ones its step reads: acc_tuned's async is no param of serial's.
+  EXPECT_FALSE(doc["results"][0]["params"].contains("async")) << doc["results"][0]["params"];
+  EXPECT_EQ(doc["results"][1]["params"]["async"], 0) << doc["results"][1]["params"];
+  EXPECT_EQ(doc["results"][0]["params"]["rows"], doc["results"][1]["params"]["rows"]);
   // The table says it too, beside the result.
   const Outcome table =
       run_acclab(with({"run", "jacobi2d", "--variant", "acc_tuned"}, tiny_jacobi));

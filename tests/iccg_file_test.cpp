@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -367,6 +368,25 @@ TEST(IccgFileCommandTest, BreakdownIsTheSameUsageErrorWhateverTheVariant) {
         run_acclab({"iccg", data_file("matrices/LFAT5.mtx"), "--variant", variant});
     EXPECT_TRUE(is_usage_error(o, {"LFAT5.mtx", "IC(0) breaks down", "--shift"}));
   }
+}
+
+// bcsstk08 is positive definite (it converges with --shift 1) but IC(0) breaks down on it, and
+// it is too wide for the direct solve to tell: the line offers the shift and does not call the
+// matrix indefinite.
+TEST(IccgFileCommandTest, BreakdownOnAWideMatrixDoesNotCallItIndefinite) {
+  const std::string path = data_file("matrices/bcsstk08.mtx");
+  const test::Outcome o = run_acclab({"iccg", path});
+  EXPECT_TRUE(is_usage_error(o, {path, "IC(0) breaks down at row", "--shift 1"}));
+  EXPECT_EQ(o.err.find("not positive definite"), std::string::npos) << o.err;
+  const test::Outcome shifted = run_acclab({"iccg", path, "--shift", "1"});
+  EXPECT_EQ(shifted.status, 0) << shifted;
+}
+
+TEST(IccgFileCommandTest, EmptyMatrixIsRefused) {
+  test::TempDir dir;
+  const auto path = (dir.path() / "empty.mtx").string();
+  std::ofstream(path) << "%%MatrixMarket matrix coordinate real symmetric\n0 0 0\n";
+  EXPECT_TRUE(is_usage_error(run_acclab({"iccg", path}), {path + ":2", "0 x 0"}));
 }
 
 TEST(IccgFileCommandTest, VariantThatCannotRunIsAUsageError) {

@@ -5,8 +5,8 @@
 # 32 on 3 ranks, the last one short) and on polbooks; the summary, the --paths check and the
 # --query path the same lines, the matrix digest among them (summed over the ranks' shares, never
 # gathered: the same on every rank count and from --format json); a positive cycle refused on every rank count (exit 2, one line,
-# nothing written); a step that is not an MPI step, an unwritable --out and a share larger than
-# the node's memory refused alike.
+# nothing written); no step named runs an MPI step; a step that is not an MPI step, an
+# unwritable --out and a share larger than the node's memory refused alike.
 # usage: mpi_apsp_solver_test.sh ACCLAB_BINARY MPIEXEC TEST_DATA
 set -u
 acclab=$1
@@ -120,8 +120,12 @@ done
 
 one_line_exit_2 "a step that is not an MPI step on 2 ranks" "multicore is not an MPI step" \
   launch 2 "$acclab" apsp "$polbooks" --variant multicore
-one_line_exit_2 "no step named on 2 ranks" "runs only the MPI steps" \
-  launch 2 "$acclab" apsp "$polbooks"
+# None named: the default under mpirun is an MPI step (mpi_host without a GPU).
+launch 2 "$acclab" apsp --seed-graph 60 --semiring min-plus > "$dir/got.out" 2> "$dir/err"
+check "no step named on 2 ranks: exit 0 ($(cat "$dir/err"))" test $? -eq 0
+check "no step named on 2 ranks: an MPI step ran" grep -q "shortest paths by mpi_" "$dir/got.out"
+check "no step named on 2 ranks: the seed's test lines" \
+  diff <(figures "$dir/seed.out") <(figures "$dir/got.out")
 one_line_exit_2 "an --out folder that does not exist, on 3 ranks" "no directory" \
   launch 3 "$acclab" apsp "$polbooks" --variant mpi_host --out "$dir/none/d.bin"
 

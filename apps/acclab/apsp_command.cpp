@@ -145,7 +145,8 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
   cmd->add_option("--semiring", args.semiring, "max-plus (longest paths) or min-plus (shortest)");
   cmd->add_option("--variant", args.variant,
                   "apsp variant (default cuda_blocked with a CUDA GPU, else multicore; under "
-                  "mpirun an mpi_* step)");
+                  "mpirun with several ranks mpi_cuda with a CUDA GPU, else mpi_acc where OpenACC "
+                  "runs on a GPU, else mpi_host)");
   cmd->add_option("--devices", args.devices,
                   "GPUs (partitions on the host) for the variants whose tunings include devices");
   cmd->add_option("--out", args.out,
@@ -183,12 +184,12 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   apsp::refuse_on_every_rank([&] {                  // before the run
     if (!args.out.empty() && mpi::is_root()) check_output_path("--out", args.out);
   });
-  if (args.file.empty() && args.seed_graph == 0) {
+  if (args.file.empty() && !args.seed_graph) {
     throw UsageError("apsp: expected a graph FILE or --seed-graph N");
   }
   const apsp::UserGraph graph = apsp::graph_from_rank_0([&] {
-    return args.seed_graph != 0 ? apsp::seed_user_graph(args.seed_graph, semiring)
-                                : apsp::read_user_graph(args.file);
+    return args.seed_graph ? apsp::seed_user_graph(*args.seed_graph, semiring)
+                           : apsp::read_user_graph(args.file);
   });
   const std::int64_t n = graph.graph.n;
   if (out_format == "csv" && !args.out.empty() && n > 4096) {

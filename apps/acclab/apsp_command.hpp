@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@ namespace acclab {
 
 struct ApspArgs {
   std::string file;
-  std::int64_t seed_graph = 0;  // instead of a file: the seed's graph of this many vertices
+  std::optional<std::int64_t> seed_graph;  // instead of a file: the seed's graph of N vertices
   std::string semiring = "max-plus";
   std::string variant;  // empty: apsp::default_graph_variant (workloads/apsp/graph_solve.hpp)
   int devices = 1;

@@ -100,6 +100,12 @@ std::vector<Params> parameter_sets(const std::string& command, const RunArgs& ar
       throw UsageError(fmt::format("--devices {}: {} has no devices parameter", args.devices,
                                    workload.name));
     }
+    for (const auto& set : args.sets) {
+      if (set.starts_with("devices=")) {
+        throw UsageError(fmt::format("--devices {} and --set {}: give the GPU count once",
+                                     args.devices, set));
+      }
+    }
     overrides.clear();
     for (const auto& count : split_patterns(args.devices)) {
       const bool digits = !count.empty() && count.size() < 3 &&
@@ -215,6 +221,7 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
     for (const Variant* variant : variants) {
       progress.start();
       results.push_back(runner.run(*variant, workload, params, options));
+      results.back().params = reported_params(registry, *variant, params);
       progress.stop();
       if (!args.devices.empty()) {  // which count this row is, in the table's note column
         Result& r = results.back();
@@ -447,6 +454,26 @@ int one_command(int argc, char** argv) {
   return 2;
 }
 
+// Under mpirun every rank must run the same command (the steps and their checks assume one
+// problem): the refusal, the same on every rank, where some rank's arguments differ from rank
+// 0's; "" where they agree or the process runs alone. Collective.
+std::string ranks_disagree(int argc, char** argv) {
+  if (mpi::size() == 1) return "";
+  std::string mine;  // the arguments, each ended by a NUL, so that "a b" differs from "a" "b"
+  for (int i = 1; i < argc; ++i) mine.append(argv[i]).push_back('\0');
+  const std::string root = mpi::broadcast(mine);
+  const auto shown = [](std::string words) {
+    std::replace(words.begin(), words.end(), '\0', ' ');
+    return words.empty() ? std::string("(none)") : words.substr(0, words.size() - 1);
+  };
+  const std::string differs =
+      mine == root ? ""
+                   : fmt::format("mpirun: rank {} was given other arguments than rank 0 ({} "
+                                 "against {}): every rank must run the same command",
+                                 mpi::rank(), shown(mine), shown(root));
+  return mpi::agree(differs.empty() ? 0 : 2, differs).message;
+}
+
 }  // namespace
 
 const std::vector<std::string>& process_command_line() { return command_line(); }
@@ -456,6 +483,11 @@ int cli_main(int argc, char** argv) {
   // the worst status any rank reached. Started alone: nothing of MPI happens.
   mpi::init_if_launched(&argc, &argv);
   mpi::quiet_unless_root();
+  if (const std::string refusal = ranks_disagree(argc, argv); !refusal.empty()) {
+    fmt::print(stderr, "acclab: {}\n", refusal);
+    mpi::finalize();
+    return 2;
+  }
   const int status = mpi::agree(one_command(argc, argv), "").status;
   mpi::finalize();
   return status;

@@ -13,6 +13,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
+#include "core/mpi_env.hpp"
 #include "core/runner.hpp"
 #include "io/text_vector.hpp"
 #include "workloads/iccg/matrix_solve.hpp"
@@ -144,6 +145,12 @@ void print_table(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
 }  // namespace
 
 int iccg_command(const IccgArgs& args, const Registry& registry) {
+  if (mpi::size() > 1) {
+    throw UsageError(fmt::format(
+        "iccg: no step of it is an MPI step; under mpirun with {} ranks every rank would solve "
+        "the whole system: run acclab iccg without mpirun",
+        mpi::size()));
+  }
   if (args.format != "table" && args.format != "json") {
     throw UsageError(fmt::format("--format {}: expected table or json", args.format));
   }

@@ -22,6 +22,19 @@ inline std::pair<std::int64_t, std::int64_t> share(std::int64_t count, int parts
   return {first, base + (index < extra ? 1 : 0)};
 }
 
+// The refusal of a process grid `dims` ("PxQ") with more ranks along a side than `what` has
+// (e.g. "the 4 x 4 interior has points"): naming --set proc_grid where the user gave it, else
+// the rank count, whose grid MPI_Dims_create chose.
+inline std::string too_many_ranks(const std::string& proc_grid, int ranks, const std::string& dims,
+                                  const std::string& what) {
+  if (!proc_grid.empty()) {
+    return "--set proc_grid=" + proc_grid + ": more ranks along a side than " + what;
+  }
+  return std::to_string(ranks) + " ranks: their process grid " + dims +
+         " (MPI_Dims_create's) has more ranks along a side than " + what +
+         "; run fewer ranks, or choose the grid with --set proc_grid";
+}
+
 // Seconds one call of `exchange` takes on the slowest rank, replayed 20 times after the timed
 // runs (the way xfer% is measured): the first round warms the path up, the second is timed.
 template <typename Exchange>

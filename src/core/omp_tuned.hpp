@@ -21,6 +21,12 @@
 namespace acclab {
 
 struct OmpTuning {
+  // The largest num_teams and thread_limit --set takes. A CUDA block holds at most 1024 threads;
+  // 65536 teams is ~500 a multiprocessor on an H200, more than any residency allows, while on
+  // the host fallback each team is a pass of a loop, so that a huge count only wastes time.
+  static constexpr int max_teams = 1 << 16;
+  static constexpr int max_threads = 1024;
+
   int teams = 0;      // num_teams; 0 (with threads 0): no clause, libgomp's choice
   int threads = 0;    // thread_limit; 0 (with teams 0): no clause
   bool simd = true;   // distribute only: `parallel for simd`
@@ -60,22 +66,28 @@ inline std::vector<ParamSpec> omp_tuning_params(const std::string& steps,
       {.key = "omp_teams",
        .help = steps + " only: num_teams (default 0: libgomp's choice)",
        .presets = same_in_all_presets(""),
-       .minimum = 0},
+       .minimum = 0,
+       .maximum = OmpTuning::max_teams,
+       .unset_default = "0"},
       {.key = "omp_threads",
        .help = steps + " only: thread_limit (default 0: libgomp's choice)",
        .presets = same_in_all_presets(""),
-       .minimum = 0},
+       .minimum = 0,
+       .maximum = OmpTuning::max_threads,
+       .unset_default = "0"},
       {.key = "omp_simd",
        .type = ParamType::boolean,
        .help = steps + " only, omp_construct=distribute: 1 (default) adds simd (GCC's nvptx "
                        "OpenMP runs a thread per warp and spreads only simd loops over its lanes)",
-       .presets = same_in_all_presets("")},
+       .presets = same_in_all_presets(""),
+       .unset_default = "1"},
       {.key = "omp_construct",
        .type = ParamType::text,
        .help = steps + " only: distribute (target teams distribute parallel for, the default) "
                        "or loop (target teams loop)",
        .presets = same_in_all_presets(""),
-       .choices = {"distribute", "loop"}},
+       .choices = {"distribute", "loop"},
+       .unset_default = "distribute"},
   };
   if (!shapes.empty()) {
     std::string help = steps + " only: the loop nest:";
@@ -89,7 +101,8 @@ inline std::vector<ParamSpec> omp_tuning_params(const std::string& steps,
                      .type = ParamType::text,
                      .help = help,
                      .presets = same_in_all_presets(""),
-                     .choices = names});
+                     .choices = names,
+                     .unset_default = names.front()});
   }
   return specs;
 }

@@ -31,6 +31,10 @@ struct ParamSpec {
   // Largest allowed value of a numeric parameter (infinity: none); real parameters must be
   // strictly less.
   double maximum = std::numeric_limits<double>::infinity();
+  // Where `presets` leave an optional parameter unset but the code then takes a plain value
+  // (as if --set gave it): that value, for `acclab list` to show as the default. Empty where
+  // the unset parameter is derived from others (the help says how).
+  std::string unset_default;
 };
 
 // A parameter's presets when its value is the same in all three (seed, small, large).

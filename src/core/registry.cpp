@@ -144,6 +144,19 @@ std::string tuning_name(const Variant& variant, const Params& params) {
   return values.empty() ? "default" : fmt::format("{}", fmt::join(values, ","));
 }
 
+Params reported_params(const Registry& registry, const Variant& variant, const Params& params) {
+  Params reported;
+  for (const auto& [key, value] : params.json().items()) {
+    const bool others_only =
+        !declares(variant, key) &&
+        std::any_of(registry.variants().begin(), registry.variants().end(), [&](const Variant& v) {
+          return v.workload == variant.workload && declares(v, key);
+        });
+    if (!others_only) reported.set(key, value);
+  }
+  return reported;
+}
+
 nlohmann::json tunings_json(const Variant& variant, const Workload& workload) {
   nlohmann::json tunings = nlohmann::json::array();
   for (const auto& key : variant.tunings) {
@@ -151,13 +164,14 @@ nlohmann::json tunings_json(const Variant& variant, const Workload& workload) {
                                    [&](const ParamSpec& s) { return s.key == key; });
     if (spec == workload.params.end()) continue;  // add_ladder refuses these
     const auto preset = spec->presets.find(workload.default_preset);
+    const std::string value = preset != spec->presets.end() && !preset->second.empty()
+                                  ? preset->second
+                                  : spec->unset_default;
     nlohmann::json tuning = {
         {"name", key},
         {"type", type_name(spec->type)},
         {"help", spec->help},
-        {"default", preset == spec->presets.end() || preset->second.empty()
-                        ? nlohmann::json(nullptr)
-                        : nlohmann::json(preset->second)}};
+        {"default", value.empty() ? nlohmann::json(nullptr) : nlohmann::json(value)}};
     if (!spec->choices.empty()) {
       tuning["choices"] = spec->choices;
     } else if (spec->type == ParamType::integer || spec->type == ParamType::real) {

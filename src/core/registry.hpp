@@ -176,8 +176,13 @@ class Registry {
 // without tunings.
 std::string tuning_name(const Variant& variant, const Params& params);
 
+// The parameters a result of `variant` reports: `params` less the tunings of the workload's
+// other variants, which `variant` never reads.
+Params reported_params(const Registry& registry, const Variant& variant, const Params& params);
+
 // A variant's tunings as `acclab list --format json` shows them: name, help, type, the value
-// in the workload's default preset, and the allowed choices or range.
+// in the workload's default preset (or the plain value an unset one takes; null where it is
+// derived from others), and the allowed choices or range.
 nlohmann::json tunings_json(const Variant& variant, const Workload& workload);
 
 // Refuses (UsageError naming the --set) an override of a tuning that none of the `selected`

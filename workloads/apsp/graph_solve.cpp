@@ -267,15 +267,14 @@ bool runs_across_ranks(const Registry& registry, const std::string& variant) {
     steps.push_back(v.name);
     distributed = distributed || v.name == variant;
   }
-  if (!distributed && mpi::size() > 1) {
-    const std::string what =
-        variant.empty() ? std::string("--variant: none given")
-                        : fmt::format("--variant {}: {} is not an MPI step", variant, variant);
-    throw UsageError(
-        fmt::format("{}; under mpirun with {} ranks acclab apsp runs only the MPI steps ({})", what,
-                    mpi::size(), fmt::join(steps, ", ")));
+  if (!distributed && !variant.empty() && mpi::size() > 1) {
+    throw UsageError(fmt::format(
+        "--variant {}: {} is not an MPI step; under mpirun with {} ranks acclab apsp runs only "
+        "the MPI steps ({})",
+        variant, variant, mpi::size(), fmt::join(steps, ", ")));
   }
-  return distributed;
+  // None named: default_graph_variant takes an MPI step under mpirun.
+  return distributed || (variant.empty() && mpi::size() > 1);
 }
 
 void refuse_on_every_rank(const std::function<void()>& check) {
@@ -335,6 +334,19 @@ const Variant& default_graph_variant(const Registry& registry, Machine& machine,
   // no successors, multidevice (blocked OpenACC), ahead of optimize's kernel a step. Both index
   // in 64 bits. multicore is the fastest CPU variant; past its 32-bit indices, mpi_host on one
   // rank.
+  if (mpi::size() > 1) {
+    // Under mpirun only the MPI steps run across the ranks: the fastest that runs here.
+    const Variant* host = nullptr;
+    for (const std::string_view name : {"mpi_cuda", "mpi_acc", "mpi_host"}) {
+      for (const Variant& v : registry.variants()) {
+        if (v.workload != "apsp" || v.name != name) continue;
+        if (runs_on_a_gpu_here(v, machine) && (!paths || has_tuning(v, "paths"))) return v;
+        if (name == "mpi_host") host = &v;
+      }
+    }
+    if (host) return *host;
+    throw std::logic_error("apsp: no mpi_host variant registered");
+  }
   constexpr std::array<std::string_view, 2> fastest_on_a_gpu = {"cuda_blocked", "multidevice"};
   constexpr std::array<std::string_view, 2> fastest_on_the_cpu = {"multicore", "mpi_host"};
   for (const std::string_view name : fastest_on_a_gpu) {

@@ -45,7 +45,8 @@ UserGraph read_user_graph(const std::string& path);
 UserGraph seed_user_graph(std::int64_t n, Semiring semiring);
 
 // Whether acclab apsp runs `variant` across the MPI ranks: a distributed step (mpi_*) does, alone
-// too. Throws UsageError for any other (or none named) under mpirun with several ranks.
+// too, and so does the default (none named) under mpirun. Throws UsageError for any other step
+// named under mpirun with several ranks.
 bool runs_across_ranks(const Registry& registry, const std::string& variant);
 
 // Runs `check` on every rank and throws on every rank the UsageError of the lowest rank that
@@ -71,7 +72,8 @@ struct GraphSolveOptions {
 // The variant a solve of `vertices` vertices takes when none is named: the first of the fastest
 // on a GPU that runs on one here and can do what was asked (the successors, with paths), else
 // the fastest on the CPU that takes that many vertices (multicore, or mpi_host past
-// max_vertices_32 where MPI is built).
+// max_vertices_32 where MPI is built). Under mpirun with several ranks: mpi_cuda with a CUDA GPU,
+// else mpi_acc where OpenACC runs on a GPU, else mpi_host.
 const Variant& default_graph_variant(const Registry& registry, Machine& machine, bool paths,
                                      std::int64_t vertices);
 

@@ -92,11 +92,10 @@ std::array<int, 2> process_grid(const Problem& p, const std::string& proc_grid, 
   const std::array<int, 2> dims = process_grid_dims(proc_grid, ranks);
   const int blocks = (p.n + p.block - 1) / p.block;
   if (dims[0] > blocks || dims[1] > blocks) {
-    throw UsageError(fmt::format(
-        "--set proc_grid={}x{}: more ranks along a side than the {} blocks of {} rows (n = {}, "
-        "block = {}){}",
-        dims[0], dims[1], blocks, p.block, p.n, p.block,
-        proc_grid.empty() ? fmt::format(" ({} ranks)", ranks) : ""));
+    throw UsageError(
+        mpi::too_many_ranks(proc_grid, ranks, fmt::format("{}x{}", dims[0], dims[1]),
+                            fmt::format("the {} blocks of {} rows (n = {}, block = {})", blocks,
+                                        p.block, p.n, p.block)));
   }
   return dims;
 }

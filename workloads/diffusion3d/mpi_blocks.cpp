@@ -78,11 +78,9 @@ std::array<int, 3> process_grid(const Problem& p, const std::string& proc_grid, 
     dims = {static_cast<int>(a), static_cast<int>(b), static_cast<int>(c)};
   }
   if (dims[0] > p.nx || dims[1] > p.ny || dims[2] > p.nz) {
-    throw UsageError(fmt::format(
-        "--set proc_grid={}x{}x{}: more ranks along a side than the {} x {} x {} grid has "
-        "cells{}",
-        dims[0], dims[1], dims[2], p.nx, p.ny, p.nz,
-        proc_grid.empty() ? fmt::format(" ({} ranks)", ranks) : ""));
+    throw UsageError(
+        mpi::too_many_ranks(proc_grid, ranks, fmt::format("{}x{}x{}", dims[0], dims[1], dims[2]),
+                            fmt::format("the {} x {} x {} grid has cells", p.nx, p.ny, p.nz)));
   }
   return dims;
 }

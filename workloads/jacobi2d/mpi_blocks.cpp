@@ -43,10 +43,9 @@ std::array<int, 2> process_grid(const Problem& p, const std::string& proc_grid, 
     dims = {static_cast<int>(a), static_cast<int>(b)};
   }
   if (dims[0] > p.rows - 2 || dims[1] > p.cols - 2) {
-    throw UsageError(fmt::format(
-        "--set proc_grid={}x{}: more ranks along a side than the {} x {} interior has points{}",
-        dims[0], dims[1], p.rows - 2, p.cols - 2,
-        proc_grid.empty() ? fmt::format(" ({} ranks)", ranks) : ""));
+    throw UsageError(mpi::too_many_ranks(
+        proc_grid, ranks, fmt::format("{}x{}", dims[0], dims[1]),
+        fmt::format("the {} x {} interior has points", p.rows - 2, p.cols - 2)));
   }
   return dims;
 }
