@@ -22,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -964,6 +965,21 @@ TEST(ApspCommandTest, SeedGraphOfZeroVerticesNamesTheRange) {
   EXPECT_TRUE(is_usage_error(run_acclab({"apsp", "--seed-graph", "0"}),
                              {"--seed-graph 0", "expected 21 to"}));
   EXPECT_TRUE(is_usage_error(run_acclab({"apsp"}), {"expected a graph FILE or --seed-graph N"}));
+}
+
+// The result never replaces the graph it came from, and a format without a file is a mistake.
+TEST(ApspCommandTest, OutIsNeverTheInputAndOutFormatNeedsOut) {
+  test::TempDir dir;
+  const auto graph = dir.path() / "g.txt";
+  write_text(graph, "0 1 1\n1 2 1\n");
+  EXPECT_TRUE(is_usage_error(
+      run_acclab({"apsp", graph.string(), "--semiring", "min-plus", "--out", graph.string()}),
+      {"--out " + graph.string(), "is the input"}));
+  std::ifstream in(graph);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "0 1 1\n1 2 1\n");
+  EXPECT_TRUE(is_usage_error(
+      run_acclab({"apsp", graph.string(), "--semiring", "min-plus", "--out-format", "csv"}),
+      {"--out-format csv", "no --out"}));
 }
 
 TEST(ApspCommandTest, QueryFollowsZeroWeightCyclesToTheTarget) {

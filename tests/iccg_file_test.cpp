@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -380,6 +381,16 @@ TEST(IccgFileCommandTest, BreakdownOnAWideMatrixDoesNotCallItIndefinite) {
   EXPECT_EQ(o.err.find("not positive definite"), std::string::npos) << o.err;
   const test::Outcome shifted = run_acclab({"iccg", path, "--shift", "1"});
   EXPECT_EQ(shifted.status, 0) << shifted;
+}
+
+TEST(IccgFileCommandTest, OutIsNeverTheInput) {
+  test::TempDir dir;
+  const auto path = (dir.path() / "m.mtx").string();
+  std::filesystem::copy_file(data_file("matrices/LFAT5.mtx"), path);
+  const auto size = std::filesystem::file_size(path);
+  EXPECT_TRUE(is_usage_error(run_acclab({"iccg", path, "--shift", "1", "--out", path}),
+                             {"--out " + path, "is the input"}));
+  EXPECT_EQ(std::filesystem::file_size(path), size);
 }
 
 TEST(IccgFileCommandTest, EmptyMatrixIsRefused) {

@@ -175,6 +175,10 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   if (args.format != "table" && args.format != "json") {
     throw UsageError(fmt::format("--format {}: expected table or json", args.format));
   }
+  if (args.out.empty() && !args.out_format.empty()) {
+    throw UsageError(
+        fmt::format("--out-format {}: there is no --out FILE to write", args.out_format));
+  }
   std::string out_format = args.out_format;
   if (out_format.empty()) out_format = args.out.ends_with(".csv") ? "csv" : "binary";
   if (out_format != "binary" && out_format != "csv") {
@@ -182,7 +186,7 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   }
   apsp::runs_across_ranks(registry, args.variant);  // under mpirun, only an MPI step
   apsp::refuse_on_every_rank([&] {                  // before the run
-    if (!args.out.empty() && mpi::is_root()) check_output_path("--out", args.out);
+    if (!args.out.empty() && mpi::is_root()) check_output_path("--out", args.out, {args.file});
   });
   if (args.file.empty() && !args.seed_graph) {
     throw UsageError("apsp: expected a graph FILE or --seed-graph N");

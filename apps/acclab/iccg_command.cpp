@@ -163,7 +163,7 @@ int iccg_command(const IccgArgs& args, const Registry& registry) {
                                          .shift = args.shift,
                                          .variant = choice.variant};
   iccg::check_options(options);
-  if (!args.out.empty()) check_output_path("--out", args.out);  // before the solve
+  if (!args.out.empty()) check_output_path("--out", args.out, {args.matrix, args.rhs});
   const iccg::MatrixSystem system = iccg::read_matrix_system(args.matrix, args.rhs);
   const iccg::MatrixSolution s = iccg::solve_matrix(system, options);
 

@@ -103,7 +103,8 @@ void remove_stale_temporaries(const std::filesystem::path& target) {
 
 }  // namespace
 
-void check_output_path(const std::string& option, const std::filesystem::path& path) {
+void check_output_path(const std::string& option, const std::filesystem::path& path,
+                       const std::vector<std::filesystem::path>& inputs) {
   if (path.empty()) throw UsageError(fmt::format("{}: empty path", option));
   const std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
   std::error_code error;
@@ -117,6 +118,12 @@ void check_output_path(const std::string& option, const std::filesystem::path& p
   if (::access(folder.c_str(), W_OK) != 0) {
     throw UsageError(
         fmt::format("{} {}: cannot write in {}", option, path.string(), folder.string()));
+  }
+  for (const auto& input : inputs) {
+    if (!input.empty() && std::filesystem::equivalent(path, input, error)) {
+      throw UsageError(fmt::format("{} {}: is the input {}, which the result would replace",
+                                   option, path.string(), input.string()));
+    }
   }
 }
 

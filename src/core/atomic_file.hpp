@@ -5,13 +5,16 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace acclab {
 
 // Throws UsageError naming `option` unless `path` can be created: its folder exists and is
-// writable, and the path itself is not a folder. Called before any work, so that a long run
-// never ends on a path it cannot write.
-void check_output_path(const std::string& option, const std::filesystem::path& path);
+// writable, the path itself is not a folder, and it is none of the command's `inputs` (which
+// the result would replace). Called before any work, so that a long run never ends on a path
+// it cannot write.
+void check_output_path(const std::string& option, const std::filesystem::path& path,
+                       const std::vector<std::filesystem::path>& inputs = {});
 
 // A new file beside `path` (hidden, named after it and this process) that becomes `path` on
 // commit() and is removed otherwise: by the destructor, and by a handler of SIGINT, SIGTERM,

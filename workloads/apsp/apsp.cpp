@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <unordered_set>
 #include <utility>
 
 #include "core/error.hpp"
@@ -196,15 +197,16 @@ std::vector<Edge> generate_graph(const Problem& p) {
   const float sign = p.semiring == Semiring::max_plus ? 1.0f : -1.0f;
   std::vector<Edge> edges;
   edges.reserve(static_cast<std::size_t>(count));
-  std::vector<bool> present(static_cast<std::size_t>(p.elements()), false);
+  // The edges drawn so far, by from * n + to: 20 n of them, not a bit for each of the n^2
+  // pairs, which past a few 100 000 vertices would not fit before the memory check could refuse.
+  std::unordered_set<std::uint64_t> present;
+  present.reserve(static_cast<std::size_t>(count));
   if (p.generator == Generator::seed) {
     std::srand(static_cast<unsigned>(p.n));
     while (std::int64_t(edges.size()) < count) {
       const int prev = std::rand() % p.n;
       const int next = std::rand() % p.n;
-      const std::size_t at = std::size_t(prev) * p.n + next;
-      if (prev == next || present[at]) continue;
-      present[at] = true;
+      if (prev == next || !present.insert(std::uint64_t(prev) * p.n + next).second) continue;
       edges.push_back({prev, next, sign * float(std::log((std::rand() % 99 + 1.0) / 100))});
     }
   } else {
@@ -212,9 +214,7 @@ std::vector<Edge> generate_graph(const Problem& p) {
     while (std::int64_t(edges.size()) < count) {
       const int prev = static_cast<int>(rng() % std::uint64_t(p.n));
       const int next = static_cast<int>(rng() % std::uint64_t(p.n));
-      const std::size_t at = std::size_t(prev) * p.n + next;
-      if (prev == next || present[at]) continue;
-      present[at] = true;
+      if (prev == next || !present.insert(std::uint64_t(prev) * p.n + next).second) continue;
       const double u = 0.01 + 0.99 * double(rng() >> 11) * 0x1p-53;  // [0.01, 1)
       edges.push_back({prev, next, sign * float(std::log(u))});
     }

@@ -279,14 +279,21 @@ bool runs_across_ranks(const Registry& registry, const std::string& variant) {
 
 void refuse_on_every_rank(const std::function<void()>& check) {
   std::string refusal;
+  int status = 0;
   try {
     check();
   } catch (const UsageError& e) {
     if (mpi::size() == 1) throw;
     refusal = e.what();
+    status = 2;
+  } catch (const std::exception& e) {  // out of memory, say: the others must not wait for it
+    if (mpi::size() == 1) throw;
+    refusal = e.what();
+    status = 1;
   }
-  const mpi::Agreement agreed = mpi::agree(refusal.empty() ? 0 : 2, refusal);
-  if (agreed.status != 0) throw UsageError(agreed.message);
+  const mpi::Agreement agreed = mpi::agree(status, refusal);
+  if (agreed.status == 2) throw UsageError(agreed.message);
+  if (agreed.status != 0) throw std::runtime_error(agreed.message);
 }
 
 UserGraph graph_from_rank_0(const std::function<UserGraph()>& read) {

@@ -51,7 +51,8 @@ bool runs_across_ranks(const Registry& registry, const std::string& variant);
 
 // Runs `check` on every rank and throws on every rank the UsageError of the lowest rank that
 // threw one (mpi::agree), so that a refusal on one rank (rank 0's --out path, one rank's
-// memory) stops them all alike. A single process just runs it.
+// memory) stops them all alike; any other exception likewise, as std::runtime_error. A single
+// process just runs it.
 void refuse_on_every_rank(const std::function<void()>& check);
 
 // `read()` on rank 0, and its graph on every rank (the edges broadcast); a UsageError there is
