@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The GPU gate: every registered variant of every workload, each in its own process, then
-compute-sanitizer over the GPU variants; writes LATEST.json naming the commit it checked.
+compute-sanitizer over the GPU variants, and acclab iccg/apsp FILE with every variant they take;
+writes LATEST.json naming the commit it checked.
 
 Run by scripts/gpu-check.sh (which says how, and where); `--help` lists the options. Exit status
 0 when every variant verified (or is unavailable) and the sanitizers found nothing, 1 otherwise,
@@ -34,6 +35,17 @@ SANITIZER_SETS = {
 
 # The distributed (MPI) steps also run on this many ranks, sharing the machine's GPU(s).
 RANKS = (2, 4)
+
+# The commands users run on their own files, with every variant they take, on small files of
+# tests/data: the ladder runs above never pass through these commands' readers, defaults and
+# checks. acclab iccg on 494_bus (b = A 1: the error from the ones is known), acclab apsp on
+# polbooks (min-plus; the successors followed and re-summed where the variant keeps them). Every
+# variant's matrix digest must be the same: they all compute the serial loop's result bit for bit.
+DATA = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                    "data"))
+ICCG_FILE_VARIANTS = ("original", "optimized", "cuda", "cusparse")
+ICCG_FILE = "matrices/494_bus.mtx"
+APSP_FILE = "graphs/polbooks.mtx"
 
 
 def mpirun_prefix(ranks):
@@ -166,6 +178,33 @@ class Check:
                 record["error"] = last_line(text)
         return record, text
 
+    def solver_run(self, command_name, variant, arguments, timeout):
+        """One `acclab iccg FILE` or `acclab apsp FILE` with one variant, its JSON report's
+        verdict: converged (iccg), no broken path (apsp)."""
+        name = f"{command_name}-file.{variant}"
+        command = [self.args.acclab, command_name] + arguments + ["--variant", variant,
+                                                                   "--format", "json"]
+        status, seconds, text = run_process(command, timeout, os.path.join(self.work, name + ".log"))
+        record = {"command": " ".join(command), "exit": status, "seconds": round(seconds, 2),
+                  "outcome": "timeout" if status is None else "exited"}
+        try:
+            report = json.loads(text[text.index("{"):])
+        except ValueError:
+            record["status"] = "no report"
+            record["error"] = last_line(text)
+            return record
+        if command_name == "iccg":
+            record["iterations"] = report.get("iterations")
+            record["error_from_ones"] = report.get("error_from_ones")
+            good = report.get("status") == "converged"
+        else:
+            record["matrix_digest"] = report.get("matrix_digest")
+            paths = report.get("paths") or {}
+            record["paths_checked"] = paths.get("checked", 0)
+            good = paths.get("broken", 0) == 0
+        record["status"] = "verified" if status == 0 and good else "failed"
+        return record
+
     def sanitize(self, tool, workload, variant):
         sanitizer = sanitizer_binary()
         prefix = [sanitizer, "--tool", tool, "--print-limit", "20"]
@@ -243,6 +282,24 @@ def main():
                 for tool in ("racecheck", "synccheck"):
                     jobs.append((i, tool, lambda w=w, n=name, t=tool: check.sanitize(t, w, n)))
 
+    solvers = []  # (label, record) of acclab iccg FILE and acclab apsp FILE
+    solver_jobs = []
+    for v in variants:
+        w, name = v["workload"], v["variant"]
+        if not v["available"]:
+            continue
+        if w == "iccg" and name in ICCG_FILE_VARIANTS:
+            arguments = [os.path.join(DATA, ICCG_FILE)]
+        elif w == "apsp" and not v.get("distributed"):
+            keeps_paths = any(t["name"] == "paths" for t in v.get("tunings", []))
+            arguments = ([os.path.join(DATA, APSP_FILE), "--semiring", "min-plus"]
+                         + (["--paths"] if keeps_paths else []))
+        else:
+            continue
+        solvers.append({"command": w, "variant": name})
+        solver_jobs.append((len(solvers) - 1, lambda w=w, n=name, a=arguments:
+                            check.solver_run(w, n, a, args.timeout)))
+
     # The gate's core first, the seed runs (the least telling, often cut at --seed-limit) last:
     # under --budget what is left out is what matters least.
     priority = {"small": 0, "memcheck": 1, "racecheck": 2, "synccheck": 2, "seed": 3,
@@ -259,6 +316,9 @@ def main():
         return job()
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        solver_futures = {pool.submit(within_budget, job, f"acclab {solvers[i]['command']} FILE "
+                                      f"--variant {solvers[i]['variant']}"): i
+                          for i, job in solver_jobs}
         futures = {pool.submit(within_budget, job, f"{variants[i]['workload']}/"
                                f"{variants[i]['variant']} {field}"): (i, field)
                    for i, field, job in jobs}
@@ -270,7 +330,22 @@ def main():
                   f"{field}: {r.get('status')} {r.get('outcome')}"
                   + (f" errors={r['errors']}" if "errors" in r else ""), flush=True)
 
+        for future, i in solver_futures.items():
+            solvers[i]["file"] = future.result()
+            r = solvers[i]["file"]
+            print(f"acclab {solvers[i]['command']} FILE --variant {solvers[i]['variant']}: "
+                  f"{r.get('status')} {r.get('outcome')}", flush=True)
+
     problems = [f"not run within --budget {args.budget:g} s: {label}" for label in skipped]
+    for s in solvers:
+        r = s["file"]
+        if r.get("outcome") != "budget" and r.get("status") != "verified":
+            problems.append(f"acclab {s['command']} FILE --variant {s['variant']}: "
+                            f"{r.get('outcome')} {r.get('status')} {r.get('error', '')}".strip())
+    digests = {s["file"].get("matrix_digest") for s in solvers
+               if s["command"] == "apsp" and s["file"].get("status") == "verified"}
+    if len(digests) > 1:
+        problems.append(f"acclab apsp FILE: the variants' matrix digests differ: {sorted(digests)}")
     for r in records:
         label = f"{r['workload']}/{r['variant']}"
         small = r["small"]
@@ -361,6 +436,8 @@ def main():
         "started": started.isoformat(timespec="seconds"),
         "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "summary": {"variants": len(records), "small": counts, "sanitizer_errors": sanitizer_errors,
+                    "solvers": {status: sum(1 for x in solvers if x["file"].get("status") == status)
+                                for status in sorted({x["file"].get("status") for x in solvers})},
                     "racecheck_warnings": sum((r.get("racecheck") or {}).get("warnings") or 0
                                               for r in records)},
         "sanitizer_sets": SANITIZER_SETS,
@@ -368,6 +445,7 @@ def main():
         "seed_slow": sum(1 for r in records if str((r.get("seed") or {}).get("status", ""))
                          .startswith("slow")),
         "variants": records,
+        "solvers": solvers,
     }
     # Whole or not at all: an interrupted check must not leave a truncated LATEST.json.
     latest = os.path.join(args.out, "LATEST.json")
@@ -380,7 +458,8 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
 
     print(f"gpu-check: commit {build.get('commit')}{' (dirty)' if build.get('dirty') else ''}, "
-          f"{len(records)} variants: {counts}; sanitizer errors {sanitizer_errors}")
+          f"{len(records)} variants: {counts}; sanitizer errors {sanitizer_errors}; "
+          f"acclab iccg/apsp FILE: {document['summary']['solvers']}")
     for problem in problems:
         print(f"gpu-check: PROBLEM {problem}")
     return 0 if not problems else 1

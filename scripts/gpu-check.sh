@@ -8,7 +8,9 @@
 # Every registered variant of every workload runs in its own process on the small preset (so
 # that an abort names its variant), the GPU variants (OpenACC, CUDA) also on the seed preset
 # (up to --seed-limit seconds each); then compute-sanitizer: memcheck over the GPU variants,
-# racecheck and synccheck over the CUDA ones. LATEST.json names the commit the binary was built
+# racecheck and synccheck over the CUDA ones; and the solvers users run on their own files,
+# `acclab iccg FILE` and `acclab apsp FILE`, with every variant they take (solvers in
+# LATEST.json). LATEST.json names the commit the binary was built
 # from, each variant's outcome and each sanitizer's error count. Exit status 1 on any abort,
 # failed verification or sanitizer error. Commit LATEST.json with the change it checked: the
 # test gpu_gate (tests/gpu_gate_test.sh) fails when workloads/, src/ or apps/ differ from it.

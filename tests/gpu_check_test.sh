@@ -36,6 +36,37 @@ sys.exit(1 if problems else 0)
 PY
 check "one record per vector variant, each verified or unavailable as acclab list says" test $? -eq 0
 
+# The solvers on users' files: acclab apsp FILE with every single-process apsp variant that runs
+# here, each verified (its paths re-summed where it keeps them), their digests one.
+python3 "$check" --acclab "$acclab" --workloads apsp --no-sanitizers --no-seed --jobs 2 \
+  --out "$dir/apsp" > "$dir/apsp.txt" 2>&1
+check "apsp dry run: exit 0" test $? -eq 0
+python3 - "$dir/apsp/LATEST.json" "$acclab" <<'PY'
+import json, subprocess, sys
+doc = json.load(open(sys.argv[1]))
+listed = json.loads(subprocess.run([sys.argv[2], "list", "--format", "json"],
+                                   capture_output=True, text=True).stdout)["variants"]
+expected = sorted(v["variant"] for v in listed
+                  if v["workload"] == "apsp" and v["available"] and not v["distributed"])
+solvers = doc["solvers"]
+problems = []
+if sorted(s["variant"] for s in solvers) != expected:
+    problems.append(f"solver runs {[s['variant'] for s in solvers]} != {expected}")
+for s in solvers:
+    r = s["file"]
+    if s["command"] != "apsp" or r["status"] != "verified" or r["exit"] != 0:
+        problems.append(f"{s}")
+    if s["variant"] == "serial" and r["paths_checked"] == 0:
+        problems.append("serial keeps its successors: its paths must be checked")
+if len({s["file"]["matrix_digest"] for s in solvers}) != 1:
+    problems.append("digests differ")
+if doc["summary"]["solvers"] != {"verified": len(expected)}:
+    problems.append(f"summary {doc['summary']['solvers']}")
+print("\n".join(problems) or "solver records ok")
+sys.exit(1 if problems else 0)
+PY
+check "one verified acclab apsp FILE run per single-process apsp variant" test $? -eq 0
+
 python3 "$check" "${dry[@]}" --out "$dir/bad" --extra=--corrupt-result > "$dir/bad.txt" 2>&1
 check "exit 1 when a result fails verification" test $? -eq 1
 check "the failed variant is named" grep -q "PROBLEM vector/original small: exited failed" "$dir/bad.txt"
