@@ -8,6 +8,7 @@ Run by scripts/gpu-check.sh (which says how, and where); `--help` lists the opti
 2 for bad usage.
 """
 import argparse
+import collections
 import concurrent.futures
 import datetime
 import json
@@ -134,6 +135,21 @@ def last_line(text):
     return lines[-1][:500] if lines else ""
 
 
+def process_record(command, status, seconds, text):
+    """What run_process saw of one acclab process: its command, exit status, time and outcome
+    (timeout, aborted by a signal, or exited)."""
+    record = {"command": " ".join(command), "exit": status, "seconds": round(seconds, 2)}
+    if status is None:
+        record["outcome"] = "timeout"
+    elif status < 0 or status > 128:
+        record["outcome"] = "aborted"
+        record["signal"] = -status if status < 0 else status - 128
+        record["error"] = last_line(text)
+    else:
+        record["outcome"] = "exited"
+    return record
+
+
 class Check:
     def __init__(self, args, work):
         self.args = args
@@ -149,16 +165,7 @@ class Check:
         for setting in sets:
             command += ["--set", setting]
         status, seconds, text = run_process(command, timeout, os.path.join(self.work, name + ".log"))
-        record = {"command": " ".join(command[len(prefix):]), "exit": status,
-                  "seconds": round(seconds, 2)}
-        if status is None:
-            record["outcome"] = "timeout"
-        elif status < 0 or status > 128:
-            record["outcome"] = "aborted"
-            record["signal"] = -status if status < 0 else status - 128
-            record["error"] = last_line(text)
-        else:
-            record["outcome"] = "exited"
+        record = process_record(command[len(prefix):], status, seconds, text)
         try:
             with open(report) as f:
                 results = json.load(f)["results"]
@@ -185,8 +192,7 @@ class Check:
         command = [self.args.acclab, command_name] + arguments + ["--variant", variant,
                                                                    "--format", "json"]
         status, seconds, text = run_process(command, timeout, os.path.join(self.work, name + ".log"))
-        record = {"command": " ".join(command), "exit": status, "seconds": round(seconds, 2),
-                  "outcome": "timeout" if status is None else "exited"}
+        record = process_record(command, status, seconds, text)
         try:
             report = json.loads(text[text.index("{"):])
         except ValueError:
@@ -282,7 +288,7 @@ def main():
                 for tool in ("racecheck", "synccheck"):
                     jobs.append((i, tool, lambda w=w, n=name, t=tool: check.sanitize(t, w, n)))
 
-    solvers = []  # (label, record) of acclab iccg FILE and acclab apsp FILE
+    solvers = []  # {command, variant, file: its record} of acclab iccg FILE and acclab apsp FILE
     solver_jobs = []
     for v in variants:
         w, name = v["workload"], v["variant"]
@@ -436,8 +442,8 @@ def main():
         "started": started.isoformat(timespec="seconds"),
         "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "summary": {"variants": len(records), "small": counts, "sanitizer_errors": sanitizer_errors,
-                    "solvers": {status: sum(1 for x in solvers if x["file"].get("status") == status)
-                                for status in sorted({x["file"].get("status") for x in solvers})},
+                    "solvers": dict(sorted(collections.Counter(
+                        x["file"].get("status") for x in solvers).items())),
                     "racecheck_warnings": sum((r.get("racecheck") or {}).get("warnings") or 0
                                               for r in records)},
         "sanitizer_sets": SANITIZER_SETS,
