@@ -67,6 +67,12 @@ for r in results:
     # Every rank but the pivots' receives a panel each round (one rank: nothing to receive).
     assert (m["broadcast_bytes_per_round"] > 0) == (ranks > 1), m
     assert 0 <= m["broadcast_share"] <= 1, m
+    # The rounds' broadcast times add up to the run's; the slowest round is at least a round's
+    # average (the slowest rank's) and at most the whole.
+    per_round, slowest = m["broadcast_s_per_round"], m["broadcast_s_slowest_round"]
+    assert abs(per_round * m["rounds"] - m["broadcast_s"]) <= 1e-9 * (1 + m["broadcast_s"]), m
+    assert per_round * (1 - 1e-9) <= slowest <= m["broadcast_s"] * (1 + 1e-9), m
+    assert (slowest > 0) == (ranks > 1), m
     # One rank broadcasts nothing and waits for no panel (its panels stay where B and C left
     # them: on a GPU, panel_path "none (one rank)" for mpi_acc; the host arrays here).
     if ranks == 1:

@@ -124,8 +124,7 @@ class MpiAcc : public MpiPhasesBySemiring<MpiAcc> {
   // multidevice is.
   void run_as_one_partition() {
     const auto start = std::chrono::steady_clock::now();
-    broadcast_s_ = 0;
-    received_bytes_ = 0;
+    start_accounting();
     const acc::Partition part = one_partition();
     const int n = g_.n, b = g_.block;
     const bool ahead = lookahead();

@@ -233,7 +233,7 @@ void MpiApspInstance::prepare(const Round& r) {
       if (p_.paths) MPI_Bcast(next_diag_.data(), mm, MPI_INT32_T, r.pcol, comms_->row);
     }
     if (r.in_col) MPI_Bcast(diag_.data(), 2 * mm, MPI_FLOAT, r.prow, comms_->col);
-    broadcast_s_ += since(start);
+    charge_broadcast(r.index, since(start));
     if (!r.diagonal()) {
       if (r.in_row) received_bytes_ += double(mm) * (2 * sizeof(float) + (p_.paths ? 4 : 0));
       if (r.in_col) received_bytes_ += double(mm) * 2 * sizeof(float);
@@ -255,7 +255,8 @@ void MpiApspInstance::prepare(const Round& r) {
   if (p_.paths) {
     MPI_Ibcast(next_slot(r.slot), r.size * g_.rows, MPI_INT32_T, r.pcol, comms_->row, &pending[2]);
   }
-  broadcast_s_ += since(start);
+  pending_round_ = r.index;
+  charge_broadcast(r.index, since(start));
   if (!r.in_row) received_bytes_ += double(r.size) * g_.cols * sizeof(float);
   if (!r.in_col) received_bytes_ += double(r.size) * g_.rows * (sizeof(float) + (p_.paths ? 4 : 0));
 }
@@ -264,7 +265,7 @@ void MpiApspInstance::complete(const Round& r) {
   if (!comms_) return;
   const auto start = Clock::now();
   MPI_Waitall(int(comms_->pending.size()), comms_->pending.data(), MPI_STATUSES_IGNORE);
-  broadcast_s_ += since(start);
+  charge_broadcast(r.index, since(start));
   if (!r.in_row) to_device(Buffer::row_panel, r);
   if (!r.in_col) to_device(Buffer::column_panel, r);
 }
@@ -273,13 +274,18 @@ void MpiApspInstance::nudge() {
   const auto start = Clock::now();
   int done = 0;
   MPI_Testall(int(comms_->pending.size()), comms_->pending.data(), &done, MPI_STATUSES_IGNORE);
-  broadcast_s_ += since(start);
+  charge_broadcast(pending_round_, since(start));
+}
+
+void MpiApspInstance::start_accounting() {
+  broadcast_s_ = 0;
+  round_broadcast_s_.assign(std::size_t(g_.blocks), 0.0);
+  received_bytes_ = 0;
 }
 
 void MpiApspInstance::run() {
   const auto start = Clock::now();
-  broadcast_s_ = 0;
-  received_bytes_ = 0;
+  start_accounting();
   const bool ahead = lookahead();
   const Span all_rows{0, g_.rows}, all_cols{0, g_.cols};
   prepare(round_of(0));
@@ -419,6 +425,8 @@ Verification MpiApspInstance::verify() {
 nlohmann::json MpiApspInstance::distribution() {
   double received = 0;
   for (double bytes : mpi::all_gather(received_bytes_)) received += bytes;
+  double slowest_round = 0;
+  for (double seconds : round_broadcast_s_) slowest_round = std::max(slowest_round, seconds);
   nlohmann::json d = {
       {"ranks", mpi::size()},
       {"proc_grid", fmt::format("{}x{}", g_.dims[0], g_.dims[1])},
@@ -430,8 +438,11 @@ nlohmann::json MpiApspInstance::distribution() {
       {"panel_path", panel_path_},
       // Bytes received by broadcast over all ranks (each receiver counted), a round.
       {"broadcast_bytes_per_round", received / g_.blocks},
-      // The slowest rank's time in broadcasts and waits for panels, and that over its run.
+      // The slowest rank's time in broadcasts and waits for panels, and that over its run; a
+      // round, on average and the slowest one's.
       {"broadcast_s", mpi::max_over_ranks(broadcast_s_)},
+      {"broadcast_s_per_round", mpi::max_over_ranks(broadcast_s_) / g_.blocks},
+      {"broadcast_s_slowest_round", mpi::max_over_ranks(slowest_round)},
       {"broadcast_share", mpi::max_over_ranks(run_s_ > 0 ? broadcast_s_ / run_s_ : 0.0)},
       {"mpi_library", mpi::initialised() ? mpi::library_version() : "not started"}};
   return d;

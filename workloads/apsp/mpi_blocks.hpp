@@ -185,10 +185,20 @@ class MpiApspInstance : public ApspInstance {
   // Lets MPI move the started broadcasts on (MPI_Testall), between pieces of D.
   virtual void nudge();
 
+  // The last run's broadcast accounting started afresh (run() calls it).
+  void start_accounting();
+  // SECONDS of this rank's time in round K's broadcasts and waits for its panels.
+  void charge_broadcast(int k, double seconds) {
+    broadcast_s_ += seconds;
+    round_broadcast_s_[std::size_t(k)] += seconds;
+  }
+
   Grid g_;
-  std::string panel_path_ = "host";     // how panels reach MPI: host, host-staged, nccl
-  double run_s_ = 0, broadcast_s_ = 0;  // the last run's time, and its time in broadcasts
-  double received_bytes_ = 0;           // bytes this rank received by broadcast in the last run
+  std::string panel_path_ = "host";        // how panels reach MPI: host, host-staged, nccl
+  double run_s_ = 0, broadcast_s_ = 0;     // the last run's time, and its time in broadcasts
+  std::vector<double> round_broadcast_s_;  // broadcast_s_ by round
+  int pending_round_ = 0;                  // the round whose panels' broadcasts are started
+  double received_bytes_ = 0;  // bytes this rank received by broadcast in the last run
   // This rank's blocks, g_.rows x g_.cols (row-major, local order), and their initial state;
   // with paths the successors beside them (global vertex numbers; their initial state is read
   // off the initial blocks at each reset, so that a rank holds one n^2 / ranks of them).

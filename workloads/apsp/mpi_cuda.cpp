@@ -115,14 +115,13 @@ class MpiCuda : public MpiApspInstance {
     CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
     if (nccl()) {
       CUDA_CHECK(cudaStreamSynchronize(comm_stream_));
-      // The time the broadcasts' stream spent in them (waiting for the other ranks included).
-      double ms = 0;
+      // The time the broadcasts' stream spent in them (waiting for the other ranks included):
+      // each round's diagonal, then its panels.
       for (std::size_t at = 0; at + 1 < marks_.size(); at += 2) {
-        float span = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&span, marks_[at], marks_[at + 1]));
-        ms += span;
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, marks_[at], marks_[at + 1]));
+        charge_broadcast(int(at / 4), ms / 1000);
       }
-      broadcast_s_ = ms / 1000;
     }
     run_s_ = std::chrono::duration<double>(Clock::now() - start).count();
   }
