@@ -10,6 +10,7 @@
 #include <optional>
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -198,6 +199,39 @@ TEST(CliListTest, TableNamesEveryVariant) {
 #endif
 }
 
+// Where the text after the first column starts on each line that begins with `first` (the
+// column width that line was printed with).
+std::size_t second_column(const std::string& line, const std::string& first) {
+  return line.find_first_not_of(' ', line.find(first) + first.size());
+}
+
+TEST(CliListTest, TableColumnsLineUpWhateverTheNameLength) {
+  const Outcome o = run_acclab({"list"});
+  ASSERT_EQ(o.status, 0) << o;
+  auto doc = parse_json(run_acclab({"list", "--format", "json"}).out);
+  std::set<std::string> names, backends;
+  for (auto& v : doc["variants"]) {
+    names.insert(v["variant"].get<std::string>());
+    backends.insert(v["backend"].get<std::string>());
+  }
+  // Names run from 8 to over 30 characters: every row's backend starts in one column.
+  std::set<std::size_t> columns;
+  std::size_t rows = 0;
+  std::istringstream lines(o.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  ", 0) != 0 || line.find("tunings:") != std::string::npos) continue;
+    const std::string name = line.substr(2, line.find(' ', 2) - 2);
+    if (!names.count(name)) continue;
+    const std::size_t at = second_column(line, name);
+    const std::string backend = line.substr(at, line.find(' ', at) - at);
+    EXPECT_TRUE(backends.count(backend)) << line;
+    columns.insert(at);
+    ++rows;
+  }
+  EXPECT_EQ(rows, doc["variants"].size()) << o.out;
+  EXPECT_EQ(columns.size(), 1u) << o.out;
+}
+
 TEST(CliInfoTest, JsonDescribesHostAndCompiler) {
   const Outcome o = run_acclab({"info", "--format", "json"});
   ASSERT_EQ(o.status, 0) << o;
@@ -319,6 +353,35 @@ TEST(CliRunTest, TableIsTheDefault) {
   EXPECT_NE(o.out.find("verified"), std::string::npos) << o;
   EXPECT_NE(o.out.find(fmt::format("mean = {:.2f}", course_mean(37, 5, 3))), std::string::npos)
       << o;
+}
+
+TEST(CliRunTest, TableColumnsLineUpForLongNames) {
+  // triad_omp_target_tuned (22 characters) and omptarget (9) are wider than the columns' least
+  // widths: the header and both rows still start each column in one place.
+  const Outcome o = run_acclab(
+      with({"run", "vector", "--variant", "original,triad_omp_target_tuned", "--reps", "1"}, tiny));
+  ASSERT_EQ(o.status, 0) << o;
+  std::istringstream lines(o.out);
+  std::set<std::size_t> backend, step;
+  for (std::string line; std::getline(lines, line);) {
+    for (const std::string name : {"variant", "original", "triad_omp_target_tuned"}) {
+      const std::size_t at = line.find(" " + name + " ");
+      if (at == std::string::npos || at > 12) continue;
+      const std::size_t b = second_column(line, name);
+      backend.insert(b);
+      // The step column is right-aligned: its text ends in one place on every line.
+      step.insert(line.find(' ', line.find_first_not_of(' ', line.find(' ', b))));
+      if (name == "variant") EXPECT_EQ(line.compare(b, 7, "backend"), 0) << line;
+    }
+  }
+  EXPECT_EQ(backend.size(), 1u) << o.out;
+  EXPECT_EQ(step.size(), 1u) << o.out;
+}
+
+TEST(CliRunTest, AnEmptyOutPathIsRefused) {
+  // "" would read as no --out: the report would go to stdout and no file be written.
+  EXPECT_TRUE(is_usage_error(run_acclab(with({"run", "vector", "--out", ""}, tiny)),
+                             {"--out", "empty path"}));
 }
 
 TEST(CliRunTest, CorruptResultExitsOne) {
@@ -507,6 +570,20 @@ TEST(CliUsageTest, TooLargeForThisHostFailsBeforeAllocating) {
                  std::chrono::seconds(30));
   EXPECT_TRUE(is_usage_error(o, {"host memory"}));
   EXPECT_LT(o.max_rss_kib, 256 * 1024) << "peak memory " << o.max_rss_kib << " KiB";
+}
+
+TEST(CliUsageTest, AMemoryRefusalNamesTheVariantsOwnParameters) {
+  // apsp/serial at n = 46340: 40 GiB of host memory. The refusal names the problem, not the
+  // tunings of the other steps (gangs_per_sm is optimize_resident's), which serial never reads.
+  Machine machine;
+  const double have = machine.host().available_bytes;
+  if (have <= 0 || have >= 48 * std::ldexp(1.0, 30)) {
+    GTEST_SKIP() << "this host has the memory for it";
+  }
+  const Outcome o = run_acclab({"run", "apsp", "--variant", "serial", "--set", "n=46340"},
+                               std::chrono::seconds(30));
+  EXPECT_TRUE(is_usage_error(o, {"apsp/serial", "\"n\":46340", "host memory"}));
+  EXPECT_EQ(o.err.find("gangs_per_sm"), std::string::npos) << o.err;
 }
 
 TEST(CliUsageTest, UnavailableVariantByExactNameIsAUsageError) {

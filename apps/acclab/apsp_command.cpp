@@ -17,6 +17,7 @@
 #include "core/machine.hpp"
 #include "core/mpi_env.hpp"
 #include "io/dense_matrix.hpp"
+#include "path_option.hpp"
 #include "progress.hpp"
 #include "workloads/apsp/graph_solve.hpp"
 
@@ -150,7 +151,8 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
   cmd->add_option("--devices", args.devices,
                   "GPUs (partitions on the host) for the variants whose tunings include devices");
   cmd->add_option("--out", args.out,
-                  "write the distance matrix here (written whole or not at all)");
+                  "write the distance matrix here (written whole or not at all)")
+      ->check(non_empty_path());
   cmd->add_option("--out-format", args.out_format,
                   "binary (default; io/dense_matrix.hpp gives the layout) or csv (n <= 4096)");
   cmd->add_option("--query", args.query, "print the best path from U to V (ids as in the file)")

@@ -13,6 +13,7 @@
 #include "apsp_command.hpp"
 #include "explain_command.hpp"
 #include "iccg_command.hpp"
+#include "path_option.hpp"
 #include "progress.hpp"
 #include "core/atomic_file.hpp"
 #include "core/build_config.hpp"
@@ -76,7 +77,8 @@ void add_run_options(CLI::App* cmd, RunArgs& args) {
   cmd->add_option("--set", args.sets, "override one parameter: key=value (repeatable)");
   cmd->add_option("--reps", args.reps, "timed repetitions after the warm-up (default 5)");
   cmd->add_option("--format", args.format, "table, json or csv");
-  cmd->add_option("--out", args.out, "write the report to FILE instead of stdout");
+  cmd->add_option("--out", args.out, "write the report to FILE instead of stdout")
+      ->check(non_empty_path());
   cmd->add_option("--devices", args.devices,
                   "GPU counts, e.g. 1,2: every variant once per count (--set devices=N)");
   cmd->add_flag("--profile", args.profile,
@@ -194,7 +196,8 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
       for (const Variant* variant : variants) {
         if (runner.unavailable_reason(*variant)) continue;
         if (variant->check_params) variant->check_params(params);
-        runner.check_memory(*variant, workload, params);
+        runner.check_memory(*variant, workload, params,
+                            reported_params(registry, *variant, params));
       }
     }
   } catch (const UsageError& e) {
@@ -291,13 +294,21 @@ int list_command(const std::string& format, Registry& registry) {
   }
   if (format != "table")
     throw UsageError(fmt::format("--format {}: expected table or json", format));
+  // Columns as wide as their longest entry, so that every row lines up.
+  std::size_t name_w = 0, backend_w = 0, family_w = 0;
+  for (const auto& v : registry.variants()) {
+    name_w = std::max(name_w, v.name.size());
+    backend_w = std::max(backend_w, std::string(to_string(v.backend)).size());
+    family_w = std::max(family_w, v.family.size());
+  }
   for (const auto& w : registry.workloads()) {
     fmt::print("{}: {}\n", w.name, w.description);
     for (const auto& v : registry.variants()) {
       if (v.workload != w.name) continue;
       auto reason = runner.unavailable_reason(v);
-      fmt::print("  {:<18} {:<8} {:<7} {:>2}  {}{}\n", v.name, to_string(v.backend), v.family,
-                 v.step, v.description, reason ? fmt::format("  [unavailable: {}]", *reason) : "");
+      fmt::print("  {:<{}} {:<{}} {:<{}} {:>2}  {}{}\n", v.name, name_w, to_string(v.backend),
+                 backend_w, v.family, family_w, v.step, v.description,
+                 reason ? fmt::format("  [unavailable: {}]", *reason) : "");
       if (!v.tunings.empty()) {
         std::vector<std::string> knobs;
         for (const auto& tuning : tunings_json(v, w)) {
@@ -305,7 +316,7 @@ int list_command(const std::string& format, Registry& registry) {
           knobs.push_back(fmt::format("{}={}", tuning["name"].get<std::string>(),
                                       value.is_string() ? value.get<std::string>() : "(unset)"));
         }
-        fmt::print("  {:<18} tunings: {}\n", "", fmt::join(knobs, " "));
+        fmt::print("  {:<{}} tunings: {}\n", "", name_w, fmt::join(knobs, " "));
       }
     }
   }

@@ -16,6 +16,7 @@
 #include "core/mpi_env.hpp"
 #include "core/runner.hpp"
 #include "io/text_vector.hpp"
+#include "path_option.hpp"
 #include "workloads/iccg/matrix_solve.hpp"
 
 namespace acclab {
@@ -23,7 +24,8 @@ namespace acclab {
 void add_iccg_options(CLI::App* cmd, IccgArgs& args) {
   cmd->add_option("matrix", args.matrix, "real symmetric Matrix Market matrix (coordinate)")
       ->required();
-  cmd->add_option("--rhs", args.rhs, "right-hand side: n numbers (default b = A 1)");
+  cmd->add_option("--rhs", args.rhs, "right-hand side: n numbers (default b = A 1)")
+      ->check(non_empty_path());
   cmd->add_option("--colors", args.colors,
                   "0 CM, -1 RCM, <= -2 CM-RCM with |c| colours, >= 2 multicolour (default -20)");
   cmd->add_option("--tol", args.tol,
@@ -33,7 +35,8 @@ void add_iccg_options(CLI::App* cmd, IccgArgs& args) {
                   "factor (1 + S) times the diagonal (shifted IC(0), for matrices on which IC(0) "
                   "breaks down; default 0: none)");
   cmd->add_option("--out", args.out,
-                  "write x here as a Matrix Market array, only when the solve converged");
+                  "write x here as a Matrix Market array, only when the solve converged")
+      ->check(non_empty_path());
   cmd->add_option("--variant", args.variant,
                   "original, optimized, cuda or cusparse (default cuda with a CUDA GPU, optimized "
                   "where OpenACC runs on a GPU, else original)");

@@ -70,9 +70,19 @@ class TableReporter : public Reporter {
     fmt::print(out_, "host {} ({} cores)  {}{}\n\n", context_.host.value("cpu", "?"),
                context_.host.value("cores", 0), gpus, limits);
 
-    fmt::print(out_, "{:<8} {:<18} {:<8} {:>4} {:>10} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7}",
-               "family", "variant", "backend", "step", "median", "min", "max", "xfer", "xfer%",
-               "GFLOP/s", "GB/s", "%limit");
+    // The text columns as wide as their longest entry (at least as before), so rows line up.
+    std::size_t family_w = 8, name_w = 18, backend_w = 8;
+    for (const auto& r : results_) {
+      family_w = std::max(family_w, r.variant->family.size());
+      name_w = std::max(name_w, r.variant->name.size());
+      backend_w = std::max(backend_w, std::string(to_string(r.variant->backend)).size());
+    }
+    const std::string columns = fmt::format(
+        "{{:<{}}} {{:<{}}} {{:<{}}} {{:>4}} {{:>10}} {{:>10}} {{:>10}} {{:>10}} {{:>6}} {{:>9}} "
+        "{{:>9}} {{:>7}}",
+        family_w, name_w, backend_w);
+    fmt::print(out_, fmt::runtime(columns), "family", "variant", "backend", "step", "median",
+               "min", "max", "xfer", "xfer%", "GFLOP/s", "GB/s", "%limit");
     if (ladder) fmt::print(out_, " {:>8} {:>8}", "vs 1st", "vs prev");
     fmt::print(out_, "  {:<11} {}\n", "status", "note");
 
@@ -80,7 +90,7 @@ class TableReporter : public Reporter {
     for (const auto& r : results_) {
       const bool timed = !r.times_s.empty();
       fmt::print(
-          out_, "{:<8} {:<18} {:<8} {:>4} {:>10} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7}",
+          out_, fmt::runtime(columns),
           r.variant->family, r.variant->name, to_string(r.variant->backend), r.variant->step,
           dash(timed, [&] { return format_seconds(r.median_s); }),
           dash(timed, [&] { return format_seconds(r.min_s); }),

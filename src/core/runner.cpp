@@ -66,13 +66,14 @@ Place Runner::place_of(const Variant& variant) {
   }
 }
 
-void Runner::check_memory(const Variant& variant, const Workload& workload, const Params& params) {
+void Runner::check_memory(const Variant& variant, const Workload& workload, const Params& params,
+                          const Params& shown) {
   if (workload.host_bytes) {
     const double need = workload.host_bytes(params);
     const double have = machine_.host().available_bytes;
     if (have > 0 && need > have) {
       throw UsageError(fmt::format("{} with {}: needs {} of host memory, {} available",
-                                   variant.id(), params.json().dump(), gib(need), gib(have)));
+                                   variant.id(), shown.json().dump(), gib(need), gib(have)));
     }
   }
   if (workload.device_bytes && place_of(variant) == Place::gpu && !machine_.gpus().empty()) {
@@ -80,7 +81,7 @@ void Runner::check_memory(const Variant& variant, const Workload& workload, cons
     const double have = machine_.gpus().front().free_bytes;
     if (have > 0 && need > have) {
       throw UsageError(fmt::format("{} with {}: needs {} of device memory, {} free on {}",
-                                   variant.id(), params.json().dump(), gib(need), gib(have),
+                                   variant.id(), shown.json().dump(), gib(need), gib(have),
                                    machine_.gpus().front().name));
     }
   }

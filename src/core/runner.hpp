@@ -77,8 +77,14 @@ class Runner {
   std::optional<std::string> unavailable_reason(const Variant& variant);
 
   // Throws UsageError when the problem would not fit in the host's available memory or, for a
-  // variant that runs on a GPU, in the device's free memory. Called before allocating.
-  void check_memory(const Variant& variant, const Workload& workload, const Params& params);
+  // variant that runs on a GPU, in the device's free memory. Called before allocating. The
+  // message names the parameters `shown` (the variant's own, reported_params(); all of
+  // `params` without it).
+  void check_memory(const Variant& variant, const Workload& workload, const Params& params) {
+    check_memory(variant, workload, params, params);
+  }
+  void check_memory(const Variant& variant, const Workload& workload, const Params& params,
+                    const Params& shown);
 
   // Where the variant runs here: CUDA on the GPU, OpenACC and OpenMP target where their runtime
   // found one, everything else on the host.
