@@ -337,10 +337,6 @@ UserGraph seed_user_graph(std::int64_t n, Semiring semiring) {
 
 const Variant& default_graph_variant(const Registry& registry, Machine& machine, bool paths,
                                      std::int64_t vertices) {
-  // The fastest on a GPU first (docs/apsp.md has the figures): cuda_blocked, then, since it keeps
-  // no successors, multidevice (blocked OpenACC), ahead of optimize's kernel a step. Both index
-  // in 64 bits. multicore is the fastest CPU variant; past its 32-bit indices, mpi_host on one
-  // rank.
   if (mpi::size() > 1) {
     // Under mpirun only the MPI steps run across the ranks: the fastest that runs here.
     const Variant* host = nullptr;
@@ -354,6 +350,10 @@ const Variant& default_graph_variant(const Registry& registry, Machine& machine,
     if (host) return *host;
     throw std::logic_error("apsp: no mpi_host variant registered");
   }
+  // One process: the fastest on a GPU first (docs/apsp.md has the figures): cuda_blocked, then,
+  // since it keeps no successors, multidevice (blocked OpenACC), ahead of optimize's kernel a
+  // step. Both index in 64 bits. multicore is the fastest CPU variant; past its 32-bit indices,
+  // mpi_host on one rank.
   constexpr std::array<std::string_view, 2> fastest_on_a_gpu = {"cuda_blocked", "multidevice"};
   constexpr std::array<std::string_view, 2> fastest_on_the_cpu = {"multicore", "mpi_host"};
   for (const std::string_view name : fastest_on_a_gpu) {
