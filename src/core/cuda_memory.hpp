@@ -14,7 +14,17 @@
 
 namespace acclab {
 
-// `count` elements of T from cudaMalloc, freed on destruction. Copies are blocking.
+// A host-to-device copy that has landed when it returns. From pageable memory cudaMemcpy returns
+// once the data is staged, the DMA into the device array possibly still in flight on the legacy
+// default stream; the steps' streams are non-blocking (they do not wait for that stream), so a
+// kernel or copy queued on one next could read the array before the data is there.
+inline void copy_to_device(void* device, const void* host, std::size_t bytes) {
+  CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// `count` elements of T from cudaMalloc, freed on destruction. Copies are blocking: an upload
+// has landed, and a download is on the host, when they return.
 template <typename T>
 class DeviceArray {
  public:
@@ -35,7 +45,7 @@ class DeviceArray {
   T* get() const { return data_; }
   void upload(const std::vector<T>& host) {
     profile::CudaTimer timer(cudaMemcpyHostToDevice, count_ * sizeof(T), nullptr);
-    CUDA_CHECK(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice));
+    copy_to_device(data_, host.data(), count_ * sizeof(T));
   }
   void download(std::vector<T>& host) const {
     profile::CudaTimer timer(cudaMemcpyDeviceToHost, count_ * sizeof(T), nullptr);

@@ -93,8 +93,8 @@ class CudaBlockedMulti : public ApspInstance {
       gpu->d = DeviceArray<float>(std::max<std::size_t>(count_rows, 1));
       gpu->history = DeviceArray<float>(std::size_t(p_.n) * cuda::pivot);
       gpu->snapshot = DeviceArray<float>(std::size_t(p_.n) * cuda::pivot);
-      CUDA_CHECK(cudaMemcpy(gpu->initial.get(), initial_.data() + std::size_t(gpu->row_begin) * p_.n,
-                            sizeof(float) * count_rows, cudaMemcpyHostToDevice));
+      copy_to_device(gpu->initial.get(), initial_.data() + std::size_t(gpu->row_begin) * p_.n,
+                     sizeof(float) * count_rows);
       gpus_.push_back(std::move(gpu));
     }
   }

@@ -39,8 +39,7 @@ template <typename T>
 DeviceArray<T> uploaded(const std::vector<T>& host) {
   DeviceArray<T> device(std::max<std::size_t>(host.size(), 1));
   if (!host.empty()) {
-    CUDA_CHECK(cudaMemcpy(device.get(), host.data(), sizeof(T) * host.size(),
-                          cudaMemcpyHostToDevice));
+    copy_to_device(device.get(), host.data(), sizeof(T) * host.size());
   }
   return device;
 }
