@@ -83,11 +83,16 @@ def parse_args():
                    help="seconds for the whole check (0: no limit); jobs not started by then are "
                         "recorded as not run and the check as incomplete, so that a report is "
                         "written even when the GPU machine's time is short")
+    p.add_argument("--solver-repeats", type=int, default=4,
+                   help="runs of each acclab apsp FILE variant, each its own process, all of "
+                        "which must give one digest: a race shows in some runs only (default 4)")
     p.add_argument("--extra", action="append", default=[],
                    help="an extra argument for every acclab run (testing: --extra=--corrupt-result)")
     args = p.parse_args()
     if args.jobs < 1:
         fail_usage(f"--jobs {args.jobs}: must be at least 1")
+    if args.solver_repeats < 1:
+        fail_usage(f"--solver-repeats {args.solver_repeats}: must be at least 1")
     if not (os.path.isfile(args.acclab) and os.access(args.acclab, os.X_OK)):
         fail_usage(f"--acclab {args.acclab}: no executable there (build, then scripts/gpu-bundle.sh)")
     return args
@@ -185,10 +190,11 @@ class Check:
                 record["error"] = last_line(text)
         return record, text
 
-    def solver_run(self, command_name, variant, arguments, timeout):
+    def solver_run(self, command_name, variant, arguments, timeout, repeat=0):
         """One `acclab iccg FILE` or `acclab apsp FILE` with one variant, its JSON report's
-        verdict: converged (iccg), no broken path (apsp)."""
-        name = f"{command_name}-file.{variant}"
+        verdict: converged (iccg), no broken path (apsp). REPEAT > 0: the same run again, its
+        log apart."""
+        name = f"{command_name}-file.{variant}" + (f".repeat{repeat}" if repeat else "")
         command = [self.args.acclab, command_name] + arguments + ["--variant", variant,
                                                                    "--format", "json"]
         status, seconds, text = run_process(command, timeout, os.path.join(self.work, name + ".log"))
@@ -303,8 +309,16 @@ def main():
         else:
             continue
         solvers.append({"command": w, "variant": name})
-        solver_jobs.append((len(solvers) - 1, lambda w=w, n=name, a=arguments:
+        solver_jobs.append((len(solvers) - 1, 0, lambda w=w, n=name, a=arguments:
                             check.solver_run(w, n, a, args.timeout)))
+        # apsp's answer is bitwise the serial loop's every time: the same run again, in other
+        # processes beside the rest, catches what goes wrong in some runs only (an upload racing
+        # the first kernel gave cuda_blocked a wrong digest in 10 of 96 runs, 12 at a time).
+        if w == "apsp":
+            solvers[-1]["repeats"] = [None] * (args.solver_repeats - 1)
+            for k in range(1, args.solver_repeats):
+                solver_jobs.append((len(solvers) - 1, k, lambda w=w, n=name, a=arguments, k=k:
+                                    check.solver_run(w, n, a, args.timeout, repeat=k)))
 
     # The gate's core first, the seed runs (the least telling, often cut at --seed-limit) last:
     # under --budget what is left out is what matters least.
@@ -323,8 +337,9 @@ def main():
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         solver_futures = {pool.submit(within_budget, job, f"acclab {solvers[i]['command']} FILE "
-                                      f"--variant {solvers[i]['variant']}"): i
-                          for i, job in solver_jobs}
+                                      f"--variant {solvers[i]['variant']}"
+                                      + (f" (repeat {k})" if k else "")): (i, k)
+                          for i, k, job in solver_jobs}
         futures = {pool.submit(within_budget, job, f"{variants[i]['workload']}/"
                                f"{variants[i]['variant']} {field}"): (i, field)
                    for i, field, job in jobs}
@@ -336,9 +351,12 @@ def main():
                   f"{field}: {r.get('status')} {r.get('outcome')}"
                   + (f" errors={r['errors']}" if "errors" in r else ""), flush=True)
 
-        for future, i in solver_futures.items():
-            solvers[i]["file"] = future.result()
-            r = solvers[i]["file"]
+        for future, (i, k) in solver_futures.items():
+            r = future.result()
+            if k:
+                solvers[i]["repeats"][k - 1] = r
+                continue
+            solvers[i]["file"] = r
             print(f"acclab {solvers[i]['command']} FILE --variant {solvers[i]['variant']}: "
                   f"{r.get('status')} {r.get('outcome')}", flush=True)
 
@@ -352,6 +370,14 @@ def main():
                if s["command"] == "apsp" and s["file"].get("status") == "verified"}
     if len(digests) > 1:
         problems.append(f"acclab apsp FILE: the variants' matrix digests differ: {sorted(digests)}")
+    for s in solvers:
+        runs = [s["file"]] + s.get("repeats", [])
+        if len(runs) == 1 or any(r.get("outcome") == "budget" for r in runs):
+            continue
+        again = collections.Counter(f"{r.get('status')} {r.get('matrix_digest')}" for r in runs)
+        if len(again) > 1:
+            problems.append(f"acclab apsp FILE --variant {s['variant']}: {len(runs)} runs gave "
+                            f"{dict(again)}")
     for r in records:
         label = f"{r['workload']}/{r['variant']}"
         small = r["small"]
@@ -444,6 +470,8 @@ def main():
         "summary": {"variants": len(records), "small": counts, "sanitizer_errors": sanitizer_errors,
                     "solvers": dict(sorted(collections.Counter(
                         x["file"].get("status") for x in solvers).items())),
+                    "solver_repeats": dict(sorted(collections.Counter(
+                        r.get("status") for x in solvers for r in x.get("repeats", [])).items())),
                     "racecheck_warnings": sum((r.get("racecheck") or {}).get("warnings") or 0
                                               for r in records)},
         "sanitizer_sets": SANITIZER_SETS,

@@ -60,12 +60,44 @@ for s in solvers:
         problems.append("serial keeps its successors: its paths must be checked")
 if len({s["file"]["matrix_digest"] for s in solvers}) != 1:
     problems.append("digests differ")
+# Each variant run four times (--solver-repeats' default), every run verified, one digest.
+for s in solvers:
+    repeats = s.get("repeats", [])
+    if len(repeats) != 3:
+        problems.append(f"{s['variant']}: {len(repeats)} repeats, expected 3")
+    for r in repeats:
+        if r["status"] != "verified" or r["matrix_digest"] != s["file"]["matrix_digest"]:
+            problems.append(f"{s['variant']} repeat: {r}")
+if doc["summary"]["solver_repeats"] != {"verified": 3 * len(expected)}:
+    problems.append(f"summary {doc['summary']['solver_repeats']}")
 if doc["summary"]["solvers"] != {"verified": len(expected)}:
     problems.append(f"summary {doc['summary']['solvers']}")
 print("\n".join(problems) or "solver records ok")
 sys.exit(1 if problems else 0)
 PY
 check "one verified acclab apsp FILE run per single-process apsp variant" test $? -eq 0
+
+# A variant whose answer changes from run to run is a problem, though each run alone passes: a
+# stand-in binary reports another digest on its second run of serial.
+cat > "$dir/flaky" <<SH
+#!/usr/bin/env bash
+if [[ \$1 == apsp && " \$* " == *" --variant serial "* ]]; then
+  # The runs go in parallel: one at a time through the counter.
+  n=\$(flock "$dir/count" bash -c \
+    'n=\$(( \$(cat "\$0" 2>/dev/null || echo 0) + 1 )); echo \$n > "\$0"; echo \$n' "$dir/count")
+  if (( n == 2 )); then
+    "$acclab" "\$@" | sed 's/"matrix_digest": "[0-9a-f]*"/"matrix_digest": "0000000000000000"/'
+    exit \${PIPESTATUS[0]}
+  fi
+fi
+exec "$acclab" "\$@"
+SH
+chmod +x "$dir/flaky"
+python3 "$check" --acclab "$dir/flaky" --workloads apsp --no-sanitizers --no-seed --jobs 2 \
+  --out "$dir/flaky-out" > "$dir/flaky.txt" 2>&1
+check "a digest that changes between runs of one variant: exit 1" test $? -eq 1
+check "the variant and its digests are named" \
+  grep -q "PROBLEM acclab apsp FILE --variant serial: 4 runs gave.*0000000000000000" "$dir/flaky.txt"
 
 python3 "$check" "${dry[@]}" --out "$dir/bad" --extra=--corrupt-result > "$dir/bad.txt" 2>&1
 check "exit 1 when a result fails verification" test $? -eq 1
