@@ -15,8 +15,7 @@ source "$(dirname "$0")/mpi_checks.sh"  # launch
 
 run_args=(run jacobi2d --variant mpi_openmp --set rows=34 --set cols=34 --reps 1)
 one_line_exit_2 "ranks given different arguments" "rank 1 was given other arguments than rank 0" \
-  "$mpiexec" --allow-run-as-root --oversubscribe -q -np 1 "$acclab" "${run_args[@]}" \
-  : -np 1 "$acclab" "${run_args[@]}" --set iters=7
+  launch 1 "$acclab" "${run_args[@]}" : -np 1 "$acclab" "${run_args[@]}" --set iters=7
 check "the line shows both command lines" grep -q -- "--set iters=7 against run jacobi2d" \
   "$dir/err"
 launch 2 "$acclab" "${run_args[@]}" > "$dir/out" 2> "$dir/err"
