@@ -418,9 +418,10 @@ def main():
                 not args.extra and not skipped)
     # A partial (dry) run checks the script and the variants, not a commit: only a complete one
     # must name a clean commit and its trees.
-    if build.get("dirty") and complete:
-        problems.append("the binary was built from uncommitted changes: "
-                        + ", ".join(build.get("changed") or []))
+    trees = provenance_trees(args.acclab, build.get("commit"))
+    changes = gated_changes(build, trees)
+    if changes and complete:
+        problems.append("the binary was built from uncommitted changes: " + ", ".join(changes))
     # The gate is about the GPU: a complete check on a machine where CUDA finds no device or
     # OpenACC falls back to the host (no nvptx plugin, a build without offload) proves nothing.
     if complete and not (info.get("devices") and info.get("openacc_on_gpu")):
@@ -433,7 +434,6 @@ def main():
             and not info.get("omptarget_on_gpu")):
         problems.append("OpenMP target regions ran on the host on a machine with a GPU "
                         "(omptarget_on_gpu false)")
-    trees = provenance_trees(args.acclab, build.get("commit"))
     if trees is None and complete:
         problems.append("no PROVENANCE.json naming the binary's commit beside it "
                         "(scripts/gpu-bundle.sh writes it)")
@@ -497,6 +497,20 @@ def main():
     for problem in problems:
         print(f"gpu-check: PROBLEM {problem}")
     return 0 if not problems else 1
+
+
+def gated_changes(build, trees):
+    """The paths the binary was built with uncommitted (acclab info's build.changed) that lie in
+    what it is built from: the folders and files whose trees the bundle's PROVENANCE.json names
+    (workloads/, src/ and apps/ at least). An untracked note under bench/ leaves the binary as the
+    commit makes it. A dirty build that names no path counts as changed throughout."""
+    if not build.get("dirty"):
+        return []
+    changed = build.get("changed") or []
+    if not changed:
+        return ["(the build names no changed path)"]
+    gated = {"workloads", "src", "apps"} | set(trees or {})
+    return [path for path in changed if path.strip("/").split("/")[0] in gated]
 
 
 def provenance_trees(acclab, commit):

@@ -99,6 +99,30 @@ check "a digest that changes between runs of one variant: exit 1" test $? -eq 1
 check "the variant and its digests are named" \
   grep -q "PROBLEM acclab apsp FILE --variant serial: 4 runs gave.*0000000000000000" "$dir/flaky.txt"
 
+# Which uncommitted paths of a build make a complete check fail: those in what the binary is
+# built from (the bundle's gated trees), not an untracked note elsewhere.
+python3 - "$check" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("gpu_check", sys.argv[1])
+gpu_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gpu_check)
+trees = {"workloads": "t1", "src": "t2", "apps": "t3", "cmake": "t4", "CMakeLists.txt": "t5"}
+cases = [
+    ({"dirty": False, "changed": []}, trees, []),
+    ({"dirty": True, "changed": ["bench/results/x/", "docs/a.md"]}, trees, []),
+    ({"dirty": True, "changed": ["bench/x.json", "src/core/a.hpp"]}, trees, ["src/core/a.hpp"]),
+    ({"dirty": True, "changed": ["cmake/f.cmake", "CMakeLists.txt"]}, trees,
+     ["cmake/f.cmake", "CMakeLists.txt"]),
+    ({"dirty": True, "changed": ["workloads/new/"]}, None, ["workloads/new/"]),
+    ({"dirty": True, "changed": []}, trees, ["(the build names no changed path)"]),
+]
+wrong = [(build, got, want) for build, gated, want in cases
+         if (got := gpu_check.gated_changes(build, gated)) != want]
+print("\n".join(map(str, wrong)) or "gated changes ok")
+sys.exit(1 if wrong else 0)
+PY
+check "uncommitted paths count only where the binary is built from" test $? -eq 0
+
 python3 "$check" "${dry[@]}" --out "$dir/bad" --extra=--corrupt-result > "$dir/bad.txt" 2>&1
 check "exit 1 when a result fails verification" test $? -eq 1
 check "the failed variant is named" grep -q "PROBLEM vector/original small: exited failed" "$dir/bad.txt"
