@@ -5,18 +5,7 @@
 # construct, before and after. Binaries in $EXP (acclab-poll, acclab-acqrel, acclab-cols*).
 #   EXP=bundle/exp OUT=some/folder bench/experiments/grid-barrier-poll/call2.sh
 set -uo pipefail
-export LD_LIBRARY_PATH=$PWD/bundle:/usr/local/cuda/lib64
-out=${OUT:?set OUT to a folder for the results}
-exp=${EXP:?set EXP to the folder of the binaries}
-mkdir -p "$out"
-
-run() {
-  local name=$1 binary=$exp/acclab-$2
-  shift 2
-  echo "$name.json: acclab-$(basename "$binary" | sed 's/^acclab-//') $* --format json --out $name.json" >> "$out/commands.txt"
-  "$binary" "$@" --format json --out "$out/$name.json" > "$out/$name.log" 2>&1
-  echo "$name rc=$?"
-}
+source "$(dirname "$0")/common.sh"
 
 for round in 1 2; do
   for b in poll acqrel; do

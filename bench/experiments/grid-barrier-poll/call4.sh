@@ -4,18 +4,7 @@
 # also with alternate=0. Binaries in $EXP.
 #   EXP=bundle/exp OUT=some/folder bench/experiments/grid-barrier-poll/call4.sh
 set -uo pipefail
-export LD_LIBRARY_PATH=$PWD/bundle:/usr/local/cuda/lib64
-out=${OUT:?set OUT to a folder for the results}
-exp=${EXP:?set EXP to the folder of the binaries}
-mkdir -p "$out"
-
-run() {
-  local name=$1 binary=$2
-  shift 2
-  echo "$name.json: acclab-$binary $* --format json --out $name.json" >> "$out/commands.txt"
-  "$exp/acclab-$binary" "$@" --format json --out "$out/$name.json" > "$out/$name.log" 2>&1
-  echo "$name rc=$?"
-}
+source "$(dirname "$0")/common.sh"
 
 for round in 1 2; do
   for b in poll colrev2; do

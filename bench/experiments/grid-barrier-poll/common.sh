@@ -1,0 +1,17 @@
+# shellcheck shell=bash
+# Sourced by call2.sh ... call5.sh: the bundle's environment, $out and $exp, and run().
+# Run from the repository root with the bundle of scripts/gpu-bundle.sh in bundle/.
+export LD_LIBRARY_PATH=$PWD/bundle:/usr/local/cuda/lib64
+out=${OUT:?set OUT to a folder for the results}
+exp=${EXP:?set EXP to the folder of the binaries}
+mkdir -p "$out"
+
+# run NAME BINARY ARGS...: $EXP/acclab-BINARY ARGS as JSON to $out/NAME.json, its log beside it,
+# the command appended to $out/commands.txt.
+run() {
+  local name=$1 binary=$2
+  shift 2
+  echo "$name.json: acclab-$binary $* --format json --out $name.json" >> "$out/commands.txt"
+  "$exp/acclab-$binary" "$@" --format json --out "$out/$name.json" > "$out/$name.log" 2>&1
+  echo "$name rc=$?"
+}
