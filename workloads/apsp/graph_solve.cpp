@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -335,44 +334,46 @@ UserGraph seed_user_graph(std::int64_t n, Semiring semiring) {
   return user;
 }
 
+namespace {
+
+// The apsp variant called `name`, or null where this build registers none.
+const Variant* apsp_variant(const Registry& registry, std::string_view name) {
+  for (const Variant& v : registry.variants()) {
+    if (v.workload == "apsp" && v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 const Variant& default_graph_variant(const Registry& registry, Machine& machine, bool paths,
                                      std::int64_t vertices) {
   if (mpi::size() > 1) {
     // Under mpirun only the MPI steps run across the ranks: the fastest that runs here.
-    const Variant* host = nullptr;
-    for (const std::string_view name : {"mpi_cuda", "mpi_acc", "mpi_host"}) {
-      for (const Variant& v : registry.variants()) {
-        if (v.workload != "apsp" || v.name != name) continue;
-        if (runs_on_a_gpu_here(v, machine) && (!paths || has_tuning(v, "paths"))) return v;
-        if (name == "mpi_host") host = &v;
-      }
+    for (const std::string_view name : {"mpi_cuda", "mpi_acc"}) {
+      const Variant* v = apsp_variant(registry, name);
+      if (v && runs_on_a_gpu_here(*v, machine) && (!paths || has_tuning(*v, "paths"))) return *v;
     }
-    if (host) return *host;
+    if (const Variant* host = apsp_variant(registry, "mpi_host")) return *host;
     throw std::logic_error("apsp: no mpi_host variant registered");
   }
   // One process: the fastest on a GPU first (docs/apsp.md has the figures): cuda_blocked, then,
   // since it keeps no successors, multidevice (blocked OpenACC), ahead of optimize's kernel a
   // step. Both index in 64 bits. multicore is the fastest CPU variant; past its 32-bit indices,
   // mpi_host on one rank.
-  constexpr std::array<std::string_view, 2> fastest_on_a_gpu = {"cuda_blocked", "multidevice"};
-  constexpr std::array<std::string_view, 2> fastest_on_the_cpu = {"multicore", "mpi_host"};
-  for (const std::string_view name : fastest_on_a_gpu) {
-    for (const Variant& v : registry.variants()) {
-      if (v.workload == "apsp" && v.name == name && (!paths || has_tuning(v, "paths")) &&
-          runs_on_a_gpu_here(v, machine) && vertices <= max_vertices_of(name)) {
-        return v;
-      }
+  for (const std::string_view name : {"cuda_blocked", "multidevice"}) {
+    const Variant* v = apsp_variant(registry, name);
+    if (v && (!paths || has_tuning(*v, "paths")) && runs_on_a_gpu_here(*v, machine) &&
+        vertices <= max_vertices_of(name)) {
+      return *v;
     }
   }
-  const Variant* cpu = nullptr;
-  for (const std::string_view name : fastest_on_the_cpu) {
-    for (const Variant& v : registry.variants()) {
-      if (v.workload != "apsp" || v.name != name) continue;
-      if (!cpu) cpu = &v;  // multicore: refused past its size by the caller, naming the others
-      if (vertices <= max_vertices_of(name)) return v;
-    }
+  for (const std::string_view name : {"multicore", "mpi_host"}) {
+    const Variant* v = apsp_variant(registry, name);
+    if (v && vertices <= max_vertices_of(name)) return *v;
   }
-  if (cpu) return *cpu;
+  // multicore past its size: the caller refuses it, naming the steps that would take the graph.
+  if (const Variant* cpu = apsp_variant(registry, "multicore")) return *cpu;
   throw std::logic_error("apsp: no multicore variant registered");
 }
 
