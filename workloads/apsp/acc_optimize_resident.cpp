@@ -50,8 +50,9 @@ int all_steps(int n, float* d, std::int32_t* next, int gangs, bool alternate,
     bool together = true;             // false once a gang gave up waiting at a barrier
     for (int k = 0; k < n && together; ++k) {
       const float* pivot = d + std::int64_t(k) * n;
-      // Every other step walks the rows bottom-up: it starts on the rows the step before touched
-      // last, which are still in L2 (the seed's 64 MiB matrix about fills the H200's 60 MB).
+      // Every other step walks the rows bottom-up: where a warp has several rows (one gang a
+      // multiprocessor), it starts on those the step before touched last, still in L2. With two
+      // gangs every row is in flight at once and it changes nothing.
       const bool bottom_up = alternate && k % 2 == 1;
 #pragma acc loop gang worker
       for (int walked = 0; walked < n; ++walked) {
