@@ -25,7 +25,6 @@ namespace {
 
 constexpr int workers = 16;  // warps a gang
 constexpr int warp = 32;
-constexpr int cells = 4;           // columns a lane loads at once
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
 
 #pragma acc routine seq
@@ -40,6 +39,11 @@ inline bool improves(float now, float through) {
 template <bool max_plus, bool paths>
 int all_steps(int n, float* d, std::int32_t* next, int gangs, bool alternate,
               unsigned long long* arrived) {
+  // Columns a lane loads at once: a warp has one row a step, so the loads it keeps in flight
+  // are what bounds the pass. As many as fit the 64 registers a lane that two gangs of 16
+  // warps leave: 56 without successors, 64 with (6 columns there take 70); 7 fit as well
+  // without, and ran slower.
+  constexpr int cells = paths ? 5 : 6;
   const std::int64_t nn = std::int64_t(n) * n;
   int ran[1] = {0};  // an array section, as the other resident constructs map their results
 #pragma acc parallel num_gangs(gangs) num_workers(workers) vector_length(warp) present(d [0:nn]) \
@@ -54,6 +58,7 @@ int all_steps(int n, float* d, std::int32_t* next, int gangs, bool alternate,
       // multiprocessor), it starts on those the step before touched last, still in L2. With two
       // gangs every row is in flight at once and it changes nothing.
       const bool bottom_up = alternate && k % 2 == 1;
+      const int whole = n - n % (cells * warp);  // the columns of whole batches
 #pragma acc loop gang worker
       for (int walked = 0; walked < n; ++walked) {
         const int i = bottom_up ? n - 1 - walked : walked;
@@ -65,20 +70,38 @@ int all_steps(int n, float* d, std::int32_t* next, int gangs, bool alternate,
         // NaN, and neither improves), so it is not read: on the seed's graph a tenth of the
         // row-steps, nearly all in the first eighth of the steps.
         const bool reaches = max_plus ? dik != -__builtin_inff() : dik != __builtin_inff();
-          // Each lane takes `cells` columns a warp apart at once, all loads before the stores:
-          // one load at a time a lane would leave the memory system waiting on latency.
+        // Each lane takes `cells` columns a warp apart at once, all loads before the stores:
+        // one load at a time a lane would leave the memory system waiting on latency.
 #pragma acc loop vector
         for (int lane = 0; lane < warp; ++lane) {
           if (!reaches) continue;
-          for (int j0 = lane; j0 < n; j0 += cells * warp) {
+          // Whole batches first, without the clamps that the last, partial batch needs:
+          // GCC compiles each clamp to a branch around its load pair.
+          int j0 = lane;
+          for (; j0 < whole; j0 += cells * warp) {
             float now[cells], through[cells];
-#pragma GCC unroll 4
+#pragma GCC unroll 6
+            for (int u = 0; u < cells; ++u) {
+              now[u] = row[j0 + u * warp];
+              through[u] = dik + pivot[j0 + u * warp];
+            }
+#pragma GCC unroll 6
+            for (int u = 0; u < cells; ++u) {
+              if (improves<max_plus>(now[u], through[u])) {
+                row[j0 + u * warp] = through[u];
+                if (paths) next[std::int64_t(i) * n + j0 + u * warp] = nik;
+              }
+            }
+          }
+          for (; j0 < n; j0 += cells * warp) {
+            float now[cells], through[cells];
+#pragma GCC unroll 6
             for (int u = 0; u < cells; ++u) {
               const int j = j0 + u * warp < n ? j0 + u * warp : j0;
               now[u] = row[j];
               through[u] = dik + pivot[j];
             }
-#pragma GCC unroll 4
+#pragma GCC unroll 6
             for (int u = 0; u < cells; ++u) {
               const int j = j0 + u * warp;
               if (j < n && improves<max_plus>(now[u], through[u])) {
@@ -107,8 +130,9 @@ class OptimizeResident : public PresentInstance {
     PresentInstance::setup();
     gangs_ = 1;
     if (acc_get_num_devices(acc_device_nvidia) > 0) {
-      // Two gangs a multiprocessor fit its registers (56 a lane) and double the warps waiting
-      // on memory, which is what bounds the pass (ncu: a quarter of the warp slots occupied).
+      // Two gangs a multiprocessor fit its registers (at most 64 a lane) and double the warps
+      // waiting on memory, which is what bounds the pass (ncu: a quarter of the warp slots
+      // occupied).
       gangs_ = std::max(1, p_.gangs_per_sm *
                                cuda_multiprocessors(acc_get_device_num(acc_device_nvidia)));
     }
