@@ -26,8 +26,11 @@ launch() {
   shift 2
   echo "$name.json: mpirun -np $np acclab $* --format json --out $name.json" >> "$out/commands.txt"
   echo "== mpirun -np $np acclab $*"
+  local start=$SECONDS
   mpirun --allow-run-as-root -q --bind-to none -np "$np" "$acclab" "$@" --format json \
     --out "$out/$name.json"
+  # The wall time, serial reference and gather included: what plans a call's time limit.
+  echo "== $name: $((SECONDS - start)) s"
   python3 scripts/results-table.py "$out/$name.json"
 }
 

@@ -8,7 +8,8 @@
 # rows more a rank in row slabs, diffusion3d 512 planes more a rank in z slabs). The three steps
 # (mpi_acc_staged, mpi_acc_overlap, mpi_cuda) side by side in each run; every result verified
 # (rank 0 gathers the grid) and naming its halo path and communication share. The speedups and
-# efficiencies are printed against the 1-rank run of the same step in the same call.
+# efficiencies are printed against the 1-rank run of the same step in the same call (one run
+# for both: at one rank the weak grid is the strong one).
 # WORKLOADS (default "jacobi2d diffusion3d") picks the workloads and STEPS the steps, so that a
 # call short of time can split them (and a machine without a GPU can try the script).
 # DRY=1 checks the script on the one-H200 machine: small grids, one repetition, GPUS=2 unless
@@ -31,13 +32,14 @@ for w in ${WORKLOADS:-jacobi2d diffusion3d}; do
     if [[ $w == jacobi2d ]]; then
       launch "${w}_strong_np$np" $np run $w --preset large "${jacobi_size[@]}" --reps $reps \
         --variant "$steps"
-      launch "${w}_weak_np$np" $np run $w --preset large "${jacobi_size[@]}" \
+      ((np > 1)) && launch "${w}_weak_np$np" $np run $w --preset large "${jacobi_size[@]}" \
         --set rows=$((jacobi_rows * np)) --set proc_grid=${np}x1 --reps $reps --variant "$steps"
     else
       launch "${w}_strong_np$np" $np run $w --preset large --set nx=$cube --set ny=$cube \
         --set nz=$cube --reps $reps --variant "$steps"
-      launch "${w}_weak_np$np" $np run $w --preset large --set nx=$cube --set ny=$cube \
-        --set nz=$((cube * np)) --set proc_grid=1x1x$np --reps $reps --variant "$steps"
+      ((np > 1)) && launch "${w}_weak_np$np" $np run $w --preset large --set nx=$cube \
+        --set ny=$cube --set nz=$((cube * np)) --set proc_grid=1x1x$np --reps $reps \
+        --variant "$steps"
     fi
   done
 done
@@ -48,10 +50,10 @@ def results(name):
     return {r["variant"]: r for r in json.load(open(f"{out}/{name}.json"))["results"]}
 for w in workloads:
     for kind in ("strong", "weak"):
-        one = results(f"{w}_{kind}_np1")
+        one = results(f"{w}_strong_np1")
         np = 1
         while np <= gpus:
-            for step, r in results(f"{w}_{kind}_np{np}").items():
+            for step, r in results(f"{w}_{'strong' if np == 1 else kind}_np{np}").items():
                 t1, t = one[step]["time_s"]["median"], r["time_s"]["median"]
                 m = r.get("mpi") or {}
                 figure = f"speedup {t1 / t:.2f}x" if kind == "strong" else f"efficiency {t1 / t:.2f}"
