@@ -23,12 +23,4 @@ for b in main c5 c6 c7; do
     --set semiring=min-plus --reps 5
   run "apsp300_$b" $b run apsp --preset small --set n=300 --variant optimize_resident --reps 3
 done
-for f in "$out"/*.json; do
-  python3 - "$f" <<'PY'
-import json, os, sys
-doc = json.load(open(sys.argv[1]))
-print("%-28s" % os.path.basename(sys.argv[1])[:-5], "; ".join(
-    "%s %.5g s regs/gangs %s" % (r["status"], r["time_s"]["median"],
-                                 r["outputs"].get("resident_gangs")) for r in doc["results"]))
-PY
-done
+summarize

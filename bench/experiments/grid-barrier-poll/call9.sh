@@ -15,11 +15,4 @@ done
 for b in main cells6; do
   run "apsp8192_$b" $b run apsp --preset large --set n=8192 --variant optimize_resident --reps 3
 done
-for f in "$out"/*.json; do
-  python3 - "$f" <<'PY'
-import json, os, sys
-doc = json.load(open(sys.argv[1]))
-print("%-28s" % os.path.basename(sys.argv[1])[:-5], "; ".join(
-    "%s %.5g s" % (r["status"], r["time_s"]["median"]) for r in doc["results"]))
-PY
-done
+summarize
