@@ -97,9 +97,19 @@ class MpiAccInstance : public MpiDiffusionInstance {
   // the device work; the host part waits for it.
   void exchange_staged(float* field, int queue) {
     if (b_.halo_floats() == 0) return;  // a single box: nothing to exchange
+    pack_faces(field, queue);
+    exchange_packed(field, queue);
+  }
+
+  // exchange_staged's first part: the faces that have a neighbour into out, on the device.
+  void pack_faces(const float* field, int queue) {
     for (int s = 0; s < 6; ++s) {
       if (b_.neighbour[s] >= 0) pack(field, faces_[s], queue);
     }
+  }
+
+  // exchange_staged after pack_faces, for a caller that queues other work between the two.
+  void exchange_packed(float* field, int queue) {
     float* out = out_.data();
     float* in = in_.data();
     const std::int64_t n = b_.face_floats();

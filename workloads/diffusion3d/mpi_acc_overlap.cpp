@@ -1,9 +1,9 @@
-// mpi_acc_staged with the exchange hidden behind the interior: the box's inner cells, which
-// read no shell cell, are stepped on one async queue while the faces of the field being read
-// travel (packed, update self, MPI, update device, unpacked on a second queue); then the box's
-// outer layer on the sides that have a neighbour, which reads the shell, is stepped on that
-// second queue. A box without neighbours (one rank) runs every step in one construct, as
-// mpi_acc_staged does (run_alone).
+// mpi_acc_staged with the exchange hidden behind the interior: the faces of the field being read
+// are packed on a second async queue, the box's inner cells, which read no shell cell, are
+// stepped on the first while the faces travel (update self, MPI, update device, unpacked on the
+// second queue); then the box's outer layer on the sides that have a neighbour, which reads the
+// shell, is stepped on that second queue. A box without neighbours (one rank) runs every step in
+// one construct, as mpi_acc_staged does (run_alone).
 #include <algorithm>
 
 #include "core/profile.hpp"
@@ -36,11 +36,17 @@ class MpiAccOverlap : public MpiAccInstance {
 #pragma acc wait(interior_queue)
             return;
           }
-          // Queued first, so that the GPU has it while the host waits for MPI.
+          // The faces are packed first: queued behind the interior they would wait for the
+          // interior's gangs to leave the GPU, and the exchange with them. The interior, queued
+          // next, runs while the host waits for the faces and MPI.
+          {
+            profile::Region region("exchange");
+            pack_faces(f, layer_queue);
+          }
           step_part(f, fn, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], interior_queue);
           {
             profile::Region region("exchange");
-            exchange_staged(const_cast<float*>(f), layer_queue);
+            exchange_packed(const_cast<float*>(f), layer_queue);
           }
           // The outer layer: the z slabs whole, the y slabs between them, the x slabs between
           // those (each empty where that side is a wall).

@@ -14,6 +14,23 @@
 
 namespace acclab::jacobi2d {
 
+// The outer ring of a block of rows x cols points: its first and last rows whole, then its first
+// and last columns between them (one of each where the block is one row or one column wide).
+inline int ring_points(int rows, int cols) {
+  const int across = rows > 1 ? 2 * cols : cols, side = rows > 2 ? rows - 2 : 0;
+  return across + (cols > 1 ? 2 : 1) * side;
+}
+
+// The grid index (leading dimension ld, halo included) of the ring's t-th point, in
+// ring_points' order.
+#pragma acc routine seq
+inline int ring_point(int t, int rows, int cols, int ld) {
+  const int across = rows > 1 ? 2 * cols : cols;
+  if (t < across) return (t < cols ? 1 : rows) * ld + 1 + t % cols;
+  const int side = rows - 2, s = t - across;
+  return (2 + s % side) * ld + (s < side ? 1 : cols);
+}
+
 class MpiAccInstance : public MpiJacobiInstance {
  public:
   using MpiJacobiInstance::MpiJacobiInstance;
@@ -54,6 +71,11 @@ class MpiAccInstance : public MpiJacobiInstance {
   void exchange_staged(float* grid, int queue) {
     if (b_.halo_floats() == 0) return;  // a single block: nothing to exchange
     pack(grid, queue);
+    exchange_packed(grid, queue);
+  }
+
+  // exchange_staged after its pack, for a caller that queues other work between the two.
+  void exchange_packed(float* grid, int queue) {
     float* out = out_.data();
     float* in = in_.data();
     const std::int64_t n = face_floats();
@@ -106,6 +128,37 @@ class MpiAccInstance : public MpiJacobiInstance {
         if (east) grid[(t - 2 * cols - rows + 1) * ld + cols + 1] = in[t];
       }
     }
+  }
+
+  // One sweep of the block's outer ring (the points that read the halo) from `in` to `out` in
+  // one construct, queued on `queue`; with `check`, the ring's largest change, waited for.
+  float sweep_ring(const float* in, float* out, bool check, int queue) {
+    const int ld = static_cast<int>(b_.ld()), rows = static_cast<int>(b_.rows),
+              cols = static_cast<int>(b_.cols), points = static_cast<int>(b_.points());
+    const int n = ring_points(rows, cols);
+    const float c1f = p_.c1f, wy2 = p_.wy2, hx2 = p_.hx2, c2 = p_.c2;
+    float change = 0.0f;
+    if (!check) {
+#pragma acc parallel loop gang vector vector_length(256) present(in[0:points], out[0:points]) \
+    async(queue)
+      for (int t = 0; t < n; ++t) {
+        const int k = ring_point(t, rows, cols, ld);
+        out[k] = (c1f + wy2 * (in[k - ld] + in[k + ld]) + hx2 * (in[k - 1] + in[k + 1])) * c2;
+      }
+    } else {
+#pragma acc parallel loop gang vector vector_length(256) present(in[0:points], out[0:points]) \
+    reduction(max:change) async(queue)
+      for (int t = 0; t < n; ++t) {
+        const int k = ring_point(t, rows, cols, ld);
+        const float v =
+            (c1f + wy2 * (in[k - ld] + in[k + ld]) + hx2 * (in[k - 1] + in[k + 1])) * c2;
+        const float d = __builtin_fabsf(v - in[k]);
+        change = d > change ? d : change;
+        out[k] = v;
+      }
+#pragma acc wait(queue)
+    }
+    return change;
   }
 
   // One sweep of the rectangle of local rows [row, row + height) and columns

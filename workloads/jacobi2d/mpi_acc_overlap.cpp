@@ -1,8 +1,8 @@
-// mpi_acc_staged with the exchange hidden behind the interior: the block's inner points, which
-// read no halo, are swept on one async queue while the edges of the grid being read travel
-// (packed, update self, MPI, update device, unpacked on a second queue); then the block's
-// outer ring, which reads the halos, is swept on that second queue. A block without
-// neighbours (one rank) is swept in one construct, as mpi_acc_staged does.
+// mpi_acc_staged with the exchange hidden behind the interior: the block's edges are packed on
+// a second async queue, the block's inner points, which read no halo, are swept on the first
+// while the edges travel (update self, MPI, update device, unpacked on the second queue), then
+// the block's outer ring, which reads the halos, is swept on the second queue in one construct.
+// A block without neighbours (one rank) is swept in one construct, as mpi_acc_staged does.
 #include "workloads/jacobi2d/mpi_acc_block.hpp"
 
 #include "core/profile.hpp"
@@ -26,20 +26,22 @@ class MpiAccOverlap : public MpiAccInstance {
 #pragma acc wait(interior_queue)
             return change;
           }
-          // Queued first, so that the GPU has it while the host waits for MPI; with a check
-          // its reduction is read after the exchange (sweep_part waits for it there).
+          // The pack goes first: queued behind the interior it would wait for the interior's
+          // gangs to leave the GPU, and the exchange with it. The interior, queued next, runs
+          // while the host waits for the edges and MPI; with a check its reduction is read after
+          // the exchange (sweep_part waits for it there).
           float inner = 0.0f;
+          {
+            profile::Region region("exchange");
+            pack(in, ring_queue);
+          }
           if (!check) sweep_part(in, out, 2, rows - 2, 2, cols - 2, false, interior_queue);
           {
             profile::Region region("exchange");
-            exchange_staged(in, ring_queue);
+            exchange_packed(in, ring_queue);
           }
           if (check) inner = sweep_part(in, out, 2, rows - 2, 2, cols - 2, true, interior_queue);
-          // The ring: first and last rows whole, first and last columns between them.
-          float ring = sweep_part(in, out, 1, 1, 1, cols, check, ring_queue);
-          if (rows > 1) ring = std::max(ring, sweep_part(in, out, rows, 1, 1, cols, check, ring_queue));
-          ring = std::max(ring, sweep_part(in, out, 2, rows - 2, 1, 1, check, ring_queue));
-          if (cols > 1) ring = std::max(ring, sweep_part(in, out, 2, rows - 2, cols, 1, check, ring_queue));
+          const float ring = sweep_ring(in, out, check, ring_queue);
 #pragma acc wait(interior_queue, ring_queue)
           return std::max(inner, ring);
         });
