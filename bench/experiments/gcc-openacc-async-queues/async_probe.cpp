@@ -5,8 +5,7 @@
 // scalars (its bounds and values from device memory), and with scalars but no earlier launch
 // left to free. Prints, for each, the host time to queue it, when queue 2 finished and when
 // queue 1 finished (ms after the long kernel was queued).
-// Build: g++ -O3 -std=c++20 -fopenacc -foffload=nvptx-none -foffload-options=-misa=sm_80 \
-//   async_probe.cpp -o async_probe
+// Build and run: README.md beside it.
 #include <openacc.h>
 
 #include <chrono>
