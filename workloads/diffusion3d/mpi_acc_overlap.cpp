@@ -1,9 +1,11 @@
-// mpi_acc_staged with the exchange hidden behind the interior: the faces of the field being read
-// are packed on a second async queue, the box's inner cells, which read no shell cell, are
-// stepped on the first while the faces travel (update self, MPI, update device, unpacked on the
-// second queue); then the box's outer layer on the sides that have a neighbour, which reads the
-// shell, is stepped on that second queue. A box without neighbours (one rank) runs every step in
-// one construct, as mpi_acc_staged does (run_alone).
+// mpi_acc_staged with the exchange hidden behind the interior, the boundary first: each step
+// steps the box's outer layer on the sides that have a neighbour (the cells next to the shell)
+// on a second async queue, packs the new faces it wrote there, and queues the inner cells (which
+// read no shell cell) on the first queue; the new faces travel while the inner cells are stepped
+// (update self, MPI, update device, unpacked into the shell of the field just written), ready
+// for the next step. The field read by the first step gets its shell from one exchange before
+// it. A box without neighbours (one rank) runs every step in one construct, as mpi_acc_staged
+// does (run_alone).
 #include <algorithm>
 
 #include "core/profile.hpp"
@@ -28,34 +30,39 @@ class MpiAccOverlap : public MpiAccInstance {
       lo[d] = b_.neighbour[2 * d] >= 0 ? 1 : 0;
       hi[d] = std::max(lo[d], b_.size[d] - (b_.neighbour[2 * d + 1] >= 0 ? 1 : 0));
     }
+    bool exchanged = false;  // whether a field's shell came from the step before
     iterate_blocks(
-        f_.data(), fn_.data(), [](float*) {},  // the exchange is part of each step
+        f_.data(), fn_.data(),
+        [&](float* field) {
+          if (exchanged) return;
+          exchange_staged(field, layer_queue);
+          exchanged = true;
+        },
         [&](const float* f, float* fn) {
           if (alone) {
             step_part(f, fn, 0, bx, 0, by, 0, bz, interior_queue);
 #pragma acc wait(interior_queue)
             return;
           }
-          // The faces are packed first: queued behind the interior they would wait for the
-          // interior's gangs to leave the GPU, and the exchange with them. The interior, queued
-          // next, runs while the host waits for the faces and MPI.
-          {
-            profile::Region region("exchange");
-            pack_faces(f, layer_queue);
-          }
-          step_part(f, fn, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], interior_queue);
-          {
-            profile::Region region("exchange");
-            exchange_packed(const_cast<float*>(f), layer_queue);
-          }
-          // The outer layer: the z slabs whole, the y slabs between them, the x slabs between
-          // those (each empty where that side is a wall).
+          // The outer layer and the pack go first: queued behind the interior they would wait
+          // for the interior's gangs to leave the GPU, and the exchange with them. The layer:
+          // the z slabs whole, the y slabs between them, the x slabs between those (each empty
+          // where that side is a wall).
           step_part(f, fn, 0, bx, 0, by, 0, lo[2], layer_queue);
           step_part(f, fn, 0, bx, 0, by, hi[2], bz, layer_queue);
           step_part(f, fn, 0, bx, 0, lo[1], lo[2], hi[2], layer_queue);
           step_part(f, fn, 0, bx, hi[1], by, lo[2], hi[2], layer_queue);
           step_part(f, fn, 0, lo[0], lo[1], hi[1], lo[2], hi[2], layer_queue);
           step_part(f, fn, hi[0], bx, lo[1], hi[1], lo[2], hi[2], layer_queue);
+          {
+            profile::Region region("exchange");
+            pack_faces(fn, layer_queue);
+          }
+          step_part(f, fn, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], interior_queue);
+          {
+            profile::Region region("exchange");
+            exchange_packed(fn, layer_queue);
+          }
 #pragma acc wait(interior_queue, layer_queue)
         });
   }
