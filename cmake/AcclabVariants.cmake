@@ -137,10 +137,22 @@ endfunction()
 #       "family": "...",                # optional: another ladder of the same workload
 #       "tunings": ["async"],           # optional: the workload parameters that are this
 #                                       # variant's knobs
+#       "tuning_set": "async_tunings",  # optional: TuningSet(), in namespace acclab::<workload>
+#                                       # (src/core/params.hpp): the knobs of `tunings` the step
+#                                       # declares in its own file; the others are the
+#                                       # workload's, shared by several steps
 #       "needs": {"openmp": ["x.cpp"]}, # optional: more files the variant needs
 #       "requires": ["openblas"],       # optional: libraries besides its backend ("mpi":
 #                                       # a distributed step, run by every rank)
-#       "gpu_unavailable": "reason"}]}  # optional: why it must not run on a GPU
+#       "gpu_unavailable": "reason",   # optional: why it must not run on a GPU
+#       "seed_slow": "reason",          # optional: why the step cannot finish on the seed
+#                                       # preset within the GPU gate's limit (it copies every
+#                                       # pass, GCC runs it on one gang); read by
+#                                       # scripts/gpu-check.py, not by the build
+#       "seed_limit_s": 240}]}          # optional: the gate's limit for its seed run, where
+#                                       # the step finishes but needs more than --seed-limit
+#                                       # beside the gate's other GPU jobs (launch-bound
+#                                       # steps); such runs start first. gpu-check.py only
 #
 # A row is built when its backend (and what it requires) was found; step numbers
 # are positions among the rows built, within their family. A row's source is
@@ -173,6 +185,7 @@ function(acclab_ladder)
   endforeach()
 
   set(declarations "")
+  set(tuning_sets "")
   set(rows "")
   set(names "")
   string(JSON step_count LENGTH "${json}" steps)
@@ -256,11 +269,21 @@ function(acclab_ladder)
     endif()
     string(APPEND declarations
            "std::unique_ptr<Instance> ${factory}(const Params& params);\n")
+    string(JSON tuning_set ERROR_VARIABLE missing GET "${row}" tuning_set)
+    if(missing)
+      set(tuning_set_call "{}")
+    else()
+      if(NOT tuning_set IN_LIST tuning_sets)  # several rows may share one
+        list(APPEND tuning_sets ${tuning_set})
+        string(APPEND declarations "TuningSet ${tuning_set}();\n")
+      endif()
+      set(tuning_set_call "${tuning_set}()")
+    endif()
     string(APPEND rows
            "      {\"${name}\", Backend::${backend}, \"${family}\", \"${source}\", ${factory},\n"
            "       R\"acclab(${description})acclab\",\n"
            "       {${tunings}},\n"
-           "       R\"acclab(${gpu_unavailable})acclab\", ${distributed}},\n")
+           "       R\"acclab(${gpu_unavailable})acclab\", ${distributed}, ${tuning_set_call}},\n")
   endforeach()
 
   # A file compiled two ways would be two objects with the same symbols.

@@ -79,7 +79,7 @@ TEST(CompilerNotesTest, GccNotesAreGroupedByFileAndLineOnceEach) {
       "isn't candidate for adjusting OpenACC privatization level: not addressable\n"
       "/src/workloads/vector/acc_loop.cpp:15:9: note: OpenACC 'kernels' decomposition: "
       "variable 'n' in 'copy' clause requested to be made addressable\n"
-      "/src/core/acc_resident.hpp:33:9: optimized: assigned OpenACC gang vector loop "
+      "/src/kit/acc_resident.hpp:33:9: optimized: assigned OpenACC gang vector loop "
       "parallelism\n"
       // Not notes: no line number, too short, no message.
       "lto-wrapper: warning: using serial compilation of 2 LTRANS jobs\n"
@@ -96,7 +96,7 @@ TEST(CompilerNotesTest, GccNotesAreGroupedByFileAndLineOnceEach) {
                              "OpenACC privatization level: not addressable"}));
   EXPECT_EQ(loop.at(22),
             std::vector<std::string>{"optimized: assigned OpenACC vector loop parallelism"});
-  EXPECT_EQ(notes.at("/src/core/acc_resident.hpp").at(33),
+  EXPECT_EQ(notes.at("/src/kit/acc_resident.hpp").at(33),
             std::vector<std::string>{"optimized: assigned OpenACC gang vector loop parallelism"});
 }
 

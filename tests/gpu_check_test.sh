@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/gpu-check.py as a dry run where there is no GPU (no sanitizers, no seed runs, one
-# workload): its records, its verdict and its exit status.
+# workload): its records, its verdict and its exit status; then with a stand-in for acclab's
+# runs, the environment each process gets and the seed runs' verdicts.
 # usage: gpu_check_test.sh ACCLAB_BINARY GPU_CHECK_SCRIPT
 set -u
 acclab=$1
@@ -137,6 +138,181 @@ check "the timed-out variant is named" grep -q "PROBLEM vector/original small: t
   "$dir/slow.txt"
 check "no temporary left by a timed-out run" \
   bash -c "! tar tzf '$dir/slow/runs.tgz' | grep -q '\.tmp-'"
+
+# Each job's share of the machine, and the seed runs' verdicts, with a stand-in for acclab's
+# runs (list and info are acclab's own): it records the OpenMP environment each process was
+# given, hangs on the seed preset for the variants in $HANG, and reports every other run
+# verified at once. jacobi2d has GPU steps (seed runs) and distributed ones (mpirun ranks).
+cat > "$dir/standin" <<SH
+#!/usr/bin/env bash
+[[ \$1 == run ]] || exec "$acclab" "\$@"
+args=("\$@")
+for ((i = 0; i < \${#args[@]}; i++)); do
+  case \${args[i]} in
+    --variant) variant=\${args[i+1]} ;;
+    --preset) preset=\${args[i+1]} ;;
+    --out) out=\${args[i+1]} ;;
+  esac
+done
+echo "\$variant \$preset \${OMPI_COMM_WORLD_SIZE:-1} \${OMP_NUM_THREADS-unset} \${OMP_WAIT_POLICY-unset}" \
+  >> "$dir/env-\$LOG.log"
+if [[ \$preset == seed && " \$HANG " == *" \$variant "* ]]; then exec sleep 60; fi
+echo '{"results": [{"status": "verified"}]}' > "\$out"
+SH
+chmod +x "$dir/standin"
+# The ladder rows the check reads: one step slow on the seed by design, one not.
+mkdir -p "$dir/ladders/jacobi2d"
+cat > "$dir/ladders/jacobi2d/ladder.json" <<'JSON'
+{"workload": "jacobi2d", "family": "jacobi", "steps": [
+  {"name": "acc_copy_per_iter", "backend": "openacc", "seed_slow": "copies both grids every sweep (test)"},
+  {"name": "acc_tuned", "backend": "openacc"}]}
+JSON
+share=(--acclab "$dir/standin" --workloads jacobi2d --no-sanitizers --solver-repeats 1
+       --ladders "$dir/ladders" --seed-limit 3 --seed-slow-limit 2)
+LOG=share HANG="acc_copy_per_iter acc_tuned" python3 "$check" "${share[@]}" --jobs 1 \
+  --out "$dir/share" > "$dir/share.txt" 2>&1
+check "a seed run cut without a reason from its row: exit 1" test $? -eq 1
+check "the cut without a reason is named" \
+  grep -q "PROBLEM jacobi2d/acc_tuned seed: cut at 3 s, and its ladder row gives no seed_slow" \
+  "$dir/share.txt"
+check "the cut by design is printed with its row's reason" \
+  grep -q "jacobi2d/acc_copy_per_iter seed: slow by design timeout after 2 s: copies both grids" \
+  "$dir/share.txt"
+python3 - "$dir/share/LATEST.json" "$dir/env-share.log" 1 <<'PY2'
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+jobs = int(sys.argv[3])
+cores = len(os.sched_getaffinity(0))
+problems = []
+want = {"share": True, "cores": cores, "jobs": jobs, "threads_per_job": max(1, cores // jobs),
+        "omp_wait_policy": "passive",
+        "threads_per_rank": {str(r): max(1, cores // jobs // r) for r in (2, 4)},
+        "seed_cut_without_reason": ["jacobi2d/acc_tuned"]}
+for key, value in want.items():
+    if doc.get(key) != value:
+        problems.append(f"{key}: {doc.get(key)!r}, expected {value!r}")
+if doc["problems"] != ["jacobi2d/acc_tuned seed: cut at 3 s, and its ladder row gives no "
+                       "seed_slow reason"]:
+    problems.append(f"problems {doc['problems']}")
+records = {r["variant"]: r for r in doc["variants"]}
+slow, cut = records["acc_copy_per_iter"]["seed"], records["acc_tuned"]["seed"]
+if (slow["status"], slow.get("seed_slow"), slow.get("limit_s")) != (
+        "slow by design", "copies both grids every sweep (test)", 2):
+    problems.append(f"by design: {slow}")
+if (cut["status"], cut.get("limit_s")) != ("cut without a reason", 3) or "seed_slow" in cut:
+    problems.append(f"without a reason: {cut}")
+if not 2 <= slow["seconds"] < 3 or not 3 <= cut["seconds"] < 15:
+    problems.append(f"seconds {slow['seconds']}, {cut['seconds']}: not cut at their limits")
+seed = doc["seed"]
+gpu = sorted(f"jacobi2d/{r['variant']}" for r in doc["variants"]
+             if r["backend"] in ("openacc", "omptarget", "cuda") and "seed" in r)
+if not gpu or sorted(seed["runs_s"]) != gpu or seed["runs"] != len(gpu):
+    problems.append(f"seed runs_s {sorted(seed['runs_s'])} != {gpu}")
+if seed["runs_s"].get("jacobi2d/acc_tuned") != cut["seconds"]:
+    problems.append("runs_s is not the runs' seconds")
+if seed["cut_by_design"] != {"jacobi2d/acc_copy_per_iter": "copies both grids every sweep (test)"}:
+    problems.append(f"cut_by_design {seed['cut_by_design']}")
+if seed["cut_without_reason"] != ["jacobi2d/acc_tuned"] or doc["seed_slow"] != 2:
+    problems.append(f"cut_without_reason {seed['cut_without_reason']}, seed_slow {doc['seed_slow']}")
+if seed["verified"] != len(gpu) - 2 or (seed["limit_s"], seed["slow_limit_s"]) != (3, 2):
+    problems.append(f"seed verified {seed['verified']}, limits {seed['limit_s']}, {seed['slow_limit_s']}")
+# One job at a time: the seed half holds at least the two cut runs, the whole check more.
+if not (seed["wall_s"] >= 5 and doc["wall_s"] > seed["wall_s"]):
+    problems.append(f"wall times: seed {seed['wall_s']}, whole {doc['wall_s']}")
+# Every process: its share, as one of the check's jobs (a rank: its part of its job's share).
+lines = [line.split() for line in open(sys.argv[2])]
+ranks = [l for l in lines if l[2] != "1"]
+for variant, preset, size, threads, policy in lines:
+    expected = str(max(1, cores // jobs // int(size)))
+    if (threads, policy) != (expected, "passive"):
+        problems.append(f"{variant} {preset} on {size} ranks: OMP_NUM_THREADS={threads} "
+                        f"OMP_WAIT_POLICY={policy}, expected {expected} and passive")
+distributed = [r["variant"] for r in doc["variants"] if "ranks2" in r]
+if len(ranks) != 6 * len(distributed) or not distributed:
+    problems.append(f"{len(ranks)} rank processes for {distributed}: expected 2 + 4 each")
+if len(lines) - len(ranks) != len(gpu) + sum(1 for r in doc["variants"] if "exit" in r["small"]):
+    problems.append(f"{len(lines)} processes recorded")
+print("\n".join(problems) or "share records ok")
+sys.exit(1 if problems else 0)
+PY2
+check "every process given its share, the seed verdicts and times recorded" test $? -eq 0
+
+# --no-share: the environment passes as it is; a seed cut whose row gives the reason is no
+# problem.
+LOG=noshare HANG="acc_copy_per_iter" OMP_NUM_THREADS=7 env -u OMP_WAIT_POLICY \
+  python3 "$check" "${share[@]}" --jobs 2 --no-share --out "$dir/noshare" > "$dir/noshare.txt" 2>&1
+check "--no-share, only a cut by design: exit 0" test $? -eq 0
+python3 - "$dir/noshare/LATEST.json" "$dir/env-noshare.log" <<'PY2'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+problems = []
+for key, value in {"share": False, "threads_per_job": None, "omp_wait_policy": None,
+                   "threads_per_rank": None, "seed_cut_without_reason": [], "problems": [],
+                   "inherited_environment": {"OMP_NUM_THREADS": "7", "OMP_WAIT_POLICY": None}
+                   }.items():
+    if doc.get(key) != value:
+        problems.append(f"{key}: {doc.get(key)!r}, expected {value!r}")
+if list(doc["seed"]["cut_by_design"]) != ["jacobi2d/acc_copy_per_iter"]:
+    problems.append(f"cut_by_design {doc['seed']['cut_by_design']}")
+lines = [line.split() for line in open(sys.argv[2])]
+wrong = [l for l in lines if l[3:] != ["7", "unset"]]
+if not lines or wrong:
+    problems.append(f"processes given another environment: {wrong[:3]}")
+print("\n".join(problems) or "no-share records ok")
+sys.exit(1 if problems else 0)
+PY2
+check "--no-share: every process the check's own environment, recorded so" test $? -eq 0
+
+# A reason that is not one, or on a step the check never runs on the seed: refused up front.
+mkdir -p "$dir/bad-ladders/jacobi2d" "$dir/host-ladders/jacobi2d"
+echo '{"workload": "jacobi2d", "steps": [{"name": "cuda", "backend": "cuda", "seed_slow": ""}]}' \
+  > "$dir/bad-ladders/jacobi2d/ladder.json"
+echo '{"workload": "jacobi2d", "steps": [{"name": "serial", "backend": "serial", "seed_slow": "x"}]}' \
+  > "$dir/host-ladders/jacobi2d/ladder.json"
+for bad in bad-ladders host-ladders; do
+  python3 "$check" "${share[@]}" --ladders "$dir/$bad" --out "$dir/$bad-out" 2> "$dir/$bad.txt"
+  check "$bad: exit 2" test $? -eq 2
+  check "$bad: the row named" grep -q "$bad/jacobi2d/ladder.json: .*seed_slow" "$dir/$bad.txt"
+done
+
+# The share's arithmetic, and the reasons this tree's ladders give.
+python3 - "$check" <<'PY2'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("gpu_check", sys.argv[1])
+gpu_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gpu_check)
+problems = []
+for args, want in [((16, 8), 2), ((16, 12), 1), ((16, 8, 2), 1), ((16, 4, 2), 2),
+                   ((16, 1, 4), 4), ((2, 8), 1), ((2, 1, 4), 1), ((64, 8, 4), 2)]:
+    if gpu_check.threads_per_job(*args) != want:
+        problems.append(f"threads_per_job{args} = {gpu_check.threads_per_job(*args)}, not {want}")
+reasons = gpu_check.seed_slow_reasons(gpu_check.LADDERS)
+# GCC's one-gang steps carry their reason in the tree's ladders.
+for step in [("matmul", "acc_auto"), ("vector", "acc_kernels_copy"), ("diffusion3d", "acc_kernels")]:
+    if step not in reasons:
+        problems.append(f"{step}: no seed_slow reason in its row")
+# The launch-bound steps carry their own seed limit, longer than the default 90 s.
+limits = gpu_check.seed_limits(gpu_check.LADDERS)
+for step in [("iccg", "omp_target_data"), ("apsp", "omp_target_map")]:
+    if not limits.get(step, 0) > 90:
+        problems.append(f"{step}: no seed_limit_s above 90 s in its row ({limits.get(step)})")
+# A limit that is no positive number is refused, naming the row.
+import json, os, tempfile
+folder = tempfile.mkdtemp()
+os.makedirs(os.path.join(folder, "iccg"))
+with open(os.path.join(folder, "iccg", "ladder.json"), "w") as f:
+    json.dump({"workload": "iccg", "steps": [{"name": "cuda", "backend": "cuda",
+                                              "seed_limit_s": "long"}]}, f)
+try:
+    gpu_check.seed_limits(folder)
+    problems.append("seed_limit_s 'long' accepted")
+except ValueError as e:
+    if "cuda: seed_limit_s must be a positive number" not in str(e):
+        problems.append(f"seed_limit_s 'long': {e}")
+print("\n".join(problems) or "share arithmetic and the tree's reasons ok")
+sys.exit(1 if problems else 0)
+PY2
+check "threads per job, and the tree's seed_slow reasons" test $? -eq 0
 
 python3 "$check" --acclab "$acclab" --jobs 0 --out "$dir/usage" 2> "$dir/usage.txt"
 check "--jobs 0: exit 2" test $? -eq 2

@@ -22,6 +22,10 @@ if not doc.get("complete"):
     failures.append("a partial check (some workloads, seed or sanitizers left out)")
 if not doc.get("ok") or doc.get("problems"):
     failures.append(f"the check found problems: {doc.get('problems')}")
+# A seed run cut with no reason in its ladder row is a problem of its own (older reports have
+# no such list).
+if doc.get("seed_cut_without_reason"):
+    failures.append(f"seed runs cut without a seed_slow reason: {doc['seed_cut_without_reason']}")
 # Uncommitted files where the binary is not built from (a note under bench/) do not count:
 # the same rule as the check's own (scripts/gpu-check.py's gated_changes).
 spec = importlib.util.spec_from_file_location("gpu_check", f"{root}/scripts/gpu-check.py")

@@ -1,7 +1,7 @@
-// The barrier across gangs of src/core/acc_grid_barrier.hpp, on host threads standing in for
+// The barrier across gangs of src/kit/acc_grid_barrier.hpp, on host threads standing in for
 // gangs: every thread leaves a barrier only after all have arrived, sees the others' writes from
 // before it, and a thread left alone gives up instead of waiting for ever.
-#include "core/acc_grid_barrier.hpp"
+#include "kit/acc_grid_barrier.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/grid_barrier_check.hpp"
+#include "kit/grid_barrier_check.hpp"
 
 namespace acclab {
 namespace {
@@ -63,7 +63,7 @@ TEST(GridBarrierTest, OneGangNeverWaits) {
   EXPECT_EQ(arrived, 100u);
 }
 
-// The host's check after a resident construct (core/grid_barrier_check.hpp), as every resident
+// The host's check after a resident construct (kit/grid_barrier_check.hpp), as every resident
 // step calls it: a stalled count names the step, the gangs and what to run instead; a count off
 // by one gang's arrival (a barrier skipped, a run cut short) is an error too.
 std::string check_error(unsigned long long counted, unsigned long long expected) {

@@ -25,9 +25,7 @@ namespace {
 using test::is_usage_error;
 using test::run_acclab;
 
-std::string data_file(const std::string& name) {
-  return std::string(ACCLAB_TEST_DATA) + "/" + name;
-}
+using test::data_file;
 
 double norm2(const std::vector<double>& x) {
   double sum = 0;

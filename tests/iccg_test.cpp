@@ -398,23 +398,21 @@ TEST_P(IccgVariantTest, OnlyDataPresentTimesItsTransfers) {
 INSTANTIATE_TEST_SUITE_P(AllIccgVariants, IccgVariantTest,
                          ::testing::ValuesIn(test::variant_names("iccg")), test::param_name);
 
-class IccgCliBadInputTest : public ::testing::TestWithParam<std::string> {};
+using test::BadInputTest;
 
-TEST_P(IccgCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
-  const std::string set = GetParam();
-  EXPECT_TRUE(is_usage_error(run_acclab(test::run_with_sets("iccg", {set})), {set})) << set;
-}
-
-INSTANTIATE_TEST_SUITE_P(BadParameters, IccgCliBadInputTest,
-                         ::testing::Values("colors=1", "eps=2", "eps=1e-300", "eps=1e-17", "nx=0",
-                                           "max_iterations=0", "max_iterations=2147483647",
-                                           "async=2", "resident=2", "nx=100000000"));
+INSTANTIATE_TEST_SUITE_P(
+    IccgRun, BadInputTest,
+    ::testing::Values(test::bad_set("iccg", "colors=1"), test::bad_set("iccg", "eps=2"),
+                      test::bad_set("iccg", "eps=1e-300"), test::bad_set("iccg", "eps=1e-17"),
+                      test::bad_set("iccg", "nx=0"), test::bad_set("iccg", "max_iterations=0"),
+                      test::bad_set("iccg", "max_iterations=2147483647"),
+                      test::bad_set("iccg", "async=2"), test::bad_set("iccg", "resident=2"),
+                      test::bad_set("iccg", "nx=100000000")),
+    test::bad_input_name);
 
 // ---- acclab iccg MATRIX.mtx ---------------------------------------------------------------------
 
-std::string data_file(const std::string& name) {
-  return (std::filesystem::path(ACCLAB_TEST_DATA) / name).string();
-}
+using test::data_file;
 
 // The residual the report's "converged after N iterations: ||b - A x|| / ||b|| = R" line gives.
 double reported_residual(const std::string& out) {
@@ -608,13 +606,13 @@ TEST(IccgCommandTest, HeaderDeclaringMoreThanTheFileHoldsStopsBeforeAllocating) 
                       << "100000000000 100000000000 0\n";
   const test::Outcome o = run_acclab({"iccg", rows.string()});
   EXPECT_TRUE(is_usage_error(o, {rows.string() + ":2:", "100000000000 rows"}));
-  EXPECT_LT(o.max_rss_kib, 200 * 1024) << "peak memory";
+  EXPECT_LT(o.max_rss_kib, test::kRefusalPeakKib) << "peak memory";
   const auto entries = dir.path() / "entries.mtx";
   std::ofstream(entries) << "%%MatrixMarket matrix coordinate real symmetric\n"
                          << "3000000 3000000 2000000000\n1 1 1\n";
   const test::Outcome e = run_acclab({"iccg", entries.string()});
   EXPECT_TRUE(is_usage_error(e, {entries.string() + ":2:", "2000000000 entries", "bytes left"}));
-  EXPECT_LT(e.max_rss_kib, 200 * 1024) << "peak memory";
+  EXPECT_LT(e.max_rss_kib, test::kRefusalPeakKib) << "peak memory";
 }
 
 TEST(IccgCommandTest, EndlessLinesStopAtTheLineLimit) {
@@ -625,47 +623,32 @@ TEST(IccgCommandTest, EndlessLinesStopAtTheLineLimit) {
                              {"--rhs /dev/zero:1:", "line longer than"}));
 }
 
-class IccgCommandBadInputTest
-    : public ::testing::TestWithParam<std::pair<std::vector<std::string>, std::string>> {};
-
-TEST_P(IccgCommandBadInputTest, ExitsTwoWithOneLineNamingIt) {
-  test::TempDir dir;
-  std::ofstream(dir.path() / "short.txt") << "1 2 3\n";
-  std::vector<std::string> args = {"iccg"};
-  for (const auto& a : GetParam().first) {
-    args.push_back(a.starts_with("@data/") ? data_file(a.substr(6))
-                   : a.starts_with("@")    ? (dir.path() / a.substr(1)).string()
-                                           : a);
-  }
-  EXPECT_TRUE(is_usage_error(run_acclab(args), {GetParam().second}));
-  EXPECT_EQ(dir.entries(), std::vector<std::string>{"short.txt"});
+// `acclab iccg ARGS` beside short.txt, a right-hand side of 3 values.
+test::BadInput command(std::string name, std::vector<std::string> args, std::string names) {
+  args.insert(args.begin(), "iccg");
+  return {std::move(name), std::move(args), {std::move(names)}, {{"short.txt", "1 2 3\n"}}};
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    BadInput, IccgCommandBadInputTest,
+    IccgCommand, BadInputTest,
     ::testing::Values(
-        std::make_pair(std::vector<std::string>{"@data/graphs/test_FW_1000.mtx"}, "not symmetric"),
-        std::make_pair(std::vector<std::string>{"@data/graphs/polbooks.mtx"}, "not positive"),
-        std::make_pair(std::vector<std::string>{"@missing.mtx"}, "missing.mtx"),
-        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--colors", "1"},
-                       "--colors"),
-        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--tol", "2"}, "--tol"),
+        command("NotSymmetric", {"@data/graphs/test_FW_1000.mtx"}, "not symmetric"),
+        command("NotPositiveDefinite", {"@data/graphs/polbooks.mtx"}, "not positive"),
+        command("MissingFile", {"@missing.mtx"}, "missing.mtx"),
+        command("Colors1", {"@data/matrices/LFAT5.mtx", "--colors", "1"}, "--colors"),
+        command("Tol2", {"@data/matrices/LFAT5.mtx", "--tol", "2"}, "--tol"),
         // Below double precision's epsilon: refused, never iterated on until NaN.
-        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--tol", "1e-300"},
-                       "--tol 1e-300"),
-        std::make_pair(std::vector<std::string>{"@data/matrices/494_bus.mtx", "--tol", "1e-17"},
-                       "--tol 1e-17"),
-        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--shift", "-1"},
-                       "--shift"),
-        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--maxiter", "0"},
-                       "--maxiter"),
-        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--maxiter",
-                                                "2000000000"},
-                       "--maxiter"),
-        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--rhs", "@short.txt"},
-                       "3 values"),
-        std::make_pair(std::vector<std::string>{"@data/matrices/LFAT5.mtx", "--out", "@"},
-                       "--out")));
+        command("TolFarBelowEpsilon", {"@data/matrices/LFAT5.mtx", "--tol", "1e-300"},
+                "--tol 1e-300"),
+        command("TolJustBelowEpsilon", {"@data/matrices/494_bus.mtx", "--tol", "1e-17"},
+                "--tol 1e-17"),
+        command("ShiftNegative", {"@data/matrices/LFAT5.mtx", "--shift", "-1"}, "--shift"),
+        command("Maxiter0", {"@data/matrices/LFAT5.mtx", "--maxiter", "0"}, "--maxiter"),
+        command("Maxiter2e9", {"@data/matrices/LFAT5.mtx", "--maxiter", "2000000000"}, "--maxiter"),
+        command("RhsOfThreeValues", {"@data/matrices/LFAT5.mtx", "--rhs", "@short.txt"},
+                "3 values"),
+        command("OutIsADirectory", {"@data/matrices/LFAT5.mtx", "--out", "@"}, "--out")),
+    test::bad_input_name);
 
 // ---- the matrix solve behind acclab iccg (workloads/iccg/matrix_solve.hpp) ----------------------
 

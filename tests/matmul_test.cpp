@@ -297,15 +297,10 @@ TEST(MatmulWorkloadTest, MemoryEstimatesCountTheMatrices) {
 // The ladder's names and order come from ladder.json (tests/registry_test.cpp); here, what every
 // step shares: its family and the product model.
 TEST(MatmulLadderTest, EveryStepIsOnTheMatmulLadderWithTheProductModel) {
-  ASSERT_FALSE(matmul_variant_names().empty());
-  EXPECT_EQ(matmul_variant_names().front(), "openmp");
-  int step = 0;
+  ASSERT_NO_FATAL_FAILURE(test::expect_ladder_in_order("matmul", "openmp", "matmul"));
   const Params params = matmul_params({"m=17", "n=9", "k=33"});
   for (const auto& name : matmul_variant_names()) {
     const Variant& v = matmul_variant(name);
-    EXPECT_EQ(v.family, "matmul") << name;
-    EXPECT_GT(v.step, step) << name;
-    step = v.step;
     EXPECT_DOUBLE_EQ(v.model.flops(params, {}), 2.0 * 17 * 9 * 33) << name;
     EXPECT_DOUBLE_EQ(v.model.bytes(params, {}), 8.0 * (17 * 33 + 33 * 9 + 17 * 9)) << name;
   }
@@ -399,26 +394,23 @@ TEST(MatmulCliTest, LadderOnTheSmallPresetVerifiesAndReportsSpeedups) {
   }
 }
 
-class MatmulCliBadInputTest : public ::testing::TestWithParam<std::vector<std::string>> {};
-
-TEST_P(MatmulCliBadInputTest, ExitsTwoWithOneLineNamingIt) {
-  const std::vector<std::string>& sets = GetParam();
-  const Outcome o = run_acclab(test::run_with_sets("matmul", sets));
-  EXPECT_TRUE(is_usage_error(o, {sets.back().substr(0, sets.back().find('='))})) << o;
+// `acclab run matmul` with each of `sets` as --set, refused naming the last one's parameter.
+test::BadInput bad_shape(const std::vector<std::string>& sets) {
+  return test::bad_run("matmul", test::name_of(sets), sets,
+                       {sets.back().substr(0, sets.back().find('='))});
 }
 
+using test::BadInputTest;
+
 INSTANTIATE_TEST_SUITE_P(
-    BadShapes, MatmulCliBadInputTest,
-    ::testing::Values(std::vector<std::string>{"m=0"}, std::vector<std::string>{"n=-1"},
-                      std::vector<std::string>{"k=x"}, std::vector<std::string>{"ldc=46"},
-                      std::vector<std::string>{"lda=1"}, std::vector<std::string>{"ldb=2"},
-                      std::vector<std::string>{"init=ones"},
-                      std::vector<std::string>{"data=managed"},
-                      std::vector<std::string>{"cuda_tile=256"},
-                      std::vector<std::string>{"cuda_mma=wgmma"},
-                      std::vector<std::string>{"cuda_stages=0"},
-                      std::vector<std::string>{"acc_block=32x32"},
-                      std::vector<std::string>{"n=70000", "m=70000"}));
+    MatmulRun, BadInputTest,
+    ::testing::Values(bad_shape({"m=0"}), bad_shape({"n=-1"}), bad_shape({"k=x"}),
+                      bad_shape({"ldc=46"}), bad_shape({"lda=1"}), bad_shape({"ldb=2"}),
+                      bad_shape({"init=ones"}), bad_shape({"data=managed"}),
+                      bad_shape({"cuda_tile=256"}), bad_shape({"cuda_mma=wgmma"}),
+                      bad_shape({"cuda_stages=0"}), bad_shape({"acc_block=32x32"}),
+                      bad_shape({"n=70000", "m=70000"})),
+    test::bad_input_name);
 
 TEST(MatmulCliTest, TooLargeForMemoryIsRefusedBeforeAllocating) {
   // 3 x 46000^2 doubles = 51 GB: more than this machine's memory, refused at once.

@@ -69,7 +69,8 @@ same_as_alone() {
   shift 4
   local what="$name, $variant on $np ranks"
   solve "$np" "$graph" --variant "$variant" "$@" --out "$dir/got.bin" > "$dir/got.out" 2> "$dir/err"
-  check "$what: exit 0 ($(head -1 "$dir/err"))" test $? -eq 0
+  local status=$?
+  check "$what: exit 0 (exit $status: $(head -1 "$dir/err"))" test "$status" -eq 0
   check "$what: binary --out byte for byte" cmp -s "$dir/$name.bin" "$dir/got.bin"
   check "$what: the same figures, paths and query" \
     diff <(figures "$dir/$name.out") <(figures "$dir/got.out")
@@ -122,7 +123,8 @@ one_line_exit_2 "a step that is not an MPI step on 2 ranks" "multicore is not an
   launch 2 "$acclab" apsp "$polbooks" --variant multicore
 # None named: the default under mpirun is an MPI step (mpi_host without a GPU).
 launch 2 "$acclab" apsp --seed-graph 60 --semiring min-plus > "$dir/got.out" 2> "$dir/err"
-check "no step named on 2 ranks: exit 0 ($(cat "$dir/err"))" test $? -eq 0
+status=$?
+check "no step named on 2 ranks: exit 0 (exit $status: $(cat "$dir/err"))" test "$status" -eq 0
 check "no step named on 2 ranks: an MPI step ran" grep -q "shortest paths by mpi_" "$dir/got.out"
 check "no step named on 2 ranks: the seed's test lines" \
   diff <(figures "$dir/seed.out") <(figures "$dir/got.out")

@@ -19,12 +19,15 @@ one_line_exit_2 "ranks given different arguments" "rank 1 was given other argume
 check "the line shows both command lines" grep -q -- "--set iters=7 against run jacobi2d" \
   "$dir/err"
 launch 2 "$acclab" "${run_args[@]}" > "$dir/out" 2> "$dir/err"
-check "the same arguments on 2 ranks: exit 0 ($(cat "$dir/err"))" test $? -eq 0
+status=$?
+check "the same arguments on 2 ranks: exit 0 (exit $status: $(cat "$dir/err"))" \
+  test "$status" -eq 0
 
 bus=$data/matrices/494_bus.mtx
 one_line_exit_2 "iccg on 2 ranks" "under mpirun with 2 ranks every rank would solve" \
   launch 2 "$acclab" iccg "$bus" --out "$dir/x.mtx"
 check "iccg on 2 ranks: nothing written" test ! -e "$dir/x.mtx"
 launch 1 "$acclab" iccg "$bus" > "$dir/out" 2> "$dir/err"
-check "iccg on 1 rank: exit 0 ($(cat "$dir/err"))" test $? -eq 0
+status=$?
+check "iccg on 1 rank: exit 0 (exit $status: $(cat "$dir/err"))" test "$status" -eq 0
 exit $((failures > 0))

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/build_config.hpp"
@@ -18,14 +20,70 @@
 #include "core/runner.hpp"
 #include "support.hpp"
 #include "workloads/apsp/apsp.hpp"
+#include "workloads/diffusion3d/diffusion3d.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 #include "workloads/matmul/matmul.hpp"
+#include "workloads/vector/omp_target_shapes.hpp"
 #include "workloads/vector/vector.hpp"
+#ifdef ACCLAB_HAVE_OMPTARGET
+#include "kit/grid_barrier_check.hpp"
+#include "kit/omp_grid_barrier.hpp"
+#endif
 
 namespace acclab {
 namespace {
 
 #ifdef ACCLAB_HAVE_OMPTARGET
+
+// The barrier across teams (kit/omp_grid_barrier.hpp) on host threads standing in for teams:
+// every thread leaves a barrier only after all have arrived and sees the others' writes from
+// before it; a thread left alone gives up instead of waiting for ever, and marks the count so
+// that the host's check names the stall.
+TEST(OmpGridBarrierTest, ThreadsLeaveTogetherAndSeeEachOthersWrites) {
+  constexpr int threads = 3, rounds = 300;
+  unsigned long long arrived = 0;
+  std::vector<int> slot(threads, -1);
+  std::atomic<int> mismatches{0}, gave_up{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      unsigned long long expected = 0;
+      for (int round = 0; round < rounds; ++round) {
+        slot[t] = round;  // plain writes: the barrier must order them
+        if (!omp_grid_barrier(&arrived, expected += threads)) ++gave_up;
+        for (int other = 0; other < threads; ++other) {
+          if (slot[other] != round) ++mismatches;
+        }
+        if (!omp_grid_barrier(&arrived, expected += threads)) ++gave_up;
+      }
+    });
+  }
+  for (auto& thread : pool) thread.join();
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(gave_up, 0);
+  EXPECT_EQ(arrived, 2ull * rounds * threads);
+}
+
+TEST(OmpGridBarrierTest, ATeamLeftAloneGivesUpAndTheHostCheckSaysSo) {
+  unsigned long long arrived = 0;
+  EXPECT_FALSE(omp_grid_barrier(&arrived, 2, 1000));
+  EXPECT_NE(arrived & grid_barrier_stalled, 0u);
+  EXPECT_EQ(arrived & ~grid_barrier_stalled, 1u);
+  EXPECT_FALSE(omp_grid_barrier(&arrived, 1000, 1));  // every later barrier lets it through
+  EXPECT_EQ(arrived & ~grid_barrier_stalled, 2u);
+  EXPECT_THROW(check_grid_barrier(arrived, 2, "demo", 2, "demo_tuned"), std::runtime_error);
+}
+
+// Outside a target region (the initial device) one team takes part, whatever was asked: the
+// host fallback runs a region's teams one after the other, so a second would wait for ever.
+TEST(OmpGridBarrierTest, OneTeamTakesPartOnTheHost) {
+  EXPECT_EQ(omp_teams_running(132), 1);
+  unsigned long long arrived = 0;
+  for (unsigned long long target = 1; target <= 100; ++target) {
+    ASSERT_TRUE(omp_grid_barrier(&arrived, target, 1));
+  }
+  EXPECT_EQ(arrived, 100u);
+}
 
 // Every shape ACCLAB_OMP_TUNED writes: construct, simd, and num_teams/thread_limit given or not.
 std::vector<std::vector<std::string>> shapes() {
@@ -43,16 +101,18 @@ std::vector<std::vector<std::string>> shapes() {
   return all;
 }
 
-std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
+using test::with;
 
 // Every shape above in each loop nest of `nests` (a workload's omp_target_shapes()), but for
-// omp_simd=0 in the nests whose innermost loop is always simd (validate refuses those).
+// omp_simd=0 in the nests whose innermost loop is always simd (validate refuses those); a fixed
+// nest (its own region shape) alone, the others' tunings being refused there.
 std::vector<std::vector<std::string>> shapes_in(const std::vector<OmpShape>& nests) {
   std::vector<std::vector<std::string>> all;
   for (const OmpShape& nest : nests) {
+    if (nest.fixed) {
+      all.push_back({"omp_shape=" + nest.name});
+      continue;
+    }
     for (const auto& shape : shapes()) {
       if (nest.inner_simd && std::count(shape.begin(), shape.end(), "omp_simd=0")) continue;
       all.push_back(with(shape, {"omp_shape=" + nest.name}));
@@ -74,13 +134,85 @@ Result run_variant(const std::string& workload, const std::string& name, const P
 
 TEST(OmpTargetVectorTest, TunedTriadAndDotVerifyInEveryShape) {
   for (const char* name : {"triad_omp_target_tuned", "dot_omp_target_tuned"}) {
-    for (const auto& shape : shapes()) {
+    for (const auto& shape : shapes_in(vector::omp_target_shapes())) {
       const Params params = test::params_of("vector", with({"nx=37", "ny=5", "nt=2"}, shape));
       SCOPED_TRACE(std::string(name) + " " + params.json().dump());
       const Result r = run_variant("vector", name, params);
       ASSERT_EQ(r.status, Status::verified) << r.error;
       EXPECT_EQ(r.place, test::place_here(test::variant_of("vector", name)));
       if (r.place == Place::host) EXPECT_NE(r.note.find("host"), std::string::npos) << r.note;
+    }
+  }
+}
+
+// The default shape is the resident steps' pass, a region a pass (lanes8): verified, the dot
+// exactly, at the resident test's sizes (under one lane group, a tail past the last whole group,
+// batches of 8 over every lane with a tail), and with omp_shape=flat at the same sizes.
+TEST(OmpTargetVectorTest, TunedDefaultIsLanes8AndFlatStillVerifies) {
+  EXPECT_EQ(vector::omp_target_shapes().front().name, "lanes8");
+  EXPECT_EQ(test::params_of("vector", {}).has("omp_shape"), false);
+  for (const char* name : {"triad_omp_target_tuned", "dot_omp_target_tuned"}) {
+    for (const std::vector<std::string>& size :
+         {std::vector<std::string>{"nx=37", "ny=5", "nt=1"},
+          std::vector<std::string>{"nx=1031", "ny=61", "nt=3"},
+          std::vector<std::string>{"nx=1031", "ny=601", "nt=2"}}) {
+      for (const std::vector<std::string>& shape :
+           {std::vector<std::string>{}, std::vector<std::string>{"omp_shape=flat"}}) {
+        const Params params = test::params_of("vector", with(size, shape));
+        SCOPED_TRACE(std::string(name) + " " + params.json().dump());
+        const Result r = run_variant("vector", name, params);
+        ASSERT_EQ(r.status, Status::verified) << r.error;
+        EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
+      }
+    }
+  }
+}
+
+// lanes8 has its own region shape: the flat shape's knobs are refused there, taken with
+// omp_shape=flat, and omp_shape takes only the two names.
+TEST(OmpTargetVectorTest, Lanes8RefusesTheFlatShapesTunings) {
+  const auto error = [](const std::vector<std::string>& overrides) {
+    return test::check_error("vector", "triad_omp_target_tuned", overrides);
+  };
+  for (const std::vector<std::string>& knobs :
+       {std::vector<std::string>{"omp_construct=loop"}, std::vector<std::string>{"omp_simd=0"},
+        std::vector<std::string>{"omp_simd=1"},
+        std::vector<std::string>{"omp_teams=4", "omp_threads=64"}}) {
+    SCOPED_TRACE(knobs.front());
+    const std::string key = knobs.front().substr(0, knobs.front().find('='));
+    EXPECT_NE(error(knobs).find(key), std::string::npos);
+    EXPECT_NE(error(with(knobs, {"omp_shape=lanes8"})).find("lanes8"),
+              std::string::npos);
+    EXPECT_EQ(error(with(knobs, {"omp_shape=flat"})), "");
+  }
+  EXPECT_EQ(error({"omp_shape=lanes8"}), "");
+  EXPECT_NE(error({"omp_shape=rows"}), "");
+}
+
+// The resident steps run every pass in one region: each verifies, says how many teams ran (one
+// on the host fallback) and counts the passes it made, which a run that skipped one fails on
+// (the barrier's arrivals must be the teams times nt too). The sizes: fewer elements than one
+// lane group, a tail past the last whole group, and more than a batch of 8 a lane over every
+// lane (the host's 80 groups of 512 lanes: 327680 elements) with a tail after the batches.
+TEST(OmpTargetVectorTest, ResidentTriadAndDotVerifyAndMakeEveryPass) {
+  for (const char* name : {"triad_omp_target_resident", "dot_omp_target_resident"}) {
+    for (const std::vector<std::string>& size :
+         {std::vector<std::string>{"nx=37", "ny=5", "nt=1"},
+          std::vector<std::string>{"nx=1031", "ny=61", "nt=3"},
+          std::vector<std::string>{"nx=1031", "ny=601", "nt=7"}}) {
+      const Params params = test::params_of("vector", size);
+      SCOPED_TRACE(std::string(name) + " " + params.json().dump());
+      const Result r = run_variant("vector", name, params);
+      ASSERT_EQ(r.status, Status::verified) << r.error;
+      EXPECT_EQ(r.place, test::place_here(test::variant_of("vector", name)));
+      EXPECT_EQ(r.outputs["passes"].get<std::int64_t>(), params.integer("nt"));
+      const int teams = r.outputs["resident_teams"].get<int>();
+      if (r.place == Place::host) {
+        EXPECT_EQ(teams, 1);
+      } else {
+        EXPECT_GE(teams, 1);
+      }
+      EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
     }
   }
 }
@@ -113,6 +245,31 @@ TEST(OmpTargetJacobiTest, TunedVerifiesInEveryShapeInItersAndTolMode) {
   }
 }
 
+// The resident step: every sweep in one region, in iters mode the sweeps asked for (a piece of a
+// row wider than one lane's 8 columns, and rows narrower than one piece), in tol mode stopping
+// where the change falls below tol, decided alike by every team; one team on the host fallback.
+TEST(OmpTargetJacobiTest, ResidentVerifiesInItersAndTolMode) {
+  for (const std::vector<std::string>& size :
+       {std::vector<std::string>{"rows=37", "cols=23", "iters=7"},
+        std::vector<std::string>{"rows=9", "cols=600", "iters=5", "alternate=0"},
+        std::vector<std::string>{"rows=17", "cols=9", "iters=100000", "tol=1e-6"},
+        std::vector<std::string>{"rows=17", "cols=9", "iters=100000", "tol=1e-6",
+                                 "check_every=7"}}) {
+    const Params params = test::params_of("jacobi2d", size);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run_variant("jacobi2d", "omp_target_resident", params);
+    ASSERT_EQ(r.status, Status::verified) << r.error;
+    if (params.has("tol")) {
+      EXPECT_LT(r.outputs["residual"].get<double>(), 1e-6);
+      EXPECT_GT(r.outputs["sweeps"].get<std::int64_t>(), 1);
+      EXPECT_EQ(r.outputs["sweeps"].get<std::int64_t>() % params.integer("check_every"), 0);
+    } else {
+      EXPECT_EQ(r.outputs["sweeps"].get<std::int64_t>(), params.integer("iters"));
+    }
+    if (r.place == Place::host) EXPECT_EQ(r.outputs["resident_teams"].get<int>(), 1);
+  }
+}
+
 // The grid that holds a jacobi2d instance's result (its protected result_).
 struct ResultOf : jacobi2d::JacobiInstance {
   static const float* of(const Instance& instance) {
@@ -120,9 +277,9 @@ struct ResultOf : jacobi2d::JacobiInstance {
   }
 };
 
-// The shared test (jacobi2d_test.cpp, OneSweepShortFailsVerification) runs the default shape;
-// here the flat and rows nests under `target teams loop` with explicit teams, the collapsed one
-// without simd, and every omptarget step.
+// The shared test (jacobi2d_variants_test.cpp, OneSweepShortFailsVerification) runs the default
+// shape; here the flat and rows nests under `target teams loop` with explicit teams, the
+// collapsed one without simd, and every omptarget step (the resident one in both row orders).
 TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"omp_target_tuned",
@@ -132,6 +289,8 @@ TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
        {"omp_shape=rows", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
       {"omp_target_map", {}},
       {"omp_target_data", {}},
+      {"omp_target_resident", {}},
+      {"omp_target_resident", {"alternate=0"}},
   };
   for (const auto& [name, overrides] : cases) {
     const Params params =
@@ -147,6 +306,65 @@ TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
     instance->finish();
     ASSERT_TRUE(instance->verify().ok) << "verified as the grid after iters - 1 sweeps";
     const Verification v = jacobi2d::verify_result(p, ResultOf::of(*instance), p.iters, -1);
+    EXPECT_FALSE(v.ok) << v.detail;
+    EXPECT_GT(v.outputs["difference"].get<double>(), 2 * v.outputs["tolerance"].get<double>());
+  }
+}
+
+// diffusion3d's resident step: every time step in one region. Verified against the analytic
+// solution and the original (the harness's check) on the small preset, a grid no warp's 4 x 32
+// cells divide (rows of 300 cells: 2 x 128 + 44) with an odd step count (the result in the
+// second field), two planes, and both row orders; the outputs count the steps done and the
+// teams that ran (one on the host fallback).
+TEST(OmpTargetDiffusionTest, ResidentVerifiesAndMakesEveryStep) {
+  for (const std::vector<std::string>& size :
+       {std::vector<std::string>{}, std::vector<std::string>{"nx=300", "ny=7", "nz=5", "steps=7"},
+        std::vector<std::string>{"nx=17", "ny=9", "nz=2", "steps=4", "alternate=0"},
+        std::vector<std::string>{"nx=300", "ny=7", "nz=5", "steps=7", "alternate=0"}}) {
+    const Params params = test::params_of("diffusion3d", size);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run_variant("diffusion3d", "omp_target_resident", params);
+    ASSERT_EQ(r.status, Status::verified) << r.error;
+    EXPECT_EQ(r.place, test::place_here(test::variant_of("diffusion3d", "omp_target_resident")));
+    EXPECT_EQ(r.outputs["steps"].get<std::int64_t>(), diffusion3d::problem_of(params).steps);
+    EXPECT_EQ(r.outputs["max_diff_vs_original"].get<double>(), 0.0);
+    const int teams = r.outputs["resident_teams"].get<int>();
+    if (r.place == Place::host) {
+      EXPECT_EQ(teams, 1);
+    } else {
+      EXPECT_GE(teams, 1);
+    }
+  }
+}
+
+// The field of any diffusion3d instance (its protected result_).
+struct DiffusionResultOf : diffusion3d::DiffusionInstance {
+  static const float* of(const Instance& instance) {
+    return dynamic_cast<const diffusion3d::DiffusionInstance&>(instance).*
+           (&DiffusionResultOf::result_);
+  }
+};
+
+// A run one step short, in both row orders (an even and an odd step count: the result in
+// either field), verifies as the field after steps - 1 and fails as the field after steps, by
+// more than twice the tolerance, even where its count would claim every step.
+TEST(OmpTargetDiffusionTest, ResidentOneStepShortFails) {
+  for (const std::vector<std::string>& overrides :
+       {std::vector<std::string>{}, std::vector<std::string>{"alternate=0"},
+        std::vector<std::string>{"nx=16", "ny=12", "nz=8", "dt=2e-5", "steps=301"}}) {
+    const Params params = test::params_of("diffusion3d", overrides);
+    SCOPED_TRACE(params.json().dump());
+    const diffusion3d::Problem p = diffusion3d::problem_of(params);
+    Params short_params = params;
+    short_params.set("steps", p.steps - 1);
+    auto instance = test::variant_of("diffusion3d", "omp_target_resident").factory(short_params);
+    instance->setup();
+    instance->reset();
+    instance->run();
+    instance->finish();
+    ASSERT_TRUE(instance->verify().ok) << "verified as the field after steps - 1 steps";
+    const Verification v =
+        diffusion3d::verify_result(p, DiffusionResultOf::of(*instance), p.steps, false);
     EXPECT_FALSE(v.ok) << v.detail;
     EXPECT_GT(v.outputs["difference"].get<double>(), 2 * v.outputs["tolerance"].get<double>());
   }
@@ -245,6 +463,35 @@ TEST(OmpTargetApspTest, TunedIsBitwiseTheSerialLoopInEveryShape) {
   }
 }
 
+// The resident step: all n pivot steps in one region, bitwise the serial loop (and its
+// successors) on graphs whose rows span whole batches of 6 (5 with paths) x 32 columns and a
+// partial one (n = 400), fewer columns than a warp, n = 2, both semirings and both row orders;
+// it counts the pivot steps it made and the teams that ran (one on the host fallback).
+TEST(OmpTargetApspTest, ResidentIsBitwiseTheSerialLoop) {
+  for (const std::vector<std::string>& problem :
+       {std::vector<std::string>{"n=37", "edges_per_vertex=3"},
+        std::vector<std::string>{"n=400", "edges_per_vertex=2"},
+        std::vector<std::string>{"n=400", "edges_per_vertex=2", "paths=1", "alternate=0"},
+        std::vector<std::string>{"n=29", "edges_per_vertex=2", "semiring=min-plus", "paths=1"},
+        std::vector<std::string>{"n=29", "edges_per_vertex=2", "semiring=max-plus"},
+        std::vector<std::string>{"n=2", "edges_per_vertex=1", "paths=1"}}) {
+    const Params params = test::params_of("apsp", problem);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run_variant("apsp", "omp_target_resident", params);
+    ASSERT_EQ(r.status, Status::verified) << r.error;
+    EXPECT_EQ(r.place, test::place_here(test::variant_of("apsp", "omp_target_resident")));
+    EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
+    EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
+        << r.verification;
+    if (params.flag("paths")) {
+      EXPECT_NE(r.verification.find("successors equal to the serial loop's"), std::string::npos)
+          << r.verification;
+    }
+    EXPECT_EQ(r.outputs["pivot_steps"].get<std::int64_t>(), params.integer("n"));
+    if (r.place == Place::host) EXPECT_EQ(r.outputs["resident_teams"].get<int>(), 1);
+  }
+}
+
 // The protected result of an apsp instance (d, n x n).
 struct ApspResultOf : apsp::ApspInstance {
   static std::vector<float>& of(Instance& instance) {
@@ -262,6 +509,8 @@ TEST(OmpTargetApspTest, AMatrixOnePivotStepShortFails) {
        {"omp_shape=rows", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
       {"omp_target_map", {}},
       {"omp_target_data", {}},
+      {"omp_target_resident", {}},
+      {"omp_target_resident", {"alternate=0", "paths=1"}},
   };
   for (const auto& [name, overrides] : cases) {
     const Params params = test::params_of("apsp", with({"n=41", "edges_per_vertex=2"}, overrides));
@@ -326,15 +575,28 @@ TEST(OmpTargetLadderTest, OnlyTheTunedStepsTakeTheTunings) {
   }
 }
 
+// The step whose file declares a workload's omp_* tunings (vector has two; triad's is checked).
+std::string tuned_step(const std::string& workload) {
+  return workload == "vector" ? "triad_omp_target_tuned" : "omp_target_tuned";
+}
+
 TEST(OmpTargetParamsTest, TeamsAndThreadsGoTogether) {
   for (const char* workload : {"vector", "jacobi2d", "matmul", "apsp"}) {
     SCOPED_TRACE(workload);
-    EXPECT_NE(test::validate_error(workload, {"omp_teams=4"}).find("omp_threads"),
+    // The check is the tuned step's (its file declares the tunings).
+    const auto error = [&](const std::vector<std::string>& overrides) {
+      return test::check_error(workload, tuned_step(workload), overrides);
+    };
+    EXPECT_NE(error({"omp_teams=4"}).find("omp_threads"),
               std::string::npos);
-    EXPECT_NE(test::validate_error(workload, {"omp_threads=64"}).find("omp_teams"),
+    EXPECT_NE(error({"omp_threads=64"}).find("omp_teams"),
               std::string::npos);
-    EXPECT_EQ(test::validate_error(workload, {"omp_teams=4", "omp_threads=64"}), "");
-    EXPECT_NE(test::validate_error(workload, {"omp_construct=parallel"}), "");
+    // vector's default shape (lanes8) takes no teams: its flat one does.
+    const std::vector<std::string> flat = std::string(workload) == "vector"
+                                              ? std::vector<std::string>{"omp_shape=flat"}
+                                              : std::vector<std::string>{};
+    EXPECT_EQ(error(with({"omp_teams=4", "omp_threads=64"}, flat)), "");
+    EXPECT_NE(error(with({"omp_construct=parallel"}, flat)), "");
   }
 }
 
@@ -343,12 +605,15 @@ TEST(OmpTargetParamsTest, TeamsAndThreadsGoTogether) {
 TEST(OmpTargetParamsTest, NoSimdNeedsANestWithoutItsOwnSimdLoop) {
   for (const char* workload : {"jacobi2d", "diffusion3d", "matmul", "apsp"}) {
     SCOPED_TRACE(workload);
-    EXPECT_NE(test::validate_error(workload, {"omp_simd=0"}).find("omp_shape=rows"),
+    const auto error = [&](const std::vector<std::string>& overrides) {
+      return test::check_error(workload, "omp_target_tuned", overrides);
+    };
+    EXPECT_NE(error({"omp_simd=0"}).find("omp_shape=rows"),
               std::string::npos);
-    EXPECT_NE(test::validate_error(workload, {"omp_simd=0", "omp_shape=rows"}), "");
-    EXPECT_EQ(test::validate_error(workload, {"omp_simd=0", "omp_shape=collapse"}), "");
-    EXPECT_EQ(test::validate_error(workload, {"omp_simd=1", "omp_shape=rows"}), "");
-    EXPECT_NE(test::validate_error(workload, {"omp_shape=diagonal"}), "");
+    EXPECT_NE(error({"omp_simd=0", "omp_shape=rows"}), "");
+    EXPECT_EQ(error({"omp_simd=0", "omp_shape=collapse"}), "");
+    EXPECT_EQ(error({"omp_simd=1", "omp_shape=rows"}), "");
+    EXPECT_NE(error({"omp_shape=diagonal"}), "");
   }
 }
 

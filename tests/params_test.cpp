@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -305,6 +306,48 @@ TEST(ParamsTest, AccessorsAndSet) {
   p.set("ny", 3);
   EXPECT_TRUE(p.has("ny"));
   EXPECT_EQ(p.integer("ny"), 3);
+}
+
+// A problem of the test's parameters, its parses counted.
+struct TestProblem {
+  std::int64_t nx = 0;
+  std::optional<double> tol;
+  std::string mode;
+  std::optional<std::int64_t> absent;  // bound to a key these values never hold
+};
+int parses = 0;
+TestProblem parse_test_problem(const Params& params) {
+  static const ProblemFields<TestProblem> fields = [] {
+    ProblemFields<TestProblem> f;
+    f.integer("nx", &TestProblem::nx).real("tol", &TestProblem::tol);
+    f.text("mode", &TestProblem::mode).integer("unset", &TestProblem::absent);
+    return f;
+  }();
+  ++parses;
+  TestProblem p;
+  fields.fill(params, p);
+  return p;
+}
+
+TEST(ParamsTest, TheProblemIsParsedOnceKeptWithTheValuesAndDroppedBySet) {
+  parses = 0;
+  Params small = Params::resolve(test_specs(), "small", {"nx=96"});
+  const TestProblem& first = small.problem(parse_test_problem);
+  EXPECT_EQ(first.nx, 96);
+  ASSERT_TRUE(first.tol.has_value());
+  EXPECT_DOUBLE_EQ(*first.tol, 0.5);
+  EXPECT_EQ(first.mode, "resident");
+  EXPECT_FALSE(first.absent.has_value()) << "a key the values lack leaves its member unset";
+  // The validate, the estimates, the model and the factories of a run: one parse.
+  EXPECT_EQ(&small.problem(parse_test_problem), &first);
+  const Params copy = small;
+  EXPECT_EQ(&copy.problem(parse_test_problem), &first);
+  EXPECT_EQ(parses, 1);
+  // A value changed after the parse (apsp's fitted block) is read again.
+  small.set("nx", std::int64_t{7});
+  EXPECT_EQ(small.problem(parse_test_problem).nx, 7);
+  EXPECT_EQ(parses, 2);
+  EXPECT_EQ(copy.problem(parse_test_problem).nx, 96) << "a copy keeps its own values' problem";
 }
 
 }  // namespace

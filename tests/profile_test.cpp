@@ -12,7 +12,7 @@
 #include "core/runner.hpp"
 #include "support.hpp"
 #ifdef ACCLAB_HAVE_OPENACC
-#include "core/openacc_profile.hpp"
+#include "kit/openacc_profile.hpp"
 #endif
 
 namespace acclab {
@@ -272,7 +272,7 @@ TEST(ProfileRunnerTest, MultideviceWorkersReportUnderTheirPartition) {
   }
   const auto* setup = p.find("apsp/multidevice/setup");
   ASSERT_NE(setup, nullptr);
-  // The partitions enter their rows through the OpenACC runtime calls of core/acc_data.hpp
+  // The partitions enter their rows through the OpenACC runtime calls of kit/acc_data.hpp
   // (acc_copyin, acc_create: no zero-length section may reach libgomp), which GCC 12's libgomp
   // does not report to the profiling interface, unlike the `enter data` directive (one event per
   // partition before). Should the helper go back to guarded directives, expect 2 here.
@@ -368,11 +368,12 @@ TEST(ProfileCliTest, JsonHasTheProfileUnderEachResult) {
     ASSERT_TRUE(profile["notes"].is_array());
     const std::string id =
         result["workload"].get<std::string>() + "/" + result["variant"].get<std::string>();
-    // The region each step labels, and how often a run enters it: one a sweep; acc_resident
-    // one for all its sweeps (one construct); cuda_temporal one a pass (6 sweeps: a pass of 4
-    // and one of 2, at the default 4 a pass).
+    // The region each step labels, and how often a run enters it: one a sweep; the resident
+    // steps one for all their sweeps (one construct or target region); cuda_temporal one a
+    // pass (6 sweeps: a pass of 4 and one of 2, at the default 4 a pass).
     const std::string variant = result["variant"].get<std::string>();
-    const auto [label, per_run] = variant == "acc_resident"    ? std::pair{"sweeps", 1}
+    const bool resident = variant == "acc_resident" || variant == "omp_target_resident";
+    const auto [label, per_run] = resident                     ? std::pair{"sweeps", 1}
                                   : variant == "cuda_temporal" ? std::pair{"pass", 2}
                                                                : std::pair{"sweep", 6};
     const nlohmann::json* sweep = nullptr;

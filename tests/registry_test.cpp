@@ -175,7 +175,7 @@ TEST(RegistryTest, VectorWorkloadIsRegistered) {
   std::vector<std::string> keys;
   for (const auto& spec : w.params) keys.push_back(spec.key);
   EXPECT_EQ(keys, (std::vector<std::string>{"nx", "ny", "nt", "omp_teams", "omp_threads",
-                                            "omp_simd", "omp_construct"}));
+                                            "omp_simd", "omp_construct", "omp_shape"}));
   EXPECT_TRUE(w.validate);
   EXPECT_TRUE(w.host_bytes);
   EXPECT_TRUE(w.device_bytes);
@@ -250,7 +250,8 @@ TEST(RegistryTest, SelectCommaSeparatedGlobsInLadderOrder) {
   expected.push_back("dot_cuda");
 #endif
 #ifdef ACCLAB_HAVE_OMPTARGET
-  for (const char* name : {"dot_omp_target_map", "dot_omp_target_data", "dot_omp_target_tuned"}) {
+  for (const char* name : {"dot_omp_target_map", "dot_omp_target_data", "dot_omp_target_tuned",
+                           "dot_omp_target_resident"}) {
     expected.push_back(name);
   }
 #endif
@@ -376,6 +377,112 @@ TEST(AddLadderTest, AdjustCompletesEachVariantAndUnknownTuningsAreRefused) {
   EXPECT_THROW(registry.add_ladder("w", {row}, [](const LadderRow&) { return PerfModel{}; }),
                std::logic_error);
   EXPECT_EQ(registry.variants().size(), 1u);
+}
+
+// A step's own knobs, declared in its file: a struct, its StepTunings, the row's tuning set.
+struct ShapeTunings {
+  std::int64_t width = 4;
+  bool fast = true;
+};
+
+const StepTunings<ShapeTunings>& shape_tunings() {
+  static const StepTunings<ShapeTunings> tunings =
+      StepTunings<ShapeTunings>()
+          .integer({.key = "width", .presets = same_in_all_presets("4"), .maximum = 64},
+                   &ShapeTunings::width)
+          .flag({.key = "fast", .presets = same_in_all_presets("1")}, &ShapeTunings::fast)
+          .check([](const ShapeTunings& t) {
+            if (t.width % 4 != 0) throw UsageError("--set width=" + std::to_string(t.width));
+          });
+  return tunings;
+}
+
+TEST(AddLadderTest, ARowsTuningSetAddsItsParametersAndItsCheck) {
+  Registry registry;
+  registry.add_workload(
+      {.name = "w", .params = {{.key = "size", .presets = same_in_all_presets("10")}}});
+  LadderRow tuned;
+  tuned.name = "tuned";
+  tuned.family = "f";
+  tuned.tunings = {"width", "fast"};
+  tuned.tuning_set = shape_tunings().set();
+  LadderRow twin = tuned;  // a second step with the same knobs (an MPI twin)
+  twin.name = "twin";
+  LadderRow plain;
+  plain.name = "plain";
+  plain.family = "f";
+  int adjusted_checks = 0;
+  registry.add_ladder(
+      "w", {plain, tuned, twin}, [](const LadderRow&) { return PerfModel{}; },
+      [&](Variant& v) {
+        if (v.name == "twin") v.check_params = [&](const Params&) { ++adjusted_checks; };
+      });
+
+  // The workload gains each declared parameter once, typed by its member.
+  const std::vector<ParamSpec>& specs = registry.workload("w").params;
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(specs[1].key, "width");
+  EXPECT_EQ(specs[1].type, ParamType::integer);
+  EXPECT_EQ(specs[2].key, "fast");
+  EXPECT_EQ(specs[2].type, ParamType::boolean);
+
+  const auto params = [&](const std::vector<std::string>& overrides) {
+    return Params::resolve(specs, "small", overrides);
+  };
+  const ShapeTunings defaults = shape_tunings().read(params({}));
+  EXPECT_EQ(defaults.width, 4);
+  EXPECT_TRUE(defaults.fast);
+  const ShapeTunings set = shape_tunings().read(params({"width=8", "fast=0"}));
+  EXPECT_EQ(set.width, 8);
+  EXPECT_FALSE(set.fast);
+  EXPECT_THROW(shape_tunings().read(params({"width=6"})), UsageError);
+
+  const Variant& plain_variant = registry.variants().at(0);
+  const Variant& tuned_variant = registry.variants().at(1);
+  const Variant& twin_variant = registry.variants().at(2);
+  EXPECT_FALSE(plain_variant.check_tunings);  // no knobs, nothing to check
+  ASSERT_TRUE(tuned_variant.check_tunings);
+  EXPECT_NO_THROW(tuned_variant.check_tunings(params({"width=8"})));
+  EXPECT_THROW(tuned_variant.check_tunings(params({"width=6"})), UsageError);
+  // The twin's own check_params, from adjust, stays beside it.
+  ASSERT_TRUE(twin_variant.check_tunings);
+  EXPECT_THROW(twin_variant.check_tunings(params({"width=6"})), UsageError);
+  ASSERT_TRUE(twin_variant.check_params);
+  twin_variant.check_params(params({"width=12"}));
+  EXPECT_EQ(adjusted_checks, 1);
+}
+
+TEST(AddLadderTest, ATuningSetMustAgreeWithItsRowAndWithOtherDeclarations) {
+  const auto row_with = [](std::vector<std::string> tunings, TuningSet set) {
+    LadderRow row;
+    row.name = "a";
+    row.family = "f";
+    row.tunings = std::move(tunings);
+    row.tuning_set = std::move(set);
+    return row;
+  };
+  const auto model = [](const LadderRow&) { return PerfModel{}; };
+  {  // declares fast, which the row does not name
+    Registry registry;
+    registry.add_workload({.name = "w"});
+    EXPECT_THROW(registry.add_ladder("w", {row_with({"width"}, shape_tunings().set())}, model),
+                 std::logic_error);
+  }
+  {  // the workload already has a width, declared otherwise
+    Registry registry;
+    registry.add_workload({.name = "w", .params = {{.key = "width", .help = "another"}}});
+    EXPECT_THROW(
+        registry.add_ladder("w", {row_with({"width", "fast"}, shape_tunings().set())}, model),
+        std::logic_error);
+  }
+  {  // a row may name a knob that a later row's file declares
+    Registry registry;
+    registry.add_workload({.name = "w"});
+    LadderRow first = row_with({"fast"}, {});
+    first.name = "first";
+    EXPECT_NO_THROW(registry.add_ladder(
+        "w", {first, row_with({"width", "fast"}, shape_tunings().set())}, model));
+  }
 }
 
 TEST(BackendTest, Names) {

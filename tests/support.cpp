@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -58,6 +59,16 @@ std::string validate_error(const std::string& workload, const std::vector<std::s
   return usage_error_message([&] { params_of(workload, overrides, preset); });
 }
 
+std::string check_error(const std::string& workload, const std::string& variant,
+                        const std::vector<std::string>& overrides, const std::string& preset) {
+  return usage_error_message([&] {
+    const Params params = params_of(workload, overrides, preset);
+    const Variant& v = variant_of(workload, variant);
+    if (v.check_tunings) v.check_tunings(params);
+    if (v.check_params) v.check_params(params);
+  });
+}
+
 std::string param_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
 // ---- every registered variant of one workload --------------------------------------------------
@@ -84,6 +95,20 @@ bool VariantTest::skipped_as_unavailable(const Result& r) {
 Machine& VariantTest::shared_machine() {
   static Machine machine;
   return machine;
+}
+
+void expect_ladder_in_order(const std::string& workload, const std::string& first,
+                            const std::string& family) {
+  const std::vector<std::string> names = variant_names(workload);
+  ASSERT_FALSE(names.empty()) << workload;
+  EXPECT_EQ(names.front(), first);
+  int step = 0;
+  for (const auto& name : names) {
+    const Variant& v = variant_of(workload, name);
+    EXPECT_EQ(v.family, family) << name;
+    EXPECT_GT(v.step, step) << name;
+    step = v.step;
+  }
 }
 
 // ---- the machine -------------------------------------------------------------------------------
@@ -138,6 +163,10 @@ std::string read_file(const fs::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string data_file(const std::string& name) {
+  return std::string(ACCLAB_TEST_DATA) + "/" + name;
 }
 
 TempDir::TempDir() {
@@ -272,5 +301,93 @@ std::vector<std::string> run_with_sets(const std::string& workload,
   }
   return args;
 }
+
+void expect_refused_for_host_memory(const std::string& workload,
+                                    const std::vector<std::string>& sets,
+                                    const std::vector<std::string>& names) {
+  const Params params = params_of(workload, sets);
+  Machine machine;
+  if (machine.host().available_bytes <= 0 ||
+      machine.host().available_bytes >= all().workload(workload).host_bytes(params)) {
+    GTEST_SKIP() << "this host has the memory for it";
+  }
+  std::vector<std::string> args = {"run", workload};
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  const Outcome o = run_acclab(args, std::chrono::seconds(30));
+  EXPECT_TRUE(is_usage_error(o, names));
+  EXPECT_LT(o.max_rss_kib, kRefusalPeakKib) << "peak memory " << o.max_rss_kib << " KiB";
+}
+
+void expect_peak_within_host_bytes(const std::string& workload, const std::string& variant,
+                                   const std::vector<std::string>& sets) {
+  const double host_bytes = all().workload(workload).host_bytes(params_of(workload, sets));
+  Machine machine;
+  if (machine.host().available_bytes < 2 * host_bytes) GTEST_SKIP() << "not enough memory";
+  std::vector<std::string> args = {"run", workload, "--variant", variant, "--reps", "1"};
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  const Outcome o = run_acclab(args);
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_LE(double(o.max_rss_kib) * 1024, host_bytes + 64.0 * 1024 * 1024)
+      << "peak " << o.max_rss_kib << " KiB, host_bytes " << host_bytes / 1024 << " KiB";
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// ---- bad input: status 2, one line naming it ---------------------------------------------------
+
+BadInput bad_run(const std::string& workload, std::string name,
+                 const std::vector<std::string>& sets, std::vector<std::string> names) {
+  return {std::move(name), run_with_sets(workload, sets), std::move(names)};
+}
+
+BadInput bad_set(const std::string& workload, const std::string& set) {
+  return bad_run(workload, name_of({set}), {set}, {set});
+}
+
+std::string name_of(const std::vector<std::string>& words) {
+  std::string name;
+  for (const auto& word : words) {
+    if (!name.empty()) name += '_';
+    for (unsigned char c : word) name += std::isalnum(c) ? char(c) : '_';
+  }
+  return name;
+}
+
+void PrintTo(const BadInput& c, std::ostream* os) {
+  *os << "acclab";
+  for (const auto& a : c.args) *os << " " << a;
+}
+
+std::string bad_input_name(const ::testing::TestParamInfo<BadInput>& info) {
+  return info.param.name;
+}
+
+TEST_P(BadInputTest, ExitsTwoWithOneLineNamingIt) {
+  const BadInput& c = GetParam();
+  TempDir dir;
+  std::vector<std::string> files;
+  for (const auto& [file, text] : c.files) {
+    std::ofstream(dir.path() / file) << text;
+    files.push_back(file);
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> args;
+  for (const auto& a : c.args) {
+    args.push_back(a.starts_with("@data/") ? data_file(a.substr(6))
+                   : a.starts_with("@")    ? (dir.path() / a.substr(1)).string()
+                                           : a);
+  }
+  const Outcome o = run_acclab(args, std::chrono::seconds(60));
+  EXPECT_TRUE(is_usage_error(o, c.names));
+  EXPECT_EQ(o.err.rfind("acclab: ", 0), 0u) << o;
+  EXPECT_LT(o.max_rss_kib, kRefusalPeakKib) << "peak memory " << o.max_rss_kib << " KiB";
+  EXPECT_EQ(dir.entries(), files);
+}
+
+// The test binaries that hold no workload's bad input (acclab_iccg_scale_tests).
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BadInputTest);
 
 }  // namespace acclab::test

@@ -51,6 +51,12 @@ std::string usage_error_message(Call&& call) {
 std::string validate_error(const std::string& workload, const std::vector<std::string>& overrides,
                            const std::string& preset = "small");
 
+// The message of the UsageError that params_of, then `variant`'s check_tunings and
+// check_params, throw for these parameters, or "" if none.
+std::string check_error(const std::string& workload, const std::string& variant,
+                        const std::vector<std::string>& overrides,
+                        const std::string& preset = "small");
+
 // The parameter itself as the test's name: the variant's name.
 std::string param_name(const ::testing::TestParamInfo<std::string>& info);
 
@@ -103,9 +109,18 @@ bool available_here(const Variant& variant);
 // Where `variant`'s result is computed on this machine.
 Place place_here(const Variant& variant);
 
+// The ladder of `workload` as registered: not empty, `first` first, every step in `family`, the
+// step numbers rising. The rest of a ladder (its names and order) is checked against ladder.json
+// in tests/registry_test.cpp.
+void expect_ladder_in_order(const std::string& workload, const std::string& first,
+                            const std::string& family);
+
 // ---- files -------------------------------------------------------------------------------------
 
 std::string read_file(const std::filesystem::path& path);
+
+// `name` under tests/data.
+std::string data_file(const std::string& name);
 
 // A fresh directory, removed with everything in it at the end of the test.
 class TempDir {
@@ -130,9 +145,15 @@ struct Outcome {
   int term_signal = 0;  // the signal that killed it, if one did
   std::string out, err;
   long max_rss_kib = 0;  // the child's peak resident memory
-  double wall_s = 0;
+  double wall_s = 0;     // for messages: speed is measured in bench/, never asserted in a test
   bool timed_out = false;
 };
+
+// The most a refused command may hold at its peak (max_rss_kib). The process alone is about 15
+// MiB, more under AddressSanitizer or with a GPU runtime loaded; this leaves many times that,
+// yet is half the host bandwidth probe's 512 MiB of buffers and far below any grid, matrix or
+// endless input (/dev/zero) that a refusal must neither allocate nor read whole.
+inline constexpr long kRefusalPeakKib = 256 * 1024;
 
 std::ostream& operator<<(std::ostream& os, const Outcome& o);
 
@@ -158,5 +179,54 @@ void expect_ladder_of_two(const Outcome& o, const std::string& first, const std:
 // `acclab run <workload> --reps 1` with each of `sets` passed as --set.
 std::vector<std::string> run_with_sets(const std::string& workload,
                                        const std::vector<std::string>& sets);
+
+// `acclab run <workload>` with each of `sets` as --set, a problem larger than this host's memory:
+// refused as bad input naming each of `names`, before allocating it (the peak memory is the
+// process's own). Skips the test where the host has the memory.
+void expect_refused_for_host_memory(const std::string& workload,
+                                    const std::vector<std::string>& sets,
+                                    const std::vector<std::string>& names);
+
+// `acclab run <workload> --variant <variant> --reps 1` with each of `sets` as --set: verified, its
+// peak memory within the workload's host_bytes and 64 MiB for the process itself. Skips the test
+// where the host has less than twice host_bytes free.
+void expect_peak_within_host_bytes(const std::string& workload, const std::string& variant,
+                                   const std::vector<std::string>& sets);
+
+// `args` followed by `more`.
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more);
+
+// ---- bad input: status 2, one line naming it ---------------------------------------------------
+
+// One command line acclab must refuse as bad input (docs/bad-input.md).
+struct BadInput {
+  std::string name;                // the test's name: letters, digits and _
+  std::vector<std::string> args;   // acclab's arguments; "@f" is f in the test's own directory,
+                                   // "@data/f" is tests/data/f
+  std::vector<std::string> names;  // what the one line on stderr must contain
+  // Written into the test's directory before the run, and all it may hold after it.
+  std::vector<std::pair<std::string, std::string>> files = {};
+};
+
+// `acclab run <workload> --reps 1` with each of `sets` as --set, refused naming each of `names`.
+BadInput bad_run(const std::string& workload, std::string name,
+                 const std::vector<std::string>& sets, std::vector<std::string> names);
+
+// One --set that the refusal names as written; the test is named after it ("n=0": n_0).
+BadInput bad_set(const std::string& workload, const std::string& set);
+
+// `words` as a test's name: each character but a letter or digit as _, the words joined by _.
+std::string name_of(const std::vector<std::string>& words);
+
+// gtest would otherwise print a parameter as its bytes.
+void PrintTo(const BadInput& c, std::ostream* os);
+
+std::string bad_input_name(const ::testing::TestParamInfo<BadInput>& info);
+
+// One test for every bad input of every workload and of the command line, instantiated beside the
+// workload's other tests: the refusal is status 2 with nothing on stdout and exactly one line on
+// stderr that starts "acclab: " and names each of `names`, made before any grid, matrix or probe
+// (the peak memory is the process's own), and it writes no file.
+class BadInputTest : public ::testing::TestWithParam<BadInput> {};
 
 }  // namespace acclab::test

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/acc_data.hpp"
+#include "kit/acc_data.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/registry.hpp"
@@ -92,7 +92,13 @@ class VectorVariantTest : public test::VariantTest {
         // On the host the limit is the host's copy bandwidth, measured in this process.
         ASSERT_TRUE(r.limit_gbytes_per_s.has_value());
         EXPECT_DOUBLE_EQ(*r.limit_gbytes_per_s, machine_.host_copy_gbytes_per_s());
-        EXPECT_TRUE(r.limit_fraction.has_value());
+        // A fraction, or none where the rate passed the limit by more than 5 % (a small problem
+        // held in cache), which the note then says: never a fraction above 1.05.
+        if (r.limit_fraction) {
+          EXPECT_LE(*r.limit_fraction, 1.05);
+        } else {
+          EXPECT_NE(r.note.find("%limit left out"), std::string::npos) << r.note;
+        }
       }
     }
   }
@@ -317,7 +323,7 @@ TEST(VectorCourseCheckTest, InputsDifferFromNeighboursAndNextRows) {
   }
 }
 
-// ---- core/acc_data.hpp -----------------------------------------------------------------------
+// ---- kit/acc_data.hpp -----------------------------------------------------------------------
 
 TEST(AccDataTest, EmptyArraysAreNeverMapped) {
   // Why the helpers exist: the runtime refuses a zero-length section, on the host as well

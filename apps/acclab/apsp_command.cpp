@@ -16,9 +16,11 @@
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/mpi_env.hpp"
+#include "core/report.hpp"
 #include "io/dense_matrix.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
+#include "safe_text.hpp"
 #include "workloads/apsp/graph_solve.hpp"
 
 namespace acclab {
@@ -101,7 +103,7 @@ void print_json(const ApspArgs& args, const apsp::UserGraph& graph,
                   {"worst_over_bound", check->worst_over_bound},
                   {"first_broken", check->first_broken}};
   }
-  fmt::print("{}\n", j.dump(2));
+  fmt::print("{}\n", json_text(j, 2));  // the paths in it may hold bytes that are not UTF-8
 }
 
 // The report as lines.
@@ -162,9 +164,16 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
                 "`acclab list` include paths): --query follows it, and paths from 8 sampled "
                 "sources are re-summed");
   cmd->add_option("--format", args.format, "table (default) or json");
+  cmd->add_flag("--quiet", args.quiet,
+                "no progress on stderr (by default a line every 5 s during the read and the "
+                "solve, or one redrawn line on a terminal)");
 }
 
 int apsp_command(const ApspArgs& args, const Registry& registry) {
+  require_utf8_name("--semiring", args.semiring);
+  require_utf8_name("--variant", args.variant);
+  require_utf8_name("--format", args.format);
+  require_utf8_name("--out-format", args.out_format);
   if (args.semiring != "max-plus" && args.semiring != "min-plus") {
     throw UsageError(fmt::format("--semiring {}: expected max-plus or min-plus", args.semiring));
   }
@@ -193,6 +202,11 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   if (args.file.empty() && !args.seed_graph) {
     throw UsageError("apsp: expected a graph FILE or --seed-graph N");
   }
+  Progress progress(args.quiet);
+  progress.update(args.seed_graph ? fmt::format("apsp: making the seed's graph of {} vertices",
+                                                *args.seed_graph)
+                                  : fmt::format("apsp {}: reading the graph", args.file));
+  progress.begin(0);
   const apsp::UserGraph graph = apsp::graph_from_rank_0([&] {
     return args.seed_graph ? apsp::seed_user_graph(*args.seed_graph, semiring)
                            : apsp::read_user_graph(args.file);
@@ -206,14 +220,10 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   apsp::GraphSolveOptions options{
       .semiring = semiring, .variant = args.variant, .devices = args.devices, .paths = args.paths};
   if (!args.query.empty()) options.query.emplace(args.query[0], args.query[1]);
-  Progress progress;
-  options.progress = [&](const std::string& what) {
-    progress.start();
-    progress.update(what);
-  };
+  options.progress = [&](const std::string& what) { progress.update(what); };
   Machine machine;
   const apsp::GraphSolution solution = apsp::solve_graph(graph, options, registry, machine);
-  progress.stop();
+  progress.finish();
 
   const auto format = out_format == "csv" ? io::DenseFormat::csv : io::DenseFormat::binary;
   if (args.format == "json") {
@@ -228,7 +238,7 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
     }
   }
   if (solution.paths_ok()) return 0;
-  fmt::print(stderr, "acclab: apsp: a successor path failed its check\n");
+  print_error_line("apsp: a successor path failed its check");
   return 1;
 }
 

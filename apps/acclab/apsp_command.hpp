@@ -22,6 +22,7 @@ struct ApspArgs {
   std::vector<std::int64_t> query;
   bool paths = false;            // keep the successor matrix; --query follows it
   std::string format = "table";  // table (lines) or json (one object)
+  bool quiet = false;            // no progress lines on stderr
 };
 
 void add_apsp_options(CLI::App* cmd, ApspArgs& args);

@@ -15,6 +15,8 @@
 #include "iccg_command.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
+#include "safe_text.hpp"
+#include "tune_command.hpp"
 #include "core/atomic_file.hpp"
 #include "core/build_config.hpp"
 #include "core/error.hpp"
@@ -68,6 +70,8 @@ struct RunArgs {
   std::string devices;  // comma-separated GPU counts: one run of every variant per count
   bool profile = false;
   bool corrupt_result = false;
+  bool quiet = false;  // no progress lines on stderr
+  std::string tunings;  // acclab tune --save-tunings's file: its matching entries applied
 };
 
 void add_run_options(CLI::App* cmd, RunArgs& args) {
@@ -85,6 +89,13 @@ void add_run_options(CLI::App* cmd, RunArgs& args) {
                 "after the results, a per-region report like PGI_ACC_TIME: OpenACC constructs, "
                 "launches (gangs/workers/vector) and transfers as the runtime reports them, CUDA "
                 "kernels and copies timed with CUDA events (table and json formats)");
+  cmd->add_flag("--quiet", args.quiet,
+                "no progress on stderr (by default a line every 5 s, or one redrawn line on a "
+                "terminal: step, run, time elapsed and left)");
+  cmd->add_option("--tunings", args.tunings,
+                  "apply the tunings FILE (acclab tune --save-tunings) holds for this device and "
+                  "compiler to the steps it names (--set wins); each such result's note says so")
+      ->check(non_empty_path());
   cmd->add_flag("--corrupt-result", args.corrupt_result,
                 "testing: perturb each result before verification, which must then fail")
       ->group("");
@@ -147,7 +158,25 @@ void check_ranks(const RunArgs& args, const std::vector<const Variant*>& variant
   }
 }
 
+// The arguments that name something (safe_text.hpp's require_utf8_name); --out is a path.
+void check_names(const RunArgs& args) {
+  require_utf8_name("workload", args.workload);
+  require_utf8_name("--variant", args.variant);
+  if (args.preset) require_utf8_name("--preset", *args.preset);
+  for (const auto& set : args.sets) require_utf8_name("--set", set);
+  require_utf8_name("--format", args.format);
+  require_utf8_name("--devices", args.devices);
+}
+
+// Whether any of `variants` that can run here runs on a GPU.
+bool any_on_gpu(Runner& runner, const std::vector<const Variant*>& variants) {
+  return std::any_of(variants.begin(), variants.end(), [&](const Variant* v) {
+    return !runner.unavailable_reason(*v) && runner.place_of(*v) == Place::gpu;
+  });
+}
+
 int run_command(const std::string& command, const RunArgs& args, Registry& registry) {
+  check_names(args);
   if (args.profile && args.format == "csv") {
     throw UsageError("--profile: the profile is reported in the table and json formats, not csv");
   }
@@ -160,6 +189,7 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   std::vector<Params> parameter_list;
   std::vector<const Variant*> variants;
   Runner runner(machine);
+  std::optional<AppliedTunings> tuned;  // --tunings
   // Every check before any work. Under mpirun each rank checks for itself, and all ranks stop
   // with one line if any rank found a fault (one rank refusing alone would leave the others
   // waiting in the first halo exchange).
@@ -177,6 +207,9 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
     }
     variants = registry.select(args.workload, args.variant);
     check_tuning_overrides(registry, args.workload, variants, args.sets);
+    if (!args.tunings.empty()) {
+      tuned.emplace(args.tunings, machine, runner, workload, preset, args.sets);
+    }
     if (!args.devices.empty()) {
       check_tuning_use(registry, args.workload, variants, "devices", "--devices " + args.devices);
     }
@@ -192,8 +225,11 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
         }
       }
     }
-    for (const Params& params : parameter_list) {
+    for (const Params& set : parameter_list) {
       for (const Variant* variant : variants) {
+        const Params params = tuned ? tuned->apply(*variant, set) : set;
+        // A tuning's value is wrong wherever the step would run: checked on every machine.
+        if (variant->check_tunings) variant->check_tunings(params);
         if (runner.unavailable_reason(*variant)) continue;
         if (variant->check_params) variant->check_params(params);
         runner.check_memory(*variant, workload, params,
@@ -212,20 +248,37 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   OutputFile output(mpi::is_root() ? args.out : std::string());  // rank 0 alone writes
   auto reporter = make_reporter(args.format, output.stream());
 
-  Progress progress;
+  // The large presets are sized for a GPU (minutes there); on the CPU alone they take hours.
+  if (preset == "large" && mpi::is_root() && !any_on_gpu(runner, variants)) {
+    fmt::print(stderr,
+               "acclab: warning: --preset large with {}: the selected variants run on the CPU "
+               "only, which can take hours (--preset small is the quick check)\n",
+               machine.gpus().empty() ? "no GPU on this machine" : "no step that uses the GPU");
+    std::fflush(stderr);
+  }
+
+  Progress progress(args.quiet);
   RunOptions options;
   options.reps = args.reps;
   options.corrupt_result = args.corrupt_result;
   options.profile = args.profile;
   options.progress = [&](const std::string& what) { progress.update(what); };
+  options.run_started = [&](int run, int reps) { progress.run(run, reps); };
 
   std::vector<Result> results;
-  for (const Params& params : parameter_list) {
+  progress.begin(static_cast<int>(parameter_list.size() * variants.size()));
+  int step = 0;
+  for (const Params& set : parameter_list) {
     for (const Variant* variant : variants) {
-      progress.start();
+      progress.step(step++, variant->id());
+      std::string from;  // "tunings from FILE" where --tunings applied to this variant
+      const Params params = tuned ? tuned->apply(*variant, set, &from) : set;
       results.push_back(runner.run(*variant, workload, params, options));
       results.back().params = reported_params(registry, *variant, params);
-      progress.stop();
+      if (!from.empty()) {
+        Result& r = results.back();
+        r.note = r.note.empty() ? from : from + "; " + r.note;
+      }
       if (!args.devices.empty()) {  // which count this row is, in the table's note column
         Result& r = results.back();
         r.note = fmt::format("devices={}", params.integer("devices")) +
@@ -233,6 +286,7 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
       }
     }
   }
+  progress.finish();
   if (command == "ladder") compute_ladder_speedups(results);
 
   ReportContext context;
@@ -268,8 +322,8 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
                                       [](const Result& r) { return r.status == Status::failed; });
   std::string why = first.error;
   std::replace(why.begin(), why.end(), '\n', ' ');
-  fmt::print(stderr, "acclab: {} of {} results failed: {} (first: {})\n", failed.size(),
-             results.size(), fmt::join(failed, ", "), why);
+  print_error_line(fmt::format("{} of {} results failed: {} (first: {})", failed.size(),
+                               results.size(), fmt::join(failed, ", "), why));
   return 1;
 }
 
@@ -289,7 +343,7 @@ int list_command(const std::string& format, Registry& registry) {
                                  {"distributed", v.distributed},
                                  {"available", !runner.unavailable_reason(v).has_value()}});
     }
-    std::cout << doc.dump(2) << '\n';
+    std::cout << json_text(doc, 2) << '\n';
     return 0;
   }
   if (format != "table")
@@ -339,7 +393,7 @@ int info_command(bool probe, const std::string& format) {
       {"compiler", machine.compiler_json()}, {"limits", machine.limits_json()},
       {"build", machine.build_json()},       {"command_line", command_line()}};
   if (format == "json") {
-    std::cout << doc.dump(2) << '\n';
+    std::cout << json_text(doc, 2) << '\n';
     return 0;
   }
   const auto& host = machine.host();
@@ -351,7 +405,7 @@ int info_command(bool probe, const std::string& format) {
   for (const auto& [key, value] : doc["compiler"].items()) {
     if (key != "cxx")
       fmt::print("          {}: {}\n", key,
-                 value.is_string() ? value.get<std::string>() : value.dump());
+                 value.is_string() ? value.get<std::string>() : json_text(value));
   }
   const auto& build = doc["build"];
   fmt::print("build     commit {}{}\n", build["commit"].get<std::string>(),
@@ -415,15 +469,19 @@ int one_command(int argc, char** argv) {
       "iccg", "solve A x = b for a symmetric positive definite Matrix Market matrix (ICCG)");
   add_iccg_options(iccg, iccg_args);
 
+  TuneArgs tune_args;
+  auto* tune = app.add_subcommand(
+      "tune", "search each step's declared tunings, every point run and verified as run does");
+  add_tune_options(tune, tune_args);
+
   // CLI11 answers an unknown command with "A subcommand is required"; name the word instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
     if (command != "list" && command != "info" && command != "run" && command != "ladder" &&
-        command != "explain" && command != "apsp" && command != "iccg") {
-      fmt::print(stderr,
-                 "acclab: unknown command '{}' (expected list, info, run, ladder, explain, apsp "
-                 "or iccg)\n",
-                 command);
+        command != "explain" && command != "apsp" && command != "iccg" && command != "tune") {
+      print_error_line(fmt::format(
+          "unknown command '{}' (expected list, info, run, ladder, tune, explain, apsp or iccg)",
+          command));
       return 2;
     }
   }
@@ -436,7 +494,7 @@ int one_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "acclab: {}\n", e.what());
+    print_error_line(e.what());
     return 2;
   }
 
@@ -454,12 +512,13 @@ int one_command(int argc, char** argv) {
     if (*explain) return explain_command(explain_target, registry);
     if (*apsp) return apsp_command(apsp_args, registry);
     if (*iccg) return iccg_command(iccg_args, registry);
+    if (*tune) return tune_command(tune_args, registry, command_line());
   } catch (const UsageError& e) {
-    fmt::print(stderr, "acclab: {}\n", e.what());
+    print_error_line(e.what());
     return 2;
   } catch (const std::exception& e) {
     // Not the user's fault (a device or runtime failure outside any one variant): status 1.
-    fmt::print(stderr, "acclab: error: {}\n", e.what());
+    print_error_line(fmt::format("error: {}", e.what()));
     return 1;
   }
   return 2;
@@ -495,7 +554,7 @@ int cli_main(int argc, char** argv) {
   mpi::init_if_launched(&argc, &argv);
   mpi::quiet_unless_root();
   if (const std::string refusal = ranks_disagree(argc, argv); !refusal.empty()) {
-    fmt::print(stderr, "acclab: {}\n", refusal);
+    print_error_line(refusal);
     mpi::finalize();
     return 2;
   }

@@ -14,9 +14,12 @@
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/mpi_env.hpp"
+#include "core/report.hpp"
 #include "core/runner.hpp"
 #include "io/text_vector.hpp"
 #include "path_option.hpp"
+#include "progress.hpp"
+#include "safe_text.hpp"
 #include "workloads/iccg/matrix_solve.hpp"
 
 namespace acclab {
@@ -41,6 +44,9 @@ void add_iccg_options(CLI::App* cmd, IccgArgs& args) {
                   "original, optimized, cuda or cusparse (default cuda with a CUDA GPU, optimized "
                   "where OpenACC runs on a GPU, else original)");
   cmd->add_option("--format", args.format, "table (default) or json");
+  cmd->add_flag("--quiet", args.quiet,
+                "no progress on stderr (by default a line every 5 s during the read and the "
+                "solve, or one redrawn line on a terminal)");
 }
 
 namespace {
@@ -109,7 +115,7 @@ void print_json(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
       {"build", machine.build_json()},
       {"command_line", process_command_line()}};
   if (original) j["threads"] = s.threads;
-  fmt::print("{}\n", j.dump(2));
+  fmt::print("{}\n", json_text(j, 2));  // the paths in it may hold bytes that are not UTF-8
 }
 
 // The report as lines: the variant, the system, the outcome and the times.
@@ -154,6 +160,8 @@ int iccg_command(const IccgArgs& args, const Registry& registry) {
         "the whole system: run acclab iccg without mpirun",
         mpi::size()));
   }
+  require_utf8_name("--variant", args.variant);
+  require_utf8_name("--format", args.format);
   if (args.format != "table" && args.format != "json") {
     throw UsageError(fmt::format("--format {}: expected table or json", args.format));
   }
@@ -167,8 +175,15 @@ int iccg_command(const IccgArgs& args, const Registry& registry) {
                                          .variant = choice.variant};
   iccg::check_options(options);
   if (!args.out.empty()) check_output_path("--out", args.out, {args.matrix, args.rhs});
+  // One solve may take minutes on a large matrix: the ticker shows time passing.
+  Progress progress(args.quiet);
+  progress.update(fmt::format("iccg {}: reading the system", args.matrix));
+  progress.begin(0);
   const iccg::MatrixSystem system = iccg::read_matrix_system(args.matrix, args.rhs);
+  progress.update(fmt::format("iccg {}: ordering, factoring and solving by {}", args.matrix,
+                              choice.variant->name));
   const iccg::MatrixSolution s = iccg::solve_matrix(system, options);
+  progress.finish();
 
   if (args.format == "json") {
     print_json(args, choice, system, s, machine);
@@ -188,8 +203,9 @@ int iccg_command(const IccgArgs& args, const Registry& registry) {
                   "{:.3g}, --tol {:g}",
                   s.iterations, args.maxiter, s.residual, args.tol);
     std::fflush(stdout);
-    fmt::print(stderr, "acclab: iccg {}: {}{}\n", args.matrix, why,
-               args.out.empty() ? "" : fmt::format("; --out {} left as it was", args.out));
+    print_error_line(
+        fmt::format("iccg {}: {}{}", args.matrix, why,
+                    args.out.empty() ? "" : fmt::format("; --out {} left as it was", args.out)));
     return 1;
   }
   if (!args.out.empty()) {

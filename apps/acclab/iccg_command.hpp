@@ -18,6 +18,7 @@ struct IccgArgs {
   std::string out;
   std::string variant;           // empty: iccg::choose_matrix_variant's default
   std::string format = "table";  // table or json
+  bool quiet = false;            // no progress lines on stderr
 };
 
 void add_iccg_options(CLI::App* cmd, IccgArgs& args);

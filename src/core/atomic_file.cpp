@@ -11,7 +11,11 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <cstdio>
+#include <iostream>
 #include <mutex>
+#include <optional>
+#include <string_view>
 
 #include "core/error.hpp"
 
@@ -103,32 +107,145 @@ void remove_stale_temporaries(const std::filesystem::path& target) {
 
 }  // namespace
 
+namespace {
+
+// N of "/dev/fd/N" or "/proc/self/fd/N", or nothing.
+std::optional<int> descriptor_in(const std::string& text) {
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (text.rfind(prefix, 0) != 0) continue;
+    int fd = -1;
+    const char* first = text.data() + prefix.size();
+    const char* last = text.data() + text.size();
+    const auto [end, parsed] = std::from_chars(first, last, fd);
+    if (parsed == std::errc() && end == last && fd >= 0) return fd;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> output_descriptor(const std::filesystem::path& path) {
+  const std::string& text = path.native();
+  if (text == "-" || text == "/dev/stdout") return STDOUT_FILENO;
+  if (text == "/dev/stderr") return STDERR_FILENO;
+  if (text == "/dev/stdin") return STDIN_FILENO;
+  if (const auto fd = descriptor_in(text)) return fd;
+  // A link to one of them (a user's link to /dev/stdout): followed as output_target does.
+  std::filesystem::path current = path;
+  for (int hop = 0; hop < 40; ++hop) {
+    struct stat info {};
+    if (::lstat(current.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return std::nullopt;
+    std::error_code error;
+    const std::filesystem::path link = std::filesystem::read_symlink(current, error);
+    if (error) return std::nullopt;
+    current = link.is_absolute() ? link : current.parent_path() / link;
+    const std::string& hop_text = current.native();
+    if (hop_text == "/dev/stdout") return STDOUT_FILENO;
+    if (hop_text == "/dev/stderr") return STDERR_FILENO;
+    if (const auto fd = descriptor_in(hop_text)) return fd;
+  }
+  return std::nullopt;
+}
+
+std::filesystem::path output_target(const std::string& option, const std::filesystem::path& path) {
+  // As the kernel follows links on open (40 hops at most), but by hand, so that the rename of a
+  // replaced file lands on the link's final target and the link stays a link.
+  std::filesystem::path current = path;
+  for (int hop = 0; hop < 40; ++hop) {
+    struct stat info {};
+    if (::lstat(current.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return current;
+    std::error_code error;
+    const std::filesystem::path link = std::filesystem::read_symlink(current, error);
+    if (error) {
+      throw UsageError(fmt::format("{} {}: cannot read the symbolic link ({})", option,
+                                   path.string(), error.message()));
+    }
+    current = link.is_absolute() ? link : current.parent_path() / link;
+  }
+  throw UsageError(
+      fmt::format("{} {}: too many levels of symbolic links", option, path.string()));
+}
+
+namespace {
+
+// Why a path that exists cannot take an output, or nothing when it can.
+std::optional<std::string> refused_kind(mode_t mode) {
+  if (S_ISREG(mode) || S_ISCHR(mode) || S_ISFIFO(mode)) return std::nullopt;
+  const char* what = S_ISDIR(mode)    ? "is a directory"
+                     : S_ISBLK(mode)  ? "is a block device"
+                     : S_ISSOCK(mode) ? "is a socket"
+                                      : "is not a regular file";
+  return fmt::format("{}; an output is a regular file, a character device, a FIFO or -", what);
+}
+
+}  // namespace
+
 void check_output_path(const std::string& option, const std::filesystem::path& path,
                        const std::vector<std::filesystem::path>& inputs) {
   if (path.empty()) throw UsageError(fmt::format("{}: empty path", option));
-  const std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
+  if (const auto fd = output_descriptor(path)) {
+    const int flags = ::fcntl(*fd, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+      throw UsageError(fmt::format("{} {}: file descriptor {} is not open for writing", option,
+                                   path.string(), *fd));
+    }
+    return;
+  }
+  const std::filesystem::path target = output_target(option, path);
+  const std::string shown = target == path ? path.string()
+                                           : fmt::format("{} (a link to {})", path.string(),
+                                                         target.string());
+  struct stat info {};
+  if (::stat(target.c_str(), &info) == 0) {
+    if (const auto why = refused_kind(info.st_mode)) {
+      throw UsageError(fmt::format("{} {}: {}", option, shown, *why));
+    }
+    if (S_ISCHR(info.st_mode) || S_ISFIFO(info.st_mode)) {
+      if (::access(target.c_str(), W_OK) != 0) {
+        throw UsageError(
+            fmt::format("{} {}: cannot write ({})", option, shown, std::strerror(errno)));
+      }
+      return;  // written directly: its folder is not written
+    }
+  }
+  const std::filesystem::path folder =
+      target.parent_path().empty() ? "." : target.parent_path();
   std::error_code error;
   if (!std::filesystem::is_directory(folder, error)) {
-    throw UsageError(
-        fmt::format("{} {}: no directory {}", option, path.string(), folder.string()));
-  }
-  if (std::filesystem::is_directory(path, error)) {
-    throw UsageError(fmt::format("{} {}: is a directory", option, path.string()));
+    throw UsageError(fmt::format("{} {}: no directory {}", option, shown, folder.string()));
   }
   if (::access(folder.c_str(), W_OK) != 0) {
     throw UsageError(
-        fmt::format("{} {}: cannot write in {}", option, path.string(), folder.string()));
+        fmt::format("{} {}: cannot write in {}", option, shown, folder.string()));
   }
   for (const auto& input : inputs) {
-    if (!input.empty() && std::filesystem::equivalent(path, input, error)) {
+    if (!input.empty() && std::filesystem::equivalent(target, input, error)) {
       throw UsageError(fmt::format("{} {}: is the input {}, which the result would replace",
-                                   option, path.string(), input.string()));
+                                   option, shown, input.string()));
     }
   }
 }
 
 AtomicFile::AtomicFile(std::filesystem::path path, std::string option)
-    : target_(std::move(path)), option_(std::move(option)) {
+    : shown_(std::move(path)), option_(std::move(option)) {
+  if ((descriptor_ = output_descriptor(shown_))) {
+    target_ = shown_;
+    kind_ = OutputKind::direct;
+    return;
+  }
+  target_ = output_target(option_, shown_);
+  struct stat info {};
+  if (::stat(target_.c_str(), &info) == 0) {
+    if (const auto why = refused_kind(info.st_mode)) {
+      throw UsageError(fmt::format("{}{}: {}", option_.empty() ? "" : option_ + " ",
+                                   shown_.string(), *why));
+    }
+    if (!S_ISREG(info.st_mode)) {
+      kind_ = OutputKind::direct;
+      return;
+    }
+    mode_ = info.st_mode & 07777;
+  }
   std::call_once(handlers_installed, install_handlers);
   remove_stale_temporaries(target_);
   static std::atomic<unsigned> counter{0};
@@ -138,7 +255,7 @@ AtomicFile::AtomicFile(std::filesystem::path path, std::string option)
         fmt::format("{}{}-{}", temporary_prefix(target_), ::getpid(), counter.fetch_add(1)));
     // Registered before it exists, so that no signal can leave it behind unrecorded.
     slot_ = claim_slot(temp_);
-    // 0666 so that the final file gets the user's umask, as any other new file does.
+    // 0666 so that a new file gets the user's umask, as any other new file does.
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ >= 0) return;
     const int error = errno;
@@ -151,11 +268,26 @@ AtomicFile::AtomicFile(std::filesystem::path path, std::string option)
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_) ::unlink(temp_.c_str());
+  if (kind_ == OutputKind::replace && !committed_) ::unlink(temp_.c_str());
   release_slot(slot_);
 }
 
+void AtomicFile::open_direct() {
+  if (descriptor_) {
+    // What the command printed so far comes first.
+    std::cout.flush();
+    std::fflush(stdout);
+    std::fflush(stderr);
+    fd_ = ::fcntl(*descriptor_, F_DUPFD_CLOEXEC, 0);
+  } else {
+    // No O_CREAT, no O_TRUNC: the node exists, and it is written, never replaced.
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  }
+  if (fd_ < 0) fail(errno);
+}
+
 void AtomicFile::write(const void* data, std::size_t size) {
+  if (fd_ < 0 && kind_ == OutputKind::direct && !committed_) open_direct();
   const auto* bytes = static_cast<const char*>(data);
   while (size > 0) {
     const ssize_t written = ::write(fd_, bytes, size);
@@ -169,6 +301,17 @@ void AtomicFile::write(const void* data, std::size_t size) {
 }
 
 void AtomicFile::commit() {
+  if (kind_ == OutputKind::direct) {
+    if (fd_ < 0) open_direct();
+    const int fd = fd_;
+    fd_ = -1;
+    committed_ = true;
+    if (::close(fd) != 0 && errno != EINTR) fail(errno);
+    return;
+  }
+  // The replaced file's permissions, not the umask's: replacing a file's content must not
+  // change who may read it.
+  if (mode_ != 0 && ::fchmod(fd_, mode_) != 0) fail(errno);
   if (::fsync(fd_) != 0) fail(errno);
   const int fd = fd_;
   fd_ = -1;
@@ -181,7 +324,7 @@ void AtomicFile::commit() {
 
 void AtomicFile::fail(int error) const {
   throw UsageError(fmt::format("{}{}: cannot write ({})", option_.empty() ? "" : option_ + " ",
-                               target_.string(), std::strerror(error)));
+                               shown_.string(), std::strerror(error)));
 }
 
 }  // namespace acclab

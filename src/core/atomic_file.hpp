@@ -1,18 +1,46 @@
-// Output files that appear whole or not at all, also when the run is interrupted.
+// Every output path acclab writes (--out of run, ladder, apsp and iccg, plots, caches), so that
+// an output never harms what it names:
+//   - a regular file (or a new path) is written to a temporary beside it and renamed over it on
+//     success: it is replaced whole or not at all, also when the run is interrupted;
+//   - a symbolic link is followed (chains included) and its final target is treated as above:
+//     the link itself stays a link, a dangling link's target is created;
+//   - a character device (/dev/null, /dev/stdout, a terminal), a FIFO, or "-" (stdout) is
+//     written directly, never unlinked or renamed over, even as root; write and close errors
+//     (ENOSPC from /dev/full) are reported;
+//   - a block device, a socket or a folder is refused before any work starts.
+// docs/bad-input.md lists these rules with the rest of the contract.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace acclab {
 
-// Throws UsageError naming `option` unless `path` can be created: its folder exists and is
-// writable, the path itself is not a folder, and it is none of the command's `inputs` (which
-// the result would replace). Called before any work, so that a long run never ends on a path
-// it cannot write.
+// How an output path is written (rules at the top of this file).
+enum class OutputKind { replace, direct };
+
+// The file descriptor an output path names, where it names one of this process's own: "-" (1),
+// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link to one of them (a process
+// substitution's >(...) is /dev/fd/N). Such an output is written to a duplicate of that
+// descriptor, so that a redirection's file offset and O_APPEND hold (`--out /dev/stdout >> log`
+// appends) and a pipe behind it is written, never resolved to a path.
+std::optional<int> output_descriptor(const std::filesystem::path& path);
+
+// The path an output is finally written to: `path` with its symbolic links followed, or `path`
+// itself. Throws UsageError (naming `option`) for a link loop.
+std::filesystem::path output_target(const std::string& option, const std::filesystem::path& path);
+
+// Throws UsageError naming `option` unless `path` can be written: "-"; a character device or a
+// FIFO that this process may write; otherwise (links followed) a path whose folder exists and is
+// writable, that is not a folder, a block device or a socket, and that is none of the command's
+// `inputs` (which the result would replace). Called before any work, so that a long run never
+// ends on a path it cannot write.
 void check_output_path(const std::string& option, const std::filesystem::path& path,
                        const std::vector<std::filesystem::path>& inputs = {});
 
@@ -31,20 +59,31 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   // Appends bytes. Throws UsageError naming the file when the write fails (disk full).
+  // A direct output (a device, a FIFO, "-") is opened at the first write, so that a FIFO's
+  // reader is awaited after the work rather than before it.
   void write(const void* data, std::size_t size);
   void write(std::string_view text) { write(text.data(), text.size()); }
 
   // Flushes to disk, then renames over the target: a crash leaves the old file or the whole new
-  // one, never a renamed file with missing data. Throws UsageError when that fails.
+  // one, never a renamed file with missing data. A direct output is closed, its close error
+  // reported. Throws UsageError when that fails.
   void commit();
 
-  const std::filesystem::path& temporary() const { return temp_; }
+  OutputKind kind() const { return kind_; }
+  // The file being written: the temporary, or the target itself for a direct output.
+  const std::filesystem::path& temporary() const {
+    return kind_ == OutputKind::direct ? target_ : temp_;
+  }
 
  private:
   [[noreturn]] void fail(int error) const;
+  void open_direct();
 
-  std::filesystem::path target_, temp_;
+  std::filesystem::path shown_, target_, temp_;  // shown_: the path as the user gave it
   std::string option_;
+  OutputKind kind_ = OutputKind::replace;
+  mode_t mode_ = 0;  // a replaced file's permissions, kept; 0 for a new file
+  std::optional<int> descriptor_;  // output_descriptor(), for a direct output
   int fd_ = -1;
   int slot_ = -1;  // its place in the table the signal handler reads
   bool committed_ = false;

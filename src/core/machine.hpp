@@ -66,6 +66,11 @@ class Machine {
   // Measured once per machine and kept in the user's cache (host_probe_cache_file());
   // `remeasure` measures again and replaces the cached figure (acclab info --probe).
   double host_copy_gbytes_per_s(bool remeasure = false);
+  // Whether the figure above came from the cache (a re-probe may correct it), and whether it
+  // was measured while other processes kept cores busy (it reads low; the cache marks it, and
+  // a run that finds the machine idle measures it again).
+  bool host_copy_cached() const { return host_copy_cached_; }
+  bool host_copy_measured_busy() const { return host_copy_measured_busy_; }
   // nullopt when no GPU is present.
   std::optional<double> device_copy_gbytes_per_s();
 
@@ -93,6 +98,8 @@ class Machine {
   bool context_shared_ = false;
   std::optional<double> host_copy_;
   std::string host_copy_origin_;  // "measured now (...)" or "cached in FILE (...)"
+  bool host_copy_cached_ = false;         // host_copy_ came from the cache
+  bool host_copy_measured_busy_ = false;  // host_copy_ was measured beside other processes
   std::optional<std::optional<double>> device_copy_;
 };
 

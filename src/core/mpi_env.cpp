@@ -15,6 +15,8 @@
 #include <mpi.h>
 #endif
 
+#include "core/safe_text.hpp"
+
 namespace acclab::mpi {
 namespace {
 
@@ -63,8 +65,9 @@ void init_if_launched(int* argc, char*** argv) {
     cpu_set_t bound;
     const long allowed =
         sched_getaffinity(0, sizeof bound, &bound) == 0 ? CPU_COUNT(&bound) : cores;
-    omp_set_num_threads(
-        static_cast<int>(std::max<long>(1, std::min(cores / node_ranks, allowed))));
+    // omp_get_max_threads(): fewer where the machine was busy at start (core/host_load.hpp).
+    omp_set_num_threads(static_cast<int>(std::max<long>(
+        1, std::min({cores / node_ranks, allowed, long(omp_get_max_threads())}))));
   }
 #else
   (void)argc;
@@ -166,9 +169,10 @@ double max_over_ranks(double value) {
 }
 
 void abort_all(int status, const std::string& message) {
+  // Written raw to the terminal: the message (a path, an argument) escaped as error lines are.
   const std::string line =
       "acclab: rank " + std::to_string(world_rank) + " of " + std::to_string(world_size) + ": " +
-      message + "\n";
+      printable(message) + "\n";
   std::fflush(stderr);
   if (write(terminal_fd, line.data(), line.size()) < 0) {
     // Nowhere left to say it; the exit status still does.

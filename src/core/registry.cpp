@@ -48,7 +48,26 @@ void Registry::add_variant(Variant variant) {
 void Registry::add_ladder(const std::string& workload_name, const std::vector<LadderRow>& rows,
                           const std::function<PerfModel(const LadderRow&)>& model_of,
                           const std::function<void(Variant&)>& adjust) {
-  const Workload& owner = workload(workload_name);
+  workload(workload_name);  // must exist
+  Workload& owner = *std::find_if(workloads_.begin(), workloads_.end(),
+                                  [&](const Workload& w) { return w.name == workload_name; });
+  // Every row's own tunings first: a row may name one that a later row's file declares.
+  for (const LadderRow& row : rows) {
+    for (const ParamSpec& declared : row.tuning_set.params) {
+      if (std::find(row.tunings.begin(), row.tunings.end(), declared.key) == row.tunings.end()) {
+        throw std::logic_error(fmt::format("{}/{}: declares tuning '{}', which its row does not name",
+                                           workload_name, row.name, declared.key));
+      }
+      auto same_key = std::find_if(owner.params.begin(), owner.params.end(),
+                                   [&](const ParamSpec& spec) { return spec.key == declared.key; });
+      if (same_key == owner.params.end()) {
+        owner.params.push_back(declared);
+      } else if (!(*same_key == declared)) {
+        throw std::logic_error(fmt::format("{}/{}: tuning '{}' is declared otherwise elsewhere",
+                                           workload_name, row.name, declared.key));
+      }
+    }
+  }
   std::map<std::string, int> steps;  // per family, the rows added so far
   for (const LadderRow& row : rows) {
     for (const auto& tuning : row.tunings) {
@@ -63,6 +82,7 @@ void Registry::add_ladder(const std::string& workload_name, const std::vector<La
                     row.source};
     variant.tunings = row.tunings;
     variant.distributed = row.distributed;
+    variant.check_tunings = row.tuning_set.check;
     if (adjust) adjust(variant);
     add_variant(std::move(variant));
   }

@@ -107,6 +107,10 @@ struct Variant {
   // Optional: refuses parameters the variant cannot run with (throws UsageError). acclab checks
   // every selected variant with every parameter set before running any.
   std::function<void(const Params&)> check_params;
+  // Optional: refuses values of the variant's own tunings that no shape it can run has (its
+  // row's tuning set). acclab checks every selected variant's, available here or not, so that
+  // a bad --set is refused on a machine without the variant's backend too.
+  std::function<void(const Params&)> check_tunings;
   // The workload parameters that are this variant's own knobs (RAJAPerf's tunings): --set
   // accepts them only for a selection that holds a variant declaring them, and every result
   // names the values it ran with.
@@ -143,6 +147,9 @@ struct LadderRow {
   std::vector<std::string> tunings;
   std::string gpu_unavailable_reason;
   bool distributed = false;  // the row requires mpi
+  // The knobs the step declares in its own file (the row's `tuning_set`): each is also named in
+  // `tunings`, and the registry adds them to the workload's parameters.
+  TuningSet tuning_set;
 };
 
 class Registry {
@@ -151,8 +158,11 @@ class Registry {
   void add_variant(Variant variant);
   // Adds the rows in order, each numbered by its position within its family among `rows`,
   // with the performance model `model_of` gives it. `adjust`, when given, completes each
-  // variant before it is added. Throws std::logic_error for a tuning that names no
-  // parameter of the workload.
+  // variant before it is added. A row's tuning set adds its parameters to the workload's (a
+  // parameter several rows declare must be declared the same by each) and its check as the
+  // variant's check_tunings. Throws std::logic_error for a
+  // tuning that names no parameter of the workload, a declared one the row does not name, or
+  // a parameter declared twice in two ways.
   void add_ladder(const std::string& workload, const std::vector<LadderRow>& rows,
                   const std::function<PerfModel(const LadderRow&)>& model_of,
                   const std::function<void(Variant&)>& adjust = {});

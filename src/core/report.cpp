@@ -11,14 +11,6 @@
 
 namespace acclab {
 
-std::string format_seconds(double seconds) {
-  // Units are chosen on the value as printed (3 significant digits): 0.9996 s is "1 s".
-  if (seconds >= 999.5) return fmt::format("{:.0f} s", seconds);
-  if (seconds >= 0.9995) return fmt::format("{:.3g} s", seconds);
-  if (seconds >= 0.9995e-3) return fmt::format("{:.3g} ms", seconds * 1e3);
-  return fmt::format("{:.3g} µs", seconds * 1e6);
-}
-
 namespace {
 
 template <typename T>
@@ -36,7 +28,7 @@ std::string outputs_text(const nlohmann::json& outputs) {
       text += x == std::floor(x) && std::abs(x) < 1e15 ? fmt::format("{} = {:.2f}", key, x)
                                                        : fmt::format("{} = {:.4g}", key, x);
     } else {
-      text += fmt::format("{} = {}", key, value.dump());
+      text += fmt::format("{} = {}", key, json_text(value));
     }
   }
   return text;
@@ -51,7 +43,7 @@ class TableReporter : public Reporter {
   }
   void finalize() override {
     const bool ladder = context_.command == "ladder";
-    std::string params = results_.empty() ? "" : results_.front().params.json().dump();
+    std::string params = results_.empty() ? "" : json_text(results_.front().params.json());
     fmt::print(out_, "acclab {} {}  preset {}  {}\n", context_.command, context_.workload,
                context_.preset, params);
     std::string gpus = context_.devices.empty()
@@ -176,7 +168,7 @@ class JsonReporter : public Reporter {
   void report_runs(const std::vector<Result>& results) override {
     for (const auto& r : results) document_["results"].push_back(result_to_json(r));
   }
-  void finalize() override { out_ << document_.dump(2) << '\n'; }
+  void finalize() override { out_ << json_text(document_, 2) << '\n'; }
 
  private:
   std::ostream& out_;
@@ -232,12 +224,12 @@ class CsvReporter : public Reporter {
       for (const std::string key : columns) {
         std::string value;
         if (key == "min_s" || key == "median_s" || key == "max_s") {
-          value = j["time_s"][key.substr(0, key.size() - 2)].dump();
+          value = json_text(j["time_s"][key.substr(0, key.size() - 2)]);
         } else if (key == "params") {
-          value = j["params"].dump();
+          value = json_text(j["params"]);
         } else {
           const auto v = j.value(key, nlohmann::json());
-          value = v.is_string() ? v.get<std::string>() : v.dump();
+          value = v.is_string() ? v.get<std::string>() : json_text(v);
         }
         if (value == "null") value.clear();
         fields.push_back(csv_field(value));

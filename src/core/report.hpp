@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/runner.hpp"
+#include "core/text_format.hpp"  // format_seconds, json_text: the reports' writers
 
 namespace acclab {
 
@@ -46,8 +47,5 @@ std::vector<std::string> profile_notes(const Result& result);
 
 // The --profile report of `results` (those with a profile), shaped like PGI_ACC_TIME.
 void print_profiles(std::ostream& out, const std::vector<Result>& results);
-
-// "12.3 ms", "456 µs", "1.23 s".
-std::string format_seconds(double seconds);
 
 }  // namespace acclab

@@ -7,8 +7,9 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/host_load.hpp"
 #include "core/mpi_env.hpp"
-#include "core/report.hpp"
+#include "core/text_format.hpp"
 
 namespace acclab {
 
@@ -25,6 +26,13 @@ const char* to_string(Status status) {
 }
 
 namespace {
+
+// A measured rate may pass a measured limit by the two measurements' noise, no more.
+constexpr double kLimitSlack = 1.05;
+
+void add_note(Result& result, const std::string& text) {
+  result.note = result.note.empty() ? text : result.note + "; " + text;
+}
 
 template <typename F>
 double seconds_of(F&& work) {
@@ -73,7 +81,7 @@ void Runner::check_memory(const Variant& variant, const Workload& workload, cons
     const double have = machine_.host().available_bytes;
     if (have > 0 && need > have) {
       throw UsageError(fmt::format("{} with {}: needs {} of host memory, {} available",
-                                   variant.id(), shown.json().dump(), gib(need), gib(have)));
+                                   variant.id(), json_text(shown.json()), gib(need), gib(have)));
     }
   }
   if (workload.device_bytes && place_of(variant) == Place::gpu && !machine_.gpus().empty()) {
@@ -81,7 +89,7 @@ void Runner::check_memory(const Variant& variant, const Workload& workload, cons
     const double have = machine_.gpus().front().free_bytes;
     if (have > 0 && need > have) {
       throw UsageError(fmt::format("{} with {}: needs {} of device memory, {} free on {}",
-                                   variant.id(), shown.json().dump(), gib(need), gib(have),
+                                   variant.id(), json_text(shown.json()), gib(need), gib(have),
                                    machine_.gpus().front().name));
     }
   }
@@ -109,6 +117,9 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
   auto progress = [&](const std::string& what) {
     if (options.progress) options.progress(fmt::format("{}: {}", variant.id(), what));
   };
+  auto run_started = [&](int run, int reps) {
+    if (options.run_started) options.run_started(run, reps);
+  };
 
   // Several MPI ranks run this variant together: every decision below that depends on a time
   // is taken on the slowest rank's, so that all ranks make it alike and meet in the same
@@ -135,6 +146,7 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     };
     reset();
     int reps = options.reps;
+    run_started(0, reps);
     {
       const profile::Region phase("warm-up");
       const double warm_up_s = slowest(seconds_of([&] { instance->run(); }));
@@ -162,6 +174,7 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
     if (!transfer_times.empty()) result.transfer_s = median_of(transfer_times);
     for (int rep = 0; rep < reps; ++rep) {
       progress(fmt::format("run {}/{}", rep + 1, reps));
+      run_started(rep + 1, reps);
       reset();
       mpi::barrier();  // every rank starts the timed run together
       const profile::Region phase("timed runs");
@@ -221,7 +234,23 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
       if (result.limit_gbytes_per_s && *result.limit_gbytes_per_s > 0) {
         result.limit_fraction = result.gbytes_per_s / *result.limit_gbytes_per_s;
       }
+      // More than the measured limit is a wrong figure, never a result: a problem held in cache,
+      // or a limit measured on a busy machine (Machine measures a busy-marked figure again on
+      // the first idle run) is flagged rather than printed as a fraction above 1.
+      if (result.limit_fraction && *result.limit_fraction > kLimitSlack) {
+        add_note(result,
+                 fmt::format("{:.0f} % of the {} copy limit measured ({:.1f} GB/s): a problem "
+                             "held in cache, or a limit measured on a busy machine; %limit left "
+                             "out",
+                             100 * *result.limit_fraction,
+                             result.place == Place::gpu ? "device" : "host",
+                             *result.limit_gbytes_per_s));
+        result.limit_fraction.reset();
+      }
     }
+  }
+  if (const std::string busy = host_load_note(); !busy.empty() && result.place == Place::host) {
+    add_note(result, busy);
   }
   return result;
 }

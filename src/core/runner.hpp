@@ -29,6 +29,10 @@ struct RunOptions {
   double long_run_s = 10.0;
   // Called now and then during a run with a short description of where it is.
   std::function<void(const std::string&)> progress;
+  // Called as each run of the variant starts: `run` 0 the untimed warm-up, then 1 to `reps` the
+  // timed runs, `reps` as the runner decided (1 after a long warm-up), so that a progress report
+  // can say how far the variant got and estimate what is left.
+  std::function<void(int run, int reps)> run_started;
 };
 
 struct Result {

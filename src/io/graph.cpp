@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -19,6 +20,28 @@ constexpr std::int64_t kReservedUpFront = std::int64_t(1) << 20;
 
 constexpr std::string_view kProblemForm = "'p sp NODES ARCS'";
 
+// apsp computes in float: a weight that is not 0 must round to a normal float, or 1e-50 would
+// silently become 0 and 1e39 infinity. The same rule, in the same words, as apsp's own check of
+// the graphs it is given (workloads/apsp/graph_solve.cpp).
+bool fits_float(double weight) {
+  return weight == 0 || std::isnormal(static_cast<float>(weight));
+}
+
+std::string float_range_problem(double weight) {
+  return fmt::format(
+      "weight {} outside float range: a nonzero weight needs {:g} <= |weight| <= {:g} (apsp "
+      "computes in float)",
+      weight, std::numeric_limits<float>::min(), std::numeric_limits<float>::max());
+}
+
+// The weight in `token`, a finite number within float's range.
+double weight_of(const LineReader& reader, std::string_view token) {
+  const auto weight = parse_finite(token);
+  if (!weight) reader.fail(fmt::format("weight '{}' is not a finite number", token));
+  if (!fits_float(*weight)) reader.fail(float_range_problem(*weight));
+  return *weight;
+}
+
 Graph read_matrix_market_graph(const std::filesystem::path& path) {
   const MatrixMarket matrix = read_matrix_market(path);
   if (matrix.rows != matrix.cols) {
@@ -28,6 +51,15 @@ Graph read_matrix_market_graph(const std::filesystem::path& path) {
   }
   Graph graph;
   graph.n = matrix.rows;
+  // The reader keeps no line per entry: the entry is named by its place after the size line.
+  for (std::size_t k = 0; k < matrix.entries.size(); ++k) {
+    const MatrixEntry& entry = matrix.entries[k];
+    if (!fits_float(entry.value)) {
+      throw UsageError(fmt::format("{}: entry {} after the size line (line {}), ({}, {}): {}",
+                                   path.string(), k + 1, matrix.size_line, entry.row + 1,
+                                   entry.col + 1, float_range_problem(entry.value)));
+    }
+  }
   const std::vector<MatrixEntry> full = expand_symmetric(matrix);
   graph.edges.reserve(full.size());
   for (const MatrixEntry& entry : full) graph.edges.push_back({entry.row, entry.col, entry.value});
@@ -95,9 +127,7 @@ Graph read_dimacs(const std::filesystem::path& path) {
       Edge edge;
       edge.from = dimacs_vertex(reader, words[1], graph.n);
       edge.to = dimacs_vertex(reader, words[2], graph.n);
-      const auto weight = parse_finite(words[3]);
-      if (!weight) reader.fail(fmt::format("weight '{}' is not a finite number", words[3]));
-      edge.weight = *weight;
+      edge.weight = weight_of(reader, words[3]);
       graph.edges.push_back(edge);
     } else {
       reader.fail(
@@ -149,9 +179,7 @@ Graph read_edge_list(const std::filesystem::path& path) {
     edge.from = edge_list_vertex(reader, words[0]);
     edge.to = edge_list_vertex(reader, words[1]);
     if (words.size() == 3) {
-      const auto weight = parse_finite(words[2]);
-      if (!weight) reader.fail(fmt::format("weight '{}' is not a finite number", words[2]));
-      edge.weight = *weight;
+      edge.weight = weight_of(reader, words[2]);
     }
     largest_id = std::max({largest_id, edge.from, edge.to});
     graph.edges.push_back(edge);

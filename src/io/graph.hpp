@@ -8,7 +8,8 @@
 // - DIMACS shortest-path (the 9th DIMACS challenge's .gr), when the name ends in ".gr" or the
 //   first non-blank line is a `c`, `p` or `a` line: `c` comment lines, one problem line
 //   "p sp NODES ARCS" before any arc, then exactly ARCS lines "a FROM TO WEIGHT" with 1-based
-//   vertex ids in 1..NODES. Weights may be any finite real number, not only integers.
+//   vertex ids in 1..NODES. Weights may be any real number (within the range below), not only
+//   integers.
 // - Otherwise a plain edge list: lines "FROM TO WEIGHT" or "FROM TO" (weight 1), blank lines and
 //   whole-line comments starting with `#` or `%`. Vertex ids are 0-based and must not be
 //   negative. A plain list declares no vertex count, so n is the largest id + 1: a vertex with
@@ -16,8 +17,11 @@
 //   than the others makes n, and the n x n distance matrix, that large.
 //
 // In every format self-loops are kept, and so are parallel arcs (several arcs u -> v): the
-// caller decides what they mean (for paths, the best of them). Weights are finite; "nan" and
-// "inf" are rejected.
+// caller decides what they mean (for paths, the best of them). apsp computes in float, so a
+// weight must be 0 or a normal float (1.17549e-38 <= |w| <= 3.40282e38, after rounding to float).
+// One outside that range (1e-50, which would silently become 0; 1e39, infinity) is refused at its
+// line ("weight 1e-50 outside float range ..."; a Matrix Market entry is named by its place after
+// the size line), as "nan" and "inf" are ("not a finite number").
 //
 // Every error is a UsageError "FILE:LINE: what is wrong" ("FILE: what is wrong" where no line
 // applies): unreadable file, malformed or truncated content, ids out of range or negative.

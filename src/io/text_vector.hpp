@@ -1,9 +1,16 @@
 // Dense vectors of doubles as text: the right-hand side `acclab iccg --rhs` reads and the
 // solution its --out writes.
 //
-// Read: whitespace-separated finite numbers on any number of lines, blank lines and '%' or '#'
-// comment lines allowed. A Matrix Market array file ("%%MatrixMarket matrix array real general",
-// its size line "N 1", one value a line) reads the same: its banner and size line are skipped.
+// Read, in one of three layouts, blank lines and '%' or '#' comment lines allowed in each:
+// - whitespace-separated finite numbers on any number of lines, exactly as many as the matrix
+//   has rows;
+// - a Matrix Market array ("%%MatrixMarket matrix array real general" on line 1, the size line
+//   "ROWS 1" with ROWS the matrix's rows, then the ROWS values);
+// - a Matrix Market coordinate vector ("%%MatrixMarket matrix coordinate real general" on line 1,
+//   the size line "ROWS 1 ENTRIES", then ENTRIES lines "ROW 1 VALUE" with ROW 1-based in
+//   1..ROWS, each row at most once; rows not given are 0).
+// "integer" may stand for "real". Any other banner, a banner below line 1, a size line of
+// another shape, more than one column or another row count is refused.
 // A vector may be written as one line of n numbers, so its lines may be far longer than other
 // formats' (kMaxVectorLineBytes); a file without line ends still stops at that limit.
 //

@@ -19,7 +19,7 @@
 // snapshot's copies overlap the kernels; multidevice.cpp orders them.
 #include <openacc.h>
 
-#include "core/acc_data.hpp"
+#include "kit/acc_data.hpp"
 #include "workloads/apsp/acc_kernels.hpp"
 
 namespace acclab::apsp::acc {
@@ -180,7 +180,7 @@ void partition_enter(const Problem& p, const Partition& part) {
   partition_select(part);
   const std::int64_t nl = std::int64_t(part.row_end - part.row_begin) * p.n;
   // A partition without rows (more devices than blocks) keeps nothing on its device: it runs
-  // no kernel, and its empty sections could not be entered anyway (core/acc_data.hpp).
+  // no kernel, and its empty sections could not be entered anyway (kit/acc_data.hpp).
   const std::int64_t ns = nl > 0 ? 2 * std::int64_t(p.block) * p.n : 0;  // both slots
   const std::int64_t nh = std::int64_t(p.block) * (part.row_end - part.row_begin);
   acc_enter_copyin(part.rows, nl);

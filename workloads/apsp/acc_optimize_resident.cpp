@@ -4,7 +4,7 @@
 // one a step. gangs_per_sm gangs a multiprocessor (2; the multiprocessors asked of CUDA), 16
 // workers of one warp: rows over gangs and workers, columns over the warp's lanes; the steps
 // separated by grid_barrier
-// (core/acc_grid_barrier.hpp). The arithmetic and the stores are optimize's (an element is
+// (kit/acc_grid_barrier.hpp). The arithmetic and the stores are optimize's (an element is
 // stored only where step k improves it, the successor beside it with paths=1), and row k, read
 // by every row during step k, does not change in it (apsp.hpp), so the result is the serial
 // loop's bit for bit. Without CUDA to count the multiprocessors it runs one gang; the output
@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "core/acc_grid_barrier.hpp"
-#include "core/grid_barrier_check.hpp"
+#include "kit/acc_grid_barrier.hpp"
+#include "kit/grid_barrier_check.hpp"
 #include "core/machine.hpp"
 #include "workloads/apsp/acc_present.hpp"
 
@@ -119,9 +119,25 @@ int all_steps(int n, float* d, std::int32_t* next, int gangs, bool alternate,
   return ran[0];
 }
 
+struct ResidentTunings {
+  std::int64_t gangs_per_sm = 2;
+};
+
+const StepTunings<ResidentTunings>& resident_tunings() {
+  static const StepTunings<ResidentTunings> tunings = StepTunings<ResidentTunings>().integer(
+      {.key = "gangs_per_sm",
+       .help = "optimize_resident only: gangs (blocks of 16 warps) a multiprocessor, 1 or 2; "
+               "every gang must be resident at once for the barrier between steps",
+       .presets = same_in_all_presets("2"),
+       .maximum = 2},
+      &ResidentTunings::gangs_per_sm);
+  return tunings;
+}
+
 class OptimizeResident : public PresentInstance {
  public:
-  using PresentInstance::PresentInstance;
+  explicit OptimizeResident(const Params& params)
+      : PresentInstance(params), tunings_(resident_tunings().read(params)) {}
   OptimizeResident(const OptimizeResident&) = delete;
   OptimizeResident& operator=(const OptimizeResident&) = delete;
   ~OptimizeResident() override { free_counter(); }
@@ -133,7 +149,7 @@ class OptimizeResident : public PresentInstance {
       // Two gangs a multiprocessor fit its registers (at most 64 a lane) and double the warps
       // waiting on memory, which is what bounds the pass (ncu: a quarter of the warp slots
       // occupied).
-      gangs_ = std::max(1, p_.gangs_per_sm *
+      gangs_ = std::max(1, static_cast<int>(tunings_.gangs_per_sm) *
                                cuda_multiprocessors(acc_get_device_num(acc_device_nvidia)));
     }
     if (!arrived_) arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
@@ -172,12 +188,15 @@ class OptimizeResident : public PresentInstance {
     arrived_ = nullptr;
   }
 
+  ResidentTunings tunings_;
   int gangs_ = 1;                          // asked for
   int running_ = 0;                        // ran, as the construct counted them
   unsigned long long* arrived_ = nullptr;  // the barrier's count, on the device
 };
 
 }  // namespace
+
+TuningSet optimize_resident_tuning_set() { return resident_tunings().set(); }
 
 std::unique_ptr<Instance> make_optimize_resident(const Params& params) {
   return std::make_unique<OptimizeResident>(params);

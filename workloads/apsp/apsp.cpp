@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "core/omp_tuned.hpp"
+#include "kit/omp_tuned.hpp"
 
 namespace acclab::apsp {
 
@@ -36,28 +36,40 @@ std::string narrow_step_limit() {
       max_vertices_32, max_vertices, fmt::join(built, ", "));
 }
 
-Problem problem_of(const Params& params) {
+namespace {
+
+// Each parameter of the Problem, read here and nowhere else.
+Problem parse_problem(const Params& params) {
+  static const ProblemFields<Problem> fields = [] {
+    ProblemFields<Problem> f;
+    f.integer("n", &Problem::n_given).integer("edges_per_vertex", &Problem::edges_per_vertex_given);
+    f.text("semiring", &Problem::semiring_name).text("graph", &Problem::graph_name);
+    f.text("lookahead", &Problem::lookahead_name).text("unroll", &Problem::unroll_name);
+    f.integer("devices", &Problem::devices).integer("block", &Problem::block);
+    f.flag("paths", &Problem::paths).flag("share_gpus", &Problem::share_gpus);
+    f.flag("alternate", &Problem::alternate);
+    f.text("proc_grid", &Problem::proc_grid);
+    f.integer("random_seed", &Problem::random_seed_given);
+    return f;
+  }();
   Problem p;
-  p.n = static_cast<int>(std::min<std::int64_t>(params.integer("n"), 1 << 30));
-  p.semiring = params.text("semiring") == "min-plus" ? Semiring::min_plus : Semiring::max_plus;
-  p.generator = params.text("graph") == "random" ? Generator::random : Generator::seed;
-  p.edges_per_vertex =
-      static_cast<int>(std::min<std::int64_t>(params.integer("edges_per_vertex"), 1 << 30));
-  p.random_seed = static_cast<std::uint64_t>(params.integer("random_seed"));
-  p.devices = static_cast<int>(std::min<std::int64_t>(params.integer("devices"), 1 << 20));
-  p.block = static_cast<int>(std::min<std::int64_t>(params.integer("block"), 1 << 20));
-  p.paths = params.flag("paths");
-  p.share_gpus = params.flag("share_gpus");
-  const std::string lookahead = params.text("lookahead");
-  p.lookahead = lookahead == "on"    ? Problem::Lookahead::on
-                : lookahead == "off" ? Problem::Lookahead::off
-                                     : Problem::Lookahead::automatic;
-  const std::string unroll = params.text("unroll");
-  p.unroll = unroll == "auto" ? 0 : std::stoi(unroll);
-  p.alternate = params.flag("alternate");
-  p.gangs_per_sm = static_cast<int>(params.integer("gangs_per_sm"));
+  fields.fill(params, p);
+  // Narrowed where validate refuses more (it names the values as given).
+  p.n = static_cast<int>(std::min<std::int64_t>(p.n_given, 1 << 30));
+  p.edges_per_vertex = static_cast<int>(std::min<std::int64_t>(p.edges_per_vertex_given, 1 << 30));
+  p.random_seed = static_cast<std::uint64_t>(p.random_seed_given);
+  p.semiring = p.semiring_name == "min-plus" ? Semiring::min_plus : Semiring::max_plus;
+  p.generator = p.graph_name == "random" ? Generator::random : Generator::seed;
+  p.lookahead = p.lookahead_name == "on"    ? Problem::Lookahead::on
+                : p.lookahead_name == "off" ? Problem::Lookahead::off
+                                            : Problem::Lookahead::automatic;
+  p.unroll = p.unroll_name == "auto" || p.unroll_name.empty() ? 0 : std::stoi(p.unroll_name);
   return p;
 }
+
+}  // namespace
+
+const Problem& problem_of(const Params& params) { return params.problem(parse_problem); }
 
 int columns_per_lane(const Problem& p) {
   if (p.unroll > 0) return p.unroll;
@@ -118,12 +130,7 @@ Workload make_workload() {
                "together (auto: 16 from n = 16384 up, fewer on smaller rows)",
        .presets = same_in_all_presets("auto"),
        .choices = {"auto", "1", "2", "4", "8", "16"}},
-      {.key = "gangs_per_sm",
-       .help = "optimize_resident only: gangs (blocks of 16 warps) a multiprocessor, 1 or 2; "
-               "every gang must be resident at once for the barrier between steps",
-       .presets = same_in_all_presets("2"),
-       .maximum = 2},
-      alternate_param("optimize_resident only"),
+      alternate_param("optimize_resident and omp_target_resident only"),
       {.key = "paths",
        .type = ParamType::boolean,
        .help = "1: keep the successor matrix (n^2 int32 more; serial, multicore, optimize, "
@@ -136,17 +143,15 @@ Workload make_workload() {
                "columns; default MPI_Dims_create's for the ranks running)",
        .presets = same_in_all_presets("")},
   };
-  for (ParamSpec& spec : omp_tuning_params("omp_target_tuned", omp_target_shapes()))
-    w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
-    check_omp_tuning(params, omp_target_shapes());
-    const std::int64_t n = params.integer("n");
+    const Problem& p = problem_of(params);
+    const std::int64_t n = p.n_given;
     // The steps that index in 32 bits refuse more (register.cpp); none takes more than this.
     if (n > max_vertices) {
       throw UsageError(
           fmt::format("--set n={}: more than the {} vertices apsp takes", n, max_vertices));
     }
-    const std::int64_t edges = params.integer("edges_per_vertex");
+    const std::int64_t edges = p.edges_per_vertex_given;
     if (edges > n - 1) {
       throw UsageError(fmt::format(
           "--set edges_per_vertex={}: more than the n - 1 = {} distinct edges a vertex can have",
@@ -156,21 +161,22 @@ Workload make_workload() {
   // The matrix and its initial state, the cached reference, the edge list; with paths the
   // successors, the reference's and multidevice's partition copies.
   w.host_bytes = [](const Params& params) {
-    const double n = double(params.integer("n"));
-    const double successors = params.flag("paths") ? 3.0 * sizeof(std::int32_t) : 0.0;
+    const Problem& p = problem_of(params);
+    const double n = double(p.n_given);
+    const double successors = p.paths ? 3.0 * sizeof(std::int32_t) : 0.0;
     // The edges (12 bytes each), and verify()'s Dijkstra: the graph again, its adjacency lists
     // (16 bytes an edge, twice for the vectors' growth, 24 a vertex), its heap (16 an edge) and
     // a row of distances.
-    const double edges = n * double(params.integer("edges_per_vertex"));
+    const double edges = n * double(p.edges_per_vertex_given);
     // The variant that needs the most: multidevice, whose partitions hold their rows apart
     // from the matrix, each its two snapshot slots (2 block x n) and its history (block x its
     // rows), and two published snapshots on the host; with paths the successors' history
     // (their rows are among `successors`).
-    const double block = double(params.integer("block"));
-    const double partitions = double(params.integer("devices"));
+    const double block = double(p.block);
+    const double partitions = double(p.devices);
     const double multidevice =
         sizeof(float) * (n * n + partitions * 2 * block * n + block * n + 2 * block * n);
-    const double history = params.flag("paths") ? sizeof(std::int32_t) * block * n : 0.0;
+    const double history = p.paths ? sizeof(std::int32_t) * block * n : 0.0;
     // Or the mpi_* steps on one rank (the most a rank holds): besides rank 0's matrix, initial
     // matrix and reference, its blocks and their initial state (n^2 each), two slots of each
     // panel (2 block x n each) and the diagonal (2 block^2); with paths the blocks' successors
@@ -184,10 +190,11 @@ Workload make_workload() {
   // cuda_blocked: the matrix and its initial state, and 64-wide history and snapshot panels;
   // the others need less. With paths (optimize) the successors too.
   w.device_bytes = [](const Params& params) {
-    const double n = double(params.integer("n"));
-    const double successors = params.flag("paths") ? sizeof(std::int32_t) : 0.0;
+    const Problem& p = problem_of(params);
+    const double n = double(p.n_given);
+    const double successors = p.paths ? sizeof(std::int32_t) : 0.0;
     return (2.0 * sizeof(float) + successors) * n * n +
-           2.0 * sizeof(float) * n * std::max<double>(64, double(params.integer("block")));
+           2.0 * sizeof(float) * n * std::max<double>(64, double(p.block));
   };
   return w;
 }

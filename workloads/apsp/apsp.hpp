@@ -33,8 +33,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/omp_tuned.hpp"
 #include "core/registry.hpp"
+#include "kit/omp_tuned.hpp"
 
 namespace acclab::apsp {
 
@@ -49,11 +49,18 @@ inline const std::vector<OmpShape>& omp_target_shapes() {
 enum class Semiring { max_plus, min_plus };
 enum class Generator { seed, random };
 
+// The parameters of one run, read once (problem_of) and the values derived from them.
 struct Problem {
+  // As given (validate names them so), before they are narrowed to the fields below.
+  std::int64_t n_given = 0, edges_per_vertex_given = 0;
+  std::string semiring_name, graph_name, lookahead_name, unroll_name;
+  std::string proc_grid;  // mpi_*: PrxPc, or empty for MPI_Dims_create's
+
   int n = 0;
   Semiring semiring = Semiring::max_plus;
   Generator generator = Generator::seed;
   int edges_per_vertex = 20;
+  std::int64_t random_seed_given = 1;
   std::uint64_t random_seed = 1;
   int devices = 1;  // multidevice, cuda_blocked_multi: GPUs (multidevice: host partitions without)
   int block = 64;   // multidevice: pivot rows exchanged at once
@@ -64,7 +71,6 @@ struct Problem {
   bool paths = false;       // keep the successor matrix (paths=1)
   int unroll = 0;           // optimize, managed: columns a lane relaxes an iteration (0: auto)
   bool alternate = true;    // optimize_resident: odd steps walk the rows bottom-up
-  int gangs_per_sm = 2;     // optimize_resident: gangs a multiprocessor (1 or 2)
 
   std::int64_t elements() const { return std::int64_t(n) * n; }
   // The value of a missing edge: -inf for max-plus, +inf for min-plus.
@@ -73,14 +79,15 @@ struct Problem {
                                           : std::numeric_limits<float>::infinity();
   }
 };
-Problem problem_of(const Params& params);
+// The problem of these values, parsed at the first call and kept with them (Params::problem).
+const Problem& problem_of(const Params& params);
 
 // optimize's and managed's vector lanes a row (their kernels' vector_length).
 inline constexpr int optimize_lanes = 256;
-// The columns a lane relaxes an iteration there (acc_optimize.cpp): the unroll parameter, or
-// with auto the largest of 16, 8, 4 and 2 that leaves at least four chunks of optimize_lanes * U
-// columns in a row (1 when none does), so that the columns past the last chunk, which go one a
-// lane, stay under a quarter of it.
+// The columns a lane relaxes an iteration there (acc_managed_optimize.cpp): the unroll
+// parameter, or with auto the largest of 16, 8, 4 and 2 that leaves at least four chunks of
+// optimize_lanes * U columns in a row (1 when none does), so that the columns past the last
+// chunk, which go one a lane, stay under a quarter of it.
 int columns_per_lane(const Problem& p);
 
 Workload make_workload();

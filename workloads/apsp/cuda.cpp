@@ -13,8 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/cuda_check.hpp"
-#include "core/cuda_memory.hpp"
+#include "kit/cuda_check.hpp"
+#include "kit/cuda_memory.hpp"
 #include "core/error.hpp"
 #include "workloads/apsp/apsp.hpp"
 #include "workloads/apsp/cuda_kernels.hpp"

@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/cuda_check.hpp"
+#include "kit/cuda_check.hpp"
 #include "workloads/apsp/cuda_kernels.hpp"
 
 namespace acclab::apsp::cuda {

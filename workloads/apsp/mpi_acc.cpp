@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/acc_data.hpp"
+#include "kit/acc_data.hpp"
 #include "workloads/apsp/acc_kernels.hpp"
 #include "workloads/apsp/mpi_blocks.hpp"
 

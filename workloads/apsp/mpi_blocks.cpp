@@ -1,6 +1,7 @@
 #include "workloads/apsp/mpi_blocks.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "core/mpi_steps.hpp"
+#include "kit/mpi_steps.hpp"
 
 namespace acclab::apsp {
 namespace {
@@ -88,14 +89,49 @@ std::array<int, 2> process_grid_dims(const std::string& proc_grid, int ranks) {
   return {static_cast<int>(a), static_cast<int>(b)};
 }
 
+std::string too_few_blocks(const Problem& p, const std::string& proc_grid, int ranks,
+                           std::array<int, 2> dims) {
+  const int blocks = (p.n + p.block - 1) / p.block;
+  if (dims[0] <= blocks && dims[1] <= blocks) return "";
+  const std::string what =
+      fmt::format("the {} blocks of {} rows (n = {}, block = {})", blocks, p.block, p.n, p.block);
+  std::string message =
+      proc_grid.empty()
+          ? fmt::format(
+                "{} ranks: their process grid {}x{} (MPI_Dims_create's) has more ranks "
+                "along a side than {}",
+                ranks, dims[0], dims[1], what)
+          : fmt::format("--set proc_grid={}: more ranks along a side than {}", proc_grid, what);
+  // What helps: the squarest grid of these ranks where it fits (MPI_Dims_create's already is
+  // the squarest, so only a grid the user chose can be bettered), a block small enough that
+  // the matrix has a block for each rank along the grid's longer side, fewer ranks.
+  std::array<int, 2> squarest{ranks, 1};
+  for (int a = 1; a <= ranks; ++a) {
+    if (ranks % a == 0 && std::max(a, ranks / a) < std::max(squarest[0], squarest[1])) {
+      squarest = {a, ranks / a};
+    }
+  }
+  std::vector<std::string> helps;
+  const int squarest_side = std::max(squarest[0], squarest[1]);
+  if (squarest_side < std::max(dims[0], dims[1]) && squarest_side <= blocks) {
+    helps.push_back(fmt::format("--set proc_grid={}x{} fits", squarest[0], squarest[1]));
+  }
+  const int side = std::max(dims[0], dims[1]);
+  if (p.n >= side) {
+    // ceil(n / b) >= side exactly when b <= (n - 1) / (side - 1).
+    helps.push_back(fmt::format("--set block={} or less gives {} blocks or more",
+                                (p.n - 1) / (side - 1), side));
+  } else {
+    message += fmt::format(" (no block size helps: n = {} is fewer than {} rows)", p.n, side);
+  }
+  helps.push_back("run fewer ranks");
+  return fmt::format("{}; {}", message, fmt::join(helps, ", or "));
+}
+
 std::array<int, 2> process_grid(const Problem& p, const std::string& proc_grid, int ranks) {
   const std::array<int, 2> dims = process_grid_dims(proc_grid, ranks);
-  const int blocks = (p.n + p.block - 1) / p.block;
-  if (dims[0] > blocks || dims[1] > blocks) {
-    throw UsageError(
-        mpi::too_many_ranks(proc_grid, ranks, fmt::format("{}x{}", dims[0], dims[1]),
-                            fmt::format("the {} blocks of {} rows (n = {}, block = {})", blocks,
-                                        p.block, p.n, p.block)));
+  if (std::string refusal = too_few_blocks(p, proc_grid, ranks, dims); !refusal.empty()) {
+    throw UsageError(std::move(refusal));
   }
   return dims;
 }
@@ -126,7 +162,7 @@ std::uint64_t share_digest_sum(const Grid& g, const float* local, int vertices) 
 }
 
 MpiApspInstance::MpiApspInstance(const Params& params)
-    : ApspInstance(params), proc_grid_(params.has("proc_grid") ? params.text("proc_grid") : "") {
+    : ApspInstance(params), proc_grid_(p_.proc_grid) {
   g_ = grid_of(p_, process_grid(p_, proc_grid_, mpi::size()), mpi::rank());
 }
 

@@ -66,6 +66,11 @@ struct Grid {
 // UsageError naming --set proc_grid when it does not multiply to the ranks, or when a process
 // row or column would hold no block.
 std::array<int, 2> process_grid(const Problem& p, const std::string& proc_grid, int ranks);
+// The refusal process_grid throws for `dims`, the grid of `ranks` (`proc_grid` as the user set
+// it, "" for MPI_Dims_create's), or "" where every process row and column holds a block. It
+// names only what helps: a smaller block, a squarer --set proc_grid where one fits, fewer ranks.
+std::string too_few_blocks(const Problem& p, const std::string& proc_grid, int ranks,
+                           std::array<int, 2> dims);
 // The same grid before the matrix is known: the ranks' shape alone (UsageError as above when
 // `proc_grid` does not multiply to them).
 std::array<int, 2> process_grid_dims(const std::string& proc_grid, int ranks);

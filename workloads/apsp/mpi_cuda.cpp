@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda_check.hpp"
-#include "core/cuda_memory.hpp"
+#include "kit/cuda_check.hpp"
+#include "kit/cuda_memory.hpp"
 #include "core/error.hpp"
-#include "core/mpi_device_path.hpp"  // NCCL_CHECK
+#include "kit/mpi_device_path.hpp"  // NCCL_CHECK
 #include "workloads/apsp/cuda_kernels.hpp"
 #include "workloads/apsp/mpi_blocks.hpp"
 

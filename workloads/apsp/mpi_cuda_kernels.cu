@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/cuda_check.hpp"
+#include "kit/cuda_check.hpp"
 #include "workloads/apsp/cuda_kernels.hpp"
 
 namespace acclab::apsp::cuda {

@@ -75,9 +75,17 @@ class SpreadMatrix : public SpreadResult {
         if (mpi::is_root()) io::write_dense_matrix(path, {local.data(), 1}, 1, 1, format);
       });
     } else if (format == io::DenseFormat::csv) {
-      write_csv(path);
+      write_gathered(open_on_rank_0(path), format);
     } else if (mpi::initialised()) {
-      write_binary(path);
+      std::unique_ptr<AtomicFile> file = open_on_rank_0(path);
+      // A device, a FIFO or stdout takes bytes in order, never MPI-IO's writes at offsets.
+      const bool direct = mpi::broadcast(
+          std::string(file && file->kind() == OutputKind::direct ? "direct" : "")) == "direct";
+      if (direct) {
+        write_gathered(std::move(file), format);
+      } else {
+        write_binary(std::move(file), path);
+      }
     } else {
       // One process without MPI: its one block-cyclic share is the matrix in row-major order.
       io::write_dense_matrix(path, local, n_, n_, format);
@@ -97,8 +105,7 @@ class SpreadMatrix : public SpreadResult {
   // that holds exactly the rank's elements of the 2D block-cyclic matrix (MPI_Type_create_darray
   // numbers the process grid row-major, as grid_of does, and lists a rank's elements in file
   // order, which is its local row-major order).
-  void write_binary(const std::string& path) const {
-    const std::unique_ptr<AtomicFile> file = open_on_rank_0(path);
+  void write_binary(std::unique_ptr<AtomicFile> file, const std::string& path) const {
     const std::string temporary = mpi::broadcast(
         file ? std::filesystem::absolute(file->temporary()).string() : std::string());
     const Grid& g = blocks_.grid();
@@ -151,15 +158,24 @@ class SpreadMatrix : public SpreadResult {
 
   // Rank 0 gathers block row I from the ranks of process row I mod Pr (each sends its m rows
   // of it, contiguous in its local array), formats its rows and appends them: it holds one
-  // block row of the matrix at a time.
-  void write_csv(const std::string& path) const {
-    const std::unique_ptr<AtomicFile> file = open_on_rank_0(path);
+  // block row of the matrix at a time. The CSV form, or the binary one for an output that
+  // must be written in order.
+  void write_gathered(std::unique_ptr<AtomicFile> file, io::DenseFormat format) const {
+    const bool binary = format == io::DenseFormat::binary;
     const Grid& g = blocks_.grid();
     const std::vector<float>& local = blocks_.local_result();
     std::string failure;
     std::vector<float> block_row, incoming;
     if (mpi::is_root()) block_row.resize(std::size_t(g.block) * p_.n);
     fmt::memory_buffer text;
+    if (binary && mpi::is_root()) {
+      const auto header = dense_header(n_);
+      try {
+        file->write(header.data(), header.size());
+      } catch (const UsageError& e) {
+        failure = e.what();
+      }
+    }
     for (int I = 0; I < g.blocks; ++I) {
       const int first = I * g.block, m = std::min(g.block, p_.n - first);
       const int prow = I % g.dims[0];
@@ -190,7 +206,14 @@ class SpreadMatrix : public SpreadResult {
       }
       if (!failure.empty()) continue;  // still gathering, so that no rank waits on a send
       text.clear();
-      for (int r = 0; r < m; ++r) {
+      for (int r = 0; binary && r < m; ++r) {
+        for (int j = 0; j < p_.n; ++j) {
+          const std::uint32_t bits =
+              std::bit_cast<std::uint32_t>(block_row[std::size_t(r) * p_.n + j]);
+          for (int b = 0; b < 4; ++b) text.push_back(char((bits >> (8 * b)) & 0xff));
+        }
+      }
+      for (int r = 0; !binary && r < m; ++r) {
         for (int j = 0; j < p_.n; ++j) {
           // As io's CSV: fmt's shortest form that reads back to the same float, "inf", "-inf".
           if (j > 0) text.push_back(',');

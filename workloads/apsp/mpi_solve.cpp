@@ -281,16 +281,17 @@ GraphSolution solve_graph_across_ranks(const UserGraph& user, const std::vector<
                                        const Variant& variant, Params params,
                                        const GraphSolveOptions& options,
                                        std::optional<std::pair<int, int>> query, Machine& machine) {
-  const std::array<int, 2> dims =
-      process_grid_dims(params.has("proc_grid") ? params.text("proc_grid") : "", mpi::size());
-  const int rows = int(params.integer("n"));
+  const Problem& given = problem_of(params);
+  const std::array<int, 2> dims = process_grid_dims(given.proc_grid, mpi::size());
+  const int rows = given.n;
   if (rows < std::max(dims[0], dims[1])) {
     throw UsageError(fmt::format(
         "{}: {} vertices are too few for {} ranks (process grid {}x{}): every process row and "
         "column needs one",
         user.source, user.graph.n, mpi::size(), dims[0], dims[1]));
   }
-  params.set("block", fitted_block(rows, int(params.integer("block")), dims));
+  // (set() drops the parsed problem: `given` is not read after it.)
+  params.set("block", fitted_block(rows, given.block, dims));
 
   GraphSolution solution;
   solution.variant = variant.name;

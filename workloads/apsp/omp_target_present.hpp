@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "core/omp_data.hpp"
+#include "kit/omp_data.hpp"
 #include "workloads/apsp/apsp.hpp"
 
 namespace acclab::apsp {

@@ -1,11 +1,11 @@
-// omp_target_data with the region's shape set by the tunings (core/omp_tuned.hpp): omp_construct
+// omp_target_data with the region's shape set by the tunings (kit/omp_tuned.hpp): omp_construct
 // (distribute or loop), omp_simd, omp_teams/omp_threads (num_teams/thread_limit), and omp_shape:
 // rows (the default: a thread a row, the row's columns an inner `omp simd` loop over the warp's
 // lanes, as optimize's vector lanes run along a row) or collapse (collapse(2) over rows and
 // columns, which GCC 12 runs on one lane a warp).
 // The matrix stays resident (omp_target_present.hpp), one region a step; the arithmetic and the
 // stores are omp_target_data's, so the result is the serial loop's bit for bit in every shape.
-#include "core/omp_tuned.hpp"
+#include "kit/omp_tuned.hpp"
 #include "workloads/apsp/omp_target_present.hpp"
 
 namespace acclab::apsp {
@@ -108,6 +108,10 @@ class OmpTargetTuned : public OmpPresentInstance {
 };
 
 }  // namespace
+
+TuningSet omp_target_tuned_tuning_set() {
+  return omp_tuning_set("omp_target_tuned", omp_target_shapes());
+}
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   return std::make_unique<OmpTargetTuned>(params);

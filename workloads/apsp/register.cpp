@@ -21,11 +21,11 @@ namespace {
 // once (8 n^2 bytes). The limit is the issue rate, not bandwidth: rates only.
 PerfModel relaxation_model() {
   return {[](const Params& params, const nlohmann::json&) {
-            const double n = double(params.integer("n"));
+            const double n = double(problem_of(params).n_given);
             return 2.0 * n * n * n;
           },
           [](const Params& params, const nlohmann::json&) {
-            const double n = double(params.integer("n"));
+            const double n = double(problem_of(params).n_given);
             return 8.0 * n * n;
           },
           Resource::none};
@@ -52,9 +52,9 @@ void register_variants(Registry& registry) {
     }
     variant.check_params = [name = variant.name, with_paths](const Params& params) {
       if (problem_of(params).paths) {
-        throw UsageError(fmt::format(
-            "apsp/{} keeps no successor matrix (--paths, --set paths=1): use one of {}", name,
-            fmt::join(with_paths, ", ")));
+        throw UsageError(
+            fmt::format("apsp/{} keeps no successor matrix (--paths, --set paths=1): use one of {}",
+                        name, fmt::join(with_paths, ", ")));
       }
     };
     variant.factory = [check = variant.check_params, make = variant.factory](const Params& params) {
@@ -67,7 +67,7 @@ void register_variants(Registry& registry) {
   const auto refuse_size = [](Variant& variant) {
     if (is_wide_step(variant.name)) return;
     const auto check = [name = variant.name](const Params& params) {
-      const std::int64_t n = params.integer("n");
+      const std::int64_t n = problem_of(params).n_given;
       if (n > max_vertices_32) {
         throw UsageError(fmt::format("--set n={}: apsp/{} {}", n, name, narrow_step_limit()));
       }
@@ -90,8 +90,8 @@ void register_variants(Registry& registry) {
         // The process grid is checked with the other parameters, before any rank starts.
         if (variant.distributed) {
           variant.check_params = [](const Params& params) {
-            process_grid(problem_of(params),
-                         params.has("proc_grid") ? params.text("proc_grid") : "", mpi::size());
+            const Problem& p = problem_of(params);
+            process_grid(p, p.proc_grid, mpi::size());
           };
         }
 #endif

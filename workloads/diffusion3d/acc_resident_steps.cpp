@@ -6,8 +6,8 @@
 
 #include <stdexcept>
 
-#include "core/acc_grid_barrier.hpp"
-#include "core/grid_barrier_check.hpp"
+#include "kit/acc_grid_barrier.hpp"
+#include "kit/grid_barrier_check.hpp"
 #include "core/machine.hpp"
 
 namespace acclab::diffusion3d {

@@ -1,5 +1,5 @@
 // diffusion3d's resident construct: every step of a run in one OpenACC compute construct, a gang
-// per multiprocessor, the steps separated by grid_barrier (core/acc_grid_barrier.hpp), so one
+// per multiprocessor, the steps separated by grid_barrier (kit/acc_grid_barrier.hpp), so one
 // launch a run instead of one a step. acc_tuned runs it on the whole grid; the MPI steps on a
 // box that has no neighbour to exchange with (one rank), so that MPI costs nothing there.
 #pragma once

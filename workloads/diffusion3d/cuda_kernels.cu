@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/cuda_check.hpp"
+#include "kit/cuda_check.hpp"
 #include "workloads/diffusion3d/cuda_kernels.hpp"
 
 namespace acclab::diffusion3d::cuda {

@@ -6,11 +6,13 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/omp_tuned.hpp"
 #include "core/registry.hpp"
+#include "kit/omp_tuned.hpp"
 
 namespace acclab::diffusion3d {
 
@@ -26,21 +28,22 @@ inline const std::vector<OmpShape>& omp_target_shapes() {
   return shapes;
 }
 
-// The cuda variant's compiled block shapes (cuda_kernels.hpp): planes per block (0: all nz)
-// and thread rows per tile.
+// The cuda step's compiled block shapes (cuda_kernels.hpp), which its tunings cuda_planes and
+// cuda_tile_y (cuda_host.cpp) choose from: planes per block (0: all nz) and thread rows per tile.
 inline constexpr std::array<int, 6> cuda_planes_choices = {0, 4, 8, 16, 32, 64};
 inline constexpr std::array<int, 3> cuda_tile_y_choices = {4, 8, 16};
 
+// The parameters of one run, read once (problem_of) and the values derived from them.
 struct Problem {
   std::int64_t nx = 0, ny = 0, nz = 0;
   double kappa = 0;
-  double dt = 0;
-  std::int64_t steps = 0;
-  bool async = true;                     // acc_tuned: queue the steps asynchronously
-  bool alternate = true;                 // acc_tuned: odd steps walk the rows back to front
-  int cuda_planes = 4, cuda_tile_y = 4;  // cuda: the block shape
-  bool cuda_x4 = true;                   // cuda: four cells per thread where nx % 4 == 0
-  bool cuda_pdl = true;                  // cuda: programmatic dependent launch where there is one
+  double dt = 0;                   // as given, else the course's default
+  std::int64_t steps = 0;          // as given, else counted from end_time; -1: past 2e9 (refused)
+  std::optional<double> dt_given;  // the parameter dt, where set
+  std::optional<std::int64_t> steps_given;  // the parameter steps, where set
+  double end_time_given = 0;                // the parameter end_time
+  bool alternate = true;                    // acc_tuned: odd steps walk the rows back to front
+  std::string proc_grid;  // mpi_*: PxQxR, or empty for MPI_Dims_create's
   double dx = 0, dy = 0, dz = 0;
   // The course's coefficients: ce = cw = kappa dt / dx^2, and so on; cc = 1 - their sum.
   float ce = 0, cw = 0, cn = 0, cs = 0, ct = 0, cb = 0, cc = 0;
@@ -48,7 +51,8 @@ struct Problem {
   std::int64_t points() const { return nx * ny * nz; }
   double end_time() const { return double(steps) * dt; }
 };
-Problem problem_of(const Params& params);
+// The problem of these values, parsed at the first call and kept with them (Params::problem).
+const Problem& problem_of(const Params& params);
 
 // The largest stable dt: kappa dt (1/dx^2 + 1/dy^2 + 1/dz^2) <= 1/2, so that cc >= 0.
 double stable_dt_limit(double kappa, double dx, double dy, double dz);

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/acc_data.hpp"
+#include "kit/acc_data.hpp"
 #include "core/mpi_env.hpp"
 #include "core/profile.hpp"
 #include "workloads/diffusion3d/acc_resident_steps.hpp"

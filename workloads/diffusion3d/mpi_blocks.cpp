@@ -135,8 +135,7 @@ void step_block(const Problem& p, const Block& b, const float* f, float* fn, std
 }
 
 MpiDiffusionInstance::MpiDiffusionInstance(const Params& params)
-    : DiffusionInstance(params),
-      proc_grid_(params.has("proc_grid") ? params.text("proc_grid") : "") {
+    : DiffusionInstance(params), proc_grid_(p_.proc_grid) {
   b_ = block_of(p_, process_grid(p_, proc_grid_, mpi::size()), mpi::rank());
   faces_ = b_.faces();
 }

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/mpi_env.hpp"
-#include "core/mpi_steps.hpp"
+#include "kit/mpi_steps.hpp"
 #include "core/profile.hpp"
 #include "core/registry.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"

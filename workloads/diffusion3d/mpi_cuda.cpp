@@ -1,7 +1,7 @@
 // MPI ranks with CUDA: each rank's box resident on its GPU and stepped by the cuda step's kernel
 // (the box inside its shell, the sides with a neighbour reading the shell; so that one rank runs
 // exactly the cuda step); the six faces are packed on the device and move device to device
-// where they can (core/mpi_device_path.hpp: the ways there are and how one is chosen).
+// where they can (kit/mpi_device_path.hpp: the ways there are and how one is chosen).
 // The path taken is in the result (mpi.halo_path).
 #include <cuda_runtime.h>
 
@@ -13,9 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda_check.hpp"
-#include "core/cuda_memory.hpp"
-#include "core/mpi_device_path.hpp"
+#include "kit/cuda_check.hpp"
+#include "kit/cuda_memory.hpp"
+#include "kit/mpi_device_path.hpp"
+#include "workloads/diffusion3d/cuda_host.hpp"
 #include "workloads/diffusion3d/cuda_kernels.hpp"
 #include "workloads/diffusion3d/mpi_blocks.hpp"
 #include "workloads/diffusion3d/mpi_cuda_kernels.hpp"
@@ -25,7 +26,8 @@ namespace {
 
 class MpiCuda : public MpiDiffusionInstance {
  public:
-  using MpiDiffusionInstance::MpiDiffusionInstance;
+  explicit MpiCuda(const Params& params)
+      : MpiDiffusionInstance(params), tunings_(cuda_tunings().read(params)) {}
 
   void setup() override {
     MpiDiffusionInstance::setup();
@@ -39,7 +41,7 @@ class MpiCuda : public MpiDiffusionInstance {
           "diffusion3d mpi_cuda: a box of over 2^31 floats with its shell; "
           "use more ranks");
     }
-    dependent_launch_ = p_.cuda_pdl && cuda::dependent_launch_available();
+    dependent_launch_ = tunings_.pdl && cuda::dependent_launch_available();
     extra_outputs_["dependent_launch"] = int(dependent_launch_);
     const auto n = static_cast<std::size_t>(b_.points());
     const auto faces = static_cast<std::size_t>(b_.face_floats());
@@ -75,7 +77,9 @@ class MpiCuda : public MpiDiffusionInstance {
     for (int s = 0; s < 6; ++s) {
       if (b_.neighbour[s] >= 0) c.open |= side[s];
     }
-    const cuda::BlockShape shape{p_.cuda_planes, p_.cuda_tile_y, p_.cuda_x4, dependent_launch_};
+    const cuda::BlockShape shape{static_cast<int>(tunings_.planes),
+                                 static_cast<int>(tunings_.tile_y), tunings_.x4,
+                                 dependent_launch_};
     const cudaStream_t stream = stream_->get();
     const auto start = std::chrono::steady_clock::now();
     iterate_blocks(
@@ -105,6 +109,8 @@ class MpiCuda : public MpiDiffusionInstance {
   }
 
  private:
+  CudaTunings tunings_;
+
   cuda::FaceCells cells_of(const Face& face, bool shell) const {
     return {face.count, face.na, face.sa, face.sb, shell ? face.halo : face.cell};
   }

@@ -1,6 +1,6 @@
 // The kernels of diffusion3d's mpi_cuda step besides the cuda step's own (which steps the box
 // inside its shell): a face packed from the box or unpacked into the shell.
-#include "core/cuda_check.hpp"
+#include "kit/cuda_check.hpp"
 #include "workloads/diffusion3d/mpi_cuda_kernels.hpp"
 
 namespace acclab::diffusion3d::cuda {

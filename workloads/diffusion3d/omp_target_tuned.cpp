@@ -1,6 +1,6 @@
 // The resident OpenACC steps (acc_flat, acc_rows) in OpenMP target form: fields resident on the
 // device for the whole measurement (entered in setup, the result brought back in finish), one
-// target region a step, its shape from the tunings (core/omp_tuned.hpp): omp_construct,
+// target region a step, its shape from the tunings (kit/omp_tuned.hpp): omp_construct,
 // omp_simd, omp_teams/omp_threads, and omp_shape: rows (the default: collapse(2) over k and j, a
 // thread a row, its i an inner `omp simd` loop over the warp's lanes, acc_rows' mapping),
 // collapse (collapse(3) over k, j, i, which GCC 12 runs on one lane a warp), or flat (one flat
@@ -9,8 +9,8 @@
 // why that would not overlap on GCC 12).
 #include <string>
 
-#include "core/omp_resident.hpp"
-#include "core/omp_tuned.hpp"
+#include "kit/omp_resident.hpp"
+#include "kit/omp_tuned.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
 namespace acclab::diffusion3d {
@@ -116,6 +116,10 @@ class OmpTargetTuned : public DiffusionInstance {
 };
 
 }  // namespace
+
+TuningSet omp_target_tuned_tuning_set() {
+  return omp_tuning_set("omp_target_tuned", omp_target_shapes());
+}
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   return std::make_unique<OmpTargetTuned>(params);

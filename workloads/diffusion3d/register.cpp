@@ -10,10 +10,9 @@ namespace acclab::diffusion3d {
 namespace {
 
 double cell_steps(const Params& params, const nlohmann::json& outputs) {
-  const double steps =
-      outputs.contains("steps") ? outputs["steps"].get<double>() : double(problem_of(params).steps);
-  return steps * double(params.integer("nx")) * double(params.integer("ny")) *
-         double(params.integer("nz"));
+  const Problem& p = problem_of(params);
+  const double steps = outputs.contains("steps") ? outputs["steps"].get<double>() : double(p.steps);
+  return steps * double(p.nx) * double(p.ny) * double(p.nz);
 }
 
 // Per cell and step, as the course counts: 13 flops (7 multiplies, 6 adds); at best one
@@ -35,8 +34,8 @@ void register_variants(Registry& registry) {
         // The process grid is checked with the other parameters, before any rank starts.
         if (variant.distributed) {
           variant.check_params = [](const Params& params) {
-            process_grid(problem_of(params),
-                         params.has("proc_grid") ? params.text("proc_grid") : "", mpi::size());
+            const Problem& p = problem_of(params);
+            process_grid(p, p.proc_grid, mpi::size());
           };
         }
 #else

@@ -19,14 +19,14 @@
 //   - async=1 queues an iteration's kernels on one async queue and waits once; GCC 12's async
 //     launches cost more than its synchronous ones, so the default is 0.
 // The matrix and vectors enter the device in setup (as in 05); x comes back in finish. The next
-// step, optimized (acc_resident.cpp), removes the launches: at 20 colours an iteration here is
+// step, optimized (acc_optimized.cpp), removes the launches: at 20 colours an iteration here is
 // 44 constructs, and GCC's runtime spends more on each than its kernel takes.
 #include <openacc.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "workloads/iccg/acc_optimized.hpp"
+#include "workloads/iccg/acc_optimized_common.hpp"
 
 namespace acclab::iccg {
 namespace optimized {
@@ -230,8 +230,28 @@ Solution Optimized::solve() {
 
 }  // namespace optimized
 
+namespace {
+
+struct QueueTunings {
+  bool async = false;  // an iteration's constructs on one async queue
+};
+
+const StepTunings<QueueTunings>& queue_tunings() {
+  static const StepTunings<QueueTunings> tunings = StepTunings<QueueTunings>().flag(
+      {.key = "async",
+       .help = "optimized_per_color only: 1 queues an iteration's kernels on one async queue, 0 "
+               "waits for each (GCC 12's async launches cost more than its synchronous ones)",
+       .presets = same_in_all_presets("0")},
+      &QueueTunings::async);
+  return tunings;
+}
+
+}  // namespace
+
+TuningSet per_color_tuning_set() { return queue_tunings().set(); }
+
 std::unique_ptr<Instance> make_optimized_per_color(const Params& params) {
-  return std::make_unique<optimized::Optimized>(params, false);
+  return std::make_unique<optimized::Optimized>(params, false, queue_tunings().read(params).async);
 }
 
 }  // namespace acclab::iccg

@@ -4,7 +4,7 @@
 // bits of a residual may too, and with them, rarely, the iteration count by one).
 #include <cmath>
 
-#include "core/cuda_check.hpp"
+#include "kit/cuda_check.hpp"
 #include "workloads/iccg/cuda_kernels.hpp"
 
 namespace acclab::iccg::cuda {

@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
-#include "core/omp_tuned.hpp"
+#include "kit/omp_tuned.hpp"
 
 namespace acclab::iccg {
 
@@ -206,17 +206,86 @@ Csr permuted(const Csr& a, const Ordering& o) {
   return p;
 }
 
+double norm2(const std::vector<double>& x) {
+  double sum = 0;
+  for (double v : x) sum += v * v;
+  // Squares below 2^-1022 (of entries below 2^-511) lose their bits; next to a sum of at least
+  // 2^-600 what they lose is below 2^-1022 x n, far under the sum's own rounding.
+  if (std::isfinite(sum) && sum >= 0x1p-600) return std::sqrt(sum);
+  double largest = 0;
+  for (double v : x) {
+    if (std::isnan(v)) return v;
+    largest = std::max(largest, std::abs(v));
+  }
+  if (largest == 0 || std::isinf(largest)) return largest;
+  const int e = std::ilogb(largest);
+  sum = 0;
+  for (double v : x) {
+    // Exact but where v was already negligible: the largest becomes [1, 2).
+    const double scaled = std::ldexp(v, -e);
+    sum += scaled * scaled;
+  }
+  return std::ldexp(std::sqrt(sum), e);
+}
+
+int scale_exponent(const std::vector<double>& v) {
+  double largest = 0;
+  for (double x : v) {
+    if (!std::isfinite(x)) return 0;
+    largest = std::max(largest, std::abs(x));
+  }
+  return largest == 0 ? 0 : std::ilogb(largest);
+}
+
+int matrix_scale_exponent(const Csr& a) {
+  double largest = 0;
+  for (const std::vector<double>* part : {&a.diagonal, &a.value}) {
+    for (double x : *part) {
+      if (!std::isfinite(x)) return 0;
+      largest = std::max(largest, std::abs(x));
+    }
+  }
+  return largest == 0 ? 0 : std::ilogb(largest);
+}
+
+namespace {
+
+// v times 2^e, exactly where the result is normal: one multiplication by 2^e where that is a
+// double (|e| <= 1000), else ldexp.
+struct PowerOfTwo {
+  int e;
+  double factor = std::ldexp(1.0, std::clamp(e, -1000, 1000));
+  double operator()(double v) const {
+    return e >= -1000 && e <= 1000 ? v * factor : std::ldexp(v, e);
+  }
+};
+
+}  // namespace
+
 double true_relative_residual(const Csr& a, const std::vector<double>& b,
                               const std::vector<double>& x) {
-  double rr = 0, bb = 0;
+  // A's, x's and b's largest magnitudes each scaled to [1, 2): every product of A and x is then
+  // below 4 and a row's sum below 4 x its width. b - A x is taken at the larger of the two
+  // scales (b's, A x's), where neither side overflows and what underflows on the smaller side is
+  // below the other's rounding.
+  const int ea = matrix_scale_exponent(a);
+  const int ex = scale_exponent(x), eb = scale_exponent(b);
+  const int e = std::max(ea + ex, eb);  // the scale of b - A x
+  const PowerOfTwo down_a{-ea}, down_x{-ex}, ax_to_e{ea + ex - e}, b_to_e{-e}, b_to_eb{-eb};
+  std::vector<double> r(static_cast<std::size_t>(a.n)), scaled_b(static_cast<std::size_t>(a.n));
   for (std::int64_t i = 0; i < a.n; ++i) {
-    double ax = a.diagonal[i] * x[i];
-    for (std::int64_t e = a.start[i]; e < a.start[i + 1]; ++e) ax += a.value[e] * x[a.column[e]];
-    rr += (b[i] - ax) * (b[i] - ax);
-    bb += b[i] * b[i];
+    double ax = down_a(a.diagonal[i]) * down_x(x[i]);
+    for (std::int64_t k = a.start[i]; k < a.start[i + 1]; ++k) {
+      ax += down_a(a.value[k]) * down_x(x[a.column[k]]);
+    }
+    r[i] = b_to_e(b[i]) - ax_to_e(ax);
+    scaled_b[i] = b_to_eb(b[i]);
   }
-  if (bb == 0) return rr == 0 ? 0.0 : std::isnan(rr) ? rr : HUGE_VAL;
-  return std::sqrt(rr / bb);
+  const double rr = norm2(r), bb = norm2(scaled_b);
+  if (std::isnan(rr) || std::isnan(bb)) return NAN;
+  if (bb == 0) return rr == 0 ? 0.0 : HUGE_VAL;
+  // ||r|| / ||b|| = (rr 2^e) / (bb 2^eb).
+  return std::ldexp(rr / bb, e - eb);
 }
 
 std::int64_t bandwidth(const Csr& a) {
@@ -282,16 +351,25 @@ double mesh_smallest_eigenvalue(int nz) {
   return 4 * std::sin(half_angle) * std::sin(half_angle);
 }
 
-Problem problem_of(const Params& params) {
+namespace {
+
+// Each parameter of the Problem, read here and nowhere else.
+Problem parse_problem(const Params& params) {
+  static const ProblemFields<Problem> fields = [] {
+    ProblemFields<Problem> f;
+    f.integer("nx", &Problem::nx).integer("ny", &Problem::ny).integer("nz", &Problem::nz);
+    f.integer("colors", &Problem::colors).real("eps", &Problem::eps);
+    f.integer("max_iterations", &Problem::max_iterations);
+    return f;
+  }();
   Problem p;
-  p.nx = static_cast<int>(params.integer("nx"));
-  p.ny = static_cast<int>(params.integer("ny"));
-  p.nz = static_cast<int>(params.integer("nz"));
-  p.colors = static_cast<int>(params.integer("colors"));
-  p.eps = params.real("eps");
-  p.max_iterations = static_cast<int>(params.integer("max_iterations"));
+  fields.fill(params, p);
   return p;
 }
+
+}  // namespace
+
+const Problem& problem_of(const Params& params) { return params.problem(parse_problem); }
 
 void refuse_unreachable_tolerance(const std::string& option, double tol) {
   if (tol < std::numeric_limits<double>::epsilon()) {
@@ -323,30 +401,19 @@ Workload make_workload() {
        .help = "give up after this many",
        .presets = same_in_all_presets("10000"),
        .maximum = 1e9},
-      {.key = "async",
-       .type = ParamType::boolean,
-       .help = "optimized_per_color only: 1 queues an iteration's kernels on one async queue, 0 "
-               "waits for each (GCC 12's async launches cost more than its synchronous ones)",
-       .presets = same_in_all_presets("0")},
-      {.key = "cuda_overlap",
-       .type = ParamType::boolean,
-       .help = "cuda only: 1 launches each kernel as a programmatic dependent launch of the one "
-               "before (it loads its couplings while that one finishes), 0 one after the other",
-       .presets = same_in_all_presets("1")},
   };
-  for (ParamSpec& spec : omp_tuning_params("omp_target_tuned")) w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
-    check_omp_tuning(params);
-    const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
-                       nz = params.integer("nz");
-    if (ny > (std::int64_t(1) << 31) / nx || nz > (std::int64_t(1) << 31) / (nx * ny)) {
+    const Problem& p = problem_of(params);
+    const std::int64_t nx = p.nx, ny = p.ny, nz = p.nz;
+    // Rows are counted in ints: fewer than 2^31.
+    constexpr std::int64_t max_rows = (std::int64_t(1) << 31) - 1;
+    if (ny > max_rows / nx || nz > max_rows / (nx * ny)) {
       throw UsageError(fmt::format("--set nx={} ny={} nz={}: 2^31 cells or more", nx, ny, nz));
     }
-    if (params.integer("colors") == 1) {
+    if (p.colors == 1) {
       throw UsageError("--set colors=1: expected 0 (CM), -1 (RCM), <= -2 (CM-RCM) or >= 2");
     }
-    refuse_unreachable_tolerance(fmt::format("--set eps={:g}", params.real("eps")),
-                                 params.real("eps"));
+    refuse_unreachable_tolerance(fmt::format("--set eps={:g}", p.eps), p.eps);
   };
   // The mesh matrix (kept for the residual check) and its permuted copy (a diagonal, 6
   // couplings of a column and a value and n + 1 offsets: 112 bytes a row, and b), the ordering
@@ -354,16 +421,13 @@ Workload make_workload() {
   // runs, its work vectors, x back in the mesh's numbering; and the direct solve where it is
   // made (rows x nx ny band).
   w.host_bytes = [](const Params& params) {
-    const std::int64_t nx = params.integer("nx"), ny = params.integer("ny"),
-                       nz = params.integer("nz");
-    const std::int64_t n = nx * ny * nz;
-    const double direct = reference_solve_fits(n, nx * ny) ? reference_solve_bytes(n, nx * ny) : 0;
+    const Problem& p = problem_of(params);
+    const std::int64_t n = p.rows(), band = std::int64_t(p.nx) * p.ny;
+    const double direct = reference_solve_fits(n, band) ? reference_solve_bytes(n, band) : 0;
     return double(n) * (2 * 120.0 + 16 + 8 * 6 + 8 * 6 + 8) + direct;
   };
   w.device_bytes = [](const Params& params) {
-    const double n =
-        double(params.integer("nx")) * double(params.integer("ny")) * double(params.integer("nz"));
-    return n * (7 * 16.0 + 8 * 8.0);
+    return double(problem_of(params).rows()) * (7 * 16.0 + 8 * 8.0);
   };
   return w;
 }

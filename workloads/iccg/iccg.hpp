@@ -89,7 +89,12 @@ void refuse_unreachable_tolerance(const std::string& option, double tol);
 // threads (the same arithmetic: the result is the same bit for bit). `shift` > 0 factors
 // (1 + shift) times the diagonal instead of the diagonal (shifted IC(0), for matrices on which
 // IC(0) breaks down); the system solved is A's all the same. b = 0 gives x = 0 after no
-// iteration, converged.
+// iteration, converged (b's norm is norm2's: a tiny b is not taken for 0). IC(0) breaks down
+// (breakdown_row) where a pivot is not above epsilon times its row's factored diagonal: below
+// that it is rounding left by cancellation, whatever the matrix's scale. The dot products are
+// plain sums, so A's entries and b must lie within a few hundred binary orders of 1 for their
+// squares not to underflow or overflow: solve_matrix scales a user's system by powers of two
+// first (the course's mesh is already).
 Solution solve_iccg(const Csr& a, const std::vector<double>& b, const Ordering& o, double eps,
                     int max_iterations, int threads, double shift = 0);
 
@@ -98,8 +103,21 @@ Solution solve_iccg(const Csr& a, const std::vector<double>& b, const Ordering& 
 // colour's barrier (solver.cpp says how the threshold was chosen).
 int useful_threads(std::int64_t rows, int colors, int available);
 
-// ||b - A x|| / ||b||, computed afresh in double; for b = 0, 0 if A x = 0 and +inf if not. NaN
-// if x holds a NaN.
+// ||x||_2 at any scale: the plain sum of squares where no square can have underflowed or
+// overflowed enough to matter (then the same bits as sqrt(x . x)), else summed with x scaled by
+// the power of two of its largest magnitude (exact), as LAPACK's dnrm2 guards its sum. NaN if x
+// holds a NaN, +inf if an infinity.
+double norm2(const std::vector<double>& x);
+
+// The exponent e of a power of two near max |v|, for scaling v by 2^-e (exact): max |v| / 2^e
+// is in [1, 2). 0 when v is all zero or holds a NaN or an infinity (nothing to scale).
+int scale_exponent(const std::vector<double>& v);
+// The same for A's entries, the diagonal's and the couplings' together.
+int matrix_scale_exponent(const Csr& a);
+
+// ||b - A x|| / ||b||, computed afresh in double at any scale of A, x and b: A, x and b are
+// scaled by powers of two (exact) so that no product or square underflows or overflows, and the
+// norms are norm2's. For b = 0: 0 if A x = 0, +inf if not. NaN if x holds a NaN.
 double true_relative_residual(const Csr& a, const std::vector<double>& b,
                               const std::vector<double>& x);
 
@@ -122,13 +140,17 @@ double reference_solve_bytes(std::int64_t rows, std::int64_t band);
 // 2-norm of the inverse, that turns a residual bound into an error bound.
 double mesh_smallest_eigenvalue(int nz);
 
+// The parameters of one run, read once (problem_of).
 struct Problem {
   int nx = 0, ny = 0, nz = 0;
   int colors = -20;
   double eps = 1e-8;
   int max_iterations = 0;
+
+  std::int64_t rows() const { return std::int64_t(nx) * ny * nz; }
 };
-Problem problem_of(const Params& params);
+// The problem of these values, parsed at the first call and kept with them (Params::problem).
+const Problem& problem_of(const Params& params);
 
 Workload make_workload();
 

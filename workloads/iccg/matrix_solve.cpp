@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -20,13 +21,67 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// v times 2^e, in place: exact wherever the result is a normal number.
+void scale_by_power_of_two(std::vector<double>& v, int e) {
+  for (double& x : v) x = std::ldexp(x, e);
+}
+
+// The user's system scaled by powers of two, A by 2^-a_exponent and b by 2^-b_exponent, so that
+// the largest magnitude of b, and of A where it lies outside 2^-100 .. 2^100, is in [1, 2).
+// Exact (an entry below 2^-1022 times the largest would lose bits: IC(0) could not factor such
+// a matrix anyway), and every step of the solve, the IC(0) factor, CG's recurrences and each
+// variant's, scales with it bit for bit: the iterations and x (times 2^(b_exponent -
+// a_exponent)) are those of the unscaled system wherever its arithmetic does not underflow or
+// overflow, and where it would (entries near 1e-160 or 1e160, whose squares leave double's
+// range), the scaled solve runs as the unscaled one should. A within 2^+-100 is left as it is,
+// since scaling it would change no bit, and copying it costs a matrix's memory. Every variant is
+// given the scaled system, so the GPU steps' own dots and factors are covered too.
+struct ScaledSystem {
+  int a_exponent = 0;
+  std::optional<Csr> own_a;  // the scaled copy, where A is scaled
+  const Csr& a;
+  int b_exponent = 0;
+  std::vector<double> b;
+  explicit ScaledSystem(const MatrixSystem& system)
+      : a_exponent(std::abs(matrix_scale_exponent(system.a)) > 100
+                       ? matrix_scale_exponent(system.a)
+                       : 0),
+        own_a(a_exponent != 0 ? std::optional<Csr>(system.a) : std::nullopt),
+        a(own_a ? *own_a : system.a),
+        b_exponent(scale_exponent(system.b)),
+        b(system.b) {
+    if (own_a) {
+      scale_by_power_of_two(own_a->diagonal, -a_exponent);
+      scale_by_power_of_two(own_a->value, -a_exponent);
+    }
+    scale_by_power_of_two(b, -b_exponent);
+  }
+  ScaledSystem(const ScaledSystem&) = delete;  // `a` may refer to own_a
+  ScaledSystem& operator=(const ScaledSystem&) = delete;
+  // A x = b for x = y 2^(b_exponent - a_exponent), y the scaled system's solution.
+  int x_exponent() const { return b_exponent - a_exponent; }
+};
+
 // A in the permuted numbering, its system and the solve's state, and the vectors back in the
-// matrix file's numbering.
+// matrix file's numbering. Everything but `file` is the scaled system's (ScaledSystem).
 struct PermutedSystem {
-  const Csr& original;
+  const Csr& original;  // the file's numbering
   const std::vector<double>& b;
   const Ordering& ordering;
   const Csr& a;
+  const MatrixSystem& file;  // as the user gave it
+  int x_exponent = 0;        // ScaledSystem::x_exponent
+
+  // The scaled system's solution `y` (the file's numbering) as the user's system's x.
+  std::vector<double> file_x(std::vector<double> y) const {
+    scale_by_power_of_two(y, x_exponent);
+    return y;
+  }
+  // ||b - A x|| / ||b|| of the user's system itself (true_relative_residual, at any scale):
+  // "converged" is decided on this figure alone.
+  double true_residual(const std::vector<double>& y) const {
+    return true_relative_residual(file.a, file.b, file_x(y));
+  }
 
   std::vector<double> unpermuted(const std::vector<double>& permuted_x) const {
     std::vector<double> x(permuted_x.size());
@@ -48,8 +103,8 @@ struct PermutedSystem {
 };
 
 struct Outcome {
-  std::vector<double> x;  // in the file's numbering
-  double residual = 0;
+  std::vector<double> x;  // the scaled system's, in the file's numbering
+  double residual = 0;    // the user's system's (PermutedSystem::true_residual)
   double recurrence = 0;
   int iterations = 0;
   int restarts = 0;
@@ -127,20 +182,25 @@ Outcome solve_to_true_residual(const PermutedSystem& system, const std::vector<d
   if (out.last.breakdown_row >= 0) return out;
   std::vector<double> x = out.last.x;
   out.x = system.unpermuted(x);
-  out.residual = true_relative_residual(system.original, system.b, out.x);
+  out.residual = system.true_residual(out.x);
   while (out.last.converged && !(out.residual < tol) && std::isfinite(out.residual) &&
          out.iterations < max_iterations && out.restarts < max_restarts) {
-    const std::vector<double> r = system.residual(out.x);
+    // The residual is the right-hand side of the next solve: scaled by a power of two, as b was
+    // (ScaledSystem), so that its small entries do not underflow in the variant's dots.
+    std::vector<double> r = system.residual(out.x);
+    const int r_exponent = scale_exponent(r);
+    scale_by_power_of_two(r, -r_exponent);
     const double inner_tol = std::clamp(tol / out.residual, 0.0, 0.5);
-    const Solution d = solve(r, inner_tol, max_iterations - out.iterations);
+    Solution d = solve(r, inner_tol, max_iterations - out.iterations);
     ++out.restarts;
     out.iterations += d.iterations;
     out.last = d;
     if (d.not_finite || d.indefinite) return out;
+    scale_by_power_of_two(d.x, r_exponent);
     std::vector<double> next = x;
     for (std::size_t i = 0; i < next.size(); ++i) next[i] += d.x[i];
     const std::vector<double> next_x = system.unpermuted(next);
-    const double next_residual = true_relative_residual(system.original, system.b, next_x);
+    const double next_residual = system.true_residual(next_x);
     if (!(next_residual <= 0.5 * out.residual)) {
       out.stagnated = true;
       break;
@@ -154,11 +214,12 @@ Outcome solve_to_true_residual(const PermutedSystem& system, const std::vector<d
 }
 
 // IC(0) broke down at `row` (the file's numbering, 1-based): whether the matrix is positive
-// definite all the same, where the size allows the direct solve (a full Cholesky factorisation)
-// to tell, decides what to suggest.
-[[noreturn]] void throw_breakdown(const MatrixSystem& system, std::int64_t row, double shift) {
+// definite all the same, where the size allows the direct solve (a full Cholesky factorisation,
+// of the scaled system, whose squares stay in range) to tell, decides what to suggest.
+[[noreturn]] void throw_breakdown(const MatrixSystem& system, const ScaledSystem& scaled,
+                                  std::int64_t row, double shift) {
   const bool checkable = reference_solve_fits(system.a.n, bandwidth(system.a));
-  if (checkable && !reference_solve(system.a, system.b).empty()) {
+  if (checkable && !reference_solve(scaled.a, scaled.b).empty()) {
     throw UsageError(
         fmt::format("{}: IC(0) breaks down at row {} although the matrix is positive definite (its "
                     "Cholesky factor exists): {}",
@@ -325,19 +386,21 @@ MatrixVariantChoice choose_matrix_variant(const std::string& name, const Registr
 }
 
 MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions& options) {
-  const Csr& original = system.a;
   const auto setup_start = std::chrono::steady_clock::now();
+  const ScaledSystem scaled(system);
+  const Csr& original = scaled.a;
   Ordering ordering = order_rows(original, options.colors);
   // Rows of a colour by width, so that the GPU steps' colour slabs can split off the wide ones.
   group_rows_by_width(original, ordering);
   const Csr a = permuted(original, ordering);
-  std::vector<double> pb(system.b.size());
-  for (std::int64_t v = 0; v < a.n; ++v) pb[ordering.new_of_old[v]] = system.b[v];
+  std::vector<double> pb(scaled.b.size());
+  for (std::int64_t v = 0; v < a.n; ++v) pb[ordering.new_of_old[v]] = scaled.b[v];
   MatrixSolution s;
   s.setup_s = seconds_since(setup_start);
   const auto solve_start = std::chrono::steady_clock::now();
   s.threads = useful_threads(a.n, ordering.colors, omp_get_max_threads());
-  const PermutedSystem permuted_system{original, system.b, ordering, a};
+  const PermutedSystem permuted_system{original, scaled.b, ordering, a, system,
+                                       scaled.x_exponent()};
   SolveOnce solve;
   if (!options.variant || options.variant->name == "original") {  // on OpenMP threads
     solve = [&](const std::vector<double>& rhs, double tol, int max_iterations) {
@@ -354,7 +417,8 @@ MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions
       solve_to_true_residual(permuted_system, pb, options.tol, options.max_iterations, solve);
   s.solve_s = seconds_since(solve_start);
   if (out.last.breakdown_row >= 0) {
-    throw_breakdown(system, ordering.old_of_new[out.last.breakdown_row] + 1, options.shift);
+    throw_breakdown(system, scaled, ordering.old_of_new[out.last.breakdown_row] + 1,
+                    options.shift);
   }
   if (out.last.indefinite) {
     throw UsageError(
@@ -369,18 +433,19 @@ MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions
   s.iterations = out.iterations;
   s.restarts = out.restarts;
   s.stagnated = out.stagnated;
+  std::vector<double> x = permuted_system.file_x(std::move(out.x));
   s.finite = !out.last.not_finite && std::isfinite(out.residual);
-  for (double xi : out.x) s.finite = s.finite && std::isfinite(xi);
+  for (double xi : x) s.finite = s.finite && std::isfinite(xi);
   s.converged = s.finite && s.residual < options.tol;
   s.bytes_per_iteration = 3.0 * 12 * (a.n + double(a.column.size())) + 8.0 * 8 * a.n;
   s.gbytes_per_s = s.run_s > 0 ? s.bytes_per_iteration * s.iterations / s.run_s / 1e9 : 0;
   s.seconds_per_iteration = s.run_s / std::max(1, s.iterations);
   if (system.b_is_row_sums && s.finite) {
     double error = 0;
-    for (double xi : out.x) error = std::max(error, std::abs(xi - 1.0));
+    for (double xi : x) error = std::max(error, std::abs(xi - 1.0));
     s.error_from_ones = error;
   }
-  s.x = std::move(out.x);
+  s.x = std::move(x);
   return s;
 }
 

@@ -71,7 +71,7 @@ struct MatrixSolution {
   std::vector<double> x;  // in the file's numbering
   std::int64_t rows = 0, nonzeros = 0;
   int colors = 0;          // of the ordering
-  double residual = 0;     // ||b - A x|| / ||b|| recomputed from the file's matrix
+  double residual = 0;     // ||b - A x|| / ||b|| recomputed from the file's matrix and this x
   double recurrence = 0;   // the last solve's own
   int iterations = 0;      // over every restart
   int restarts = 0;        // solves of A d = b - A x after the first
@@ -102,6 +102,14 @@ struct MatrixSolution {
 // UsageError naming the matrix when it is not positive definite (IC(0) breaks down without a
 // shift, saying whether its Cholesky factor exists where that is cheap to find out, or
 // p . A p <= 0).
+//
+// At any scale: A and b are scaled by powers of two before the solve (exact; b's largest entry
+// and, outside 2^+-100, A's to [1, 2)) and x scaled back, so A s and b s for any s in double's
+// range take the iterations of s = 1 and give x (times s for b s) to the tolerance, where the
+// unscaled arithmetic would underflow or overflow. `converged` is decided on one figure only:
+// ||b - A x|| / ||b|| of the system as given, x as returned (true_relative_residual, free of
+// underflow and overflow), below tol, with no slack, since the restarts above are driven by that
+// same figure; b = 0 gives x = 0, converged after no iteration.
 MatrixSolution solve_matrix(const MatrixSystem& system, const MatrixSolveOptions& options);
 
 }  // namespace acclab::iccg

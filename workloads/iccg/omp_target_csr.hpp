@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/omp_data.hpp"
+#include "kit/omp_data.hpp"
 #include "workloads/iccg/iccg.hpp"
 
 namespace acclab::iccg {
@@ -36,7 +36,7 @@ struct OmpCsr {
 struct OmpCsrVectors {
   std::vector<double> x, w, r, z, p, q;
   // A matrix without couplings (one cell, a diagonal matrix) has empty column and value arrays,
-  // and a zero-length section must never be mapped (core/omp_data.hpp): such a system maps this
+  // and a zero-length section must never be mapped (kit/omp_data.hpp): such a system maps this
   // one element instead, which no row reads (its start[] offsets are all 0).
   std::int64_t no_column = 0;
   double no_value = 0;

@@ -9,7 +9,7 @@
 //     OpenACC adds per-gang partial sums in a kernel of its own). Only r.r comes back, once an
 //     iteration, for the convergence test, and p.q, for the test that A is indefinite;
 //   - every loop is one flat simd loop over a slab's rows (GCC 12's nvptx OpenMP spreads a
-//     simd loop over a warp's 32 lanes only when it is not collapsed: core/omp_tuned.hpp), the
+//     simd loop over a warp's 32 lanes only when it is not collapsed: kit/omp_tuned.hpp), the
 //     slots of a row a plain loop in its lane, as the OpenACC step's vector lanes run;
 //   - the region's shape is the tunings' (omp_construct, omp_simd, omp_teams, omp_threads).
 // An iteration is 2 x colours + 2 regions (OpenACC's step: 2 x colours + 5 constructs).
@@ -18,8 +18,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/omp_data.hpp"
-#include "core/omp_tuned.hpp"
+#include "kit/omp_data.hpp"
+#include "kit/omp_tuned.hpp"
 #include "workloads/iccg/color_ell.hpp"
 #include "workloads/iccg/iccg.hpp"
 
@@ -44,7 +44,7 @@ class OmpTargetTuned : public IccgInstance {
     IccgInstance::setup();
     m_ = color_ell(a_, ordering_, min_saved_slots_);
     // A matrix without lower or upper couplings (one cell, a diagonal matrix) has empty slabs,
-    // and a zero-length section must never be mapped (core/omp_data.hpp): one slot of value 0
+    // and a zero-length section must never be mapped (kit/omp_data.hpp): one slot of value 0
     // stands in, which no row reads (every width is 0).
     for (auto* column : {&m_.lower_column, &m_.upper_column}) {
       if (column->empty()) column->push_back(0);
@@ -254,6 +254,10 @@ Solution OmpTargetTuned::solve() {
 }
 
 }  // namespace
+
+TuningSet omp_target_tuned_tuning_set() {
+  return omp_tuning_set("omp_target_tuned");
+}
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   return std::make_unique<OmpTargetTuned>(params);

@@ -9,10 +9,7 @@ namespace {
 // dot products and three vector updates (2 flops each a row). Bytes: the matrix (about 7
 // values and 7 indices, 12 bytes each, a row, read three times) and 8 vectors.
 PerfModel iteration_model() {
-  const auto rows = [](const Params& params) {
-    return double(params.integer("nx")) * double(params.integer("ny")) *
-           double(params.integer("nz"));
-  };
+  const auto rows = [](const Params& params) { return double(problem_of(params).rows()); };
   // The iterations the verified run took; before a run, the counts of one iteration.
   const auto iterations = [](const nlohmann::json& outputs) {
     return outputs.contains("iterations") ? outputs["iterations"].get<double>() : 1.0;

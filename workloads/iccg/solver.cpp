@@ -41,11 +41,9 @@ double dot(const std::vector<double>& x, const std::vector<double>& y, int threa
 // Each colour is a parallel loop ended by a barrier (2 x colours + 5 loops an iteration),
 // so a thread pays only when its share of a colour's rows outlasts waking it and joining it:
 // microseconds on an idle machine, a whole scheduler time slice on a busy one, where the
-// barrier waits for a thread that is not running (494_bus, 26 rows a colour, took up to seconds
-// on two threads of a loaded machine against milliseconds on one). On two idle cores the second
-// thread breaks even near 1000 rows a colour; at 2048 a thread it is clearly ahead
-// (bench/results/cpu/iccg/NOTES.md), and the course's meshes (104 857 rows a colour at 128^3)
-// keep every thread.
+// barrier waits for a thread that is not running. 2048 rows a thread and colour is past where a
+// second thread breaks even on idle cores, so small systems stay on one thread and the course's
+// meshes keep every thread (the measurements: bench/results/cpu/iccg/NOTES.md).
 constexpr std::int64_t rows_per_thread_and_color = 2048;
 
 int useful_threads(std::int64_t rows, int colors, int available) {
@@ -61,7 +59,10 @@ Solution solve_iccg(const Csr& a, const std::vector<double>& b, const Ordering& 
   s.x.assign(static_cast<std::size_t>(n), 0.0);
   const auto size = static_cast<std::size_t>(n);
   std::vector<double> w(size), r = b, z(size), p(size), q(size);
-  const double norm_b = std::sqrt(dot(b, b, threads));
+  // dot(b, b) of a tiny b underflows to 0, and x = 0 is not the answer then: norm2 where the sum
+  // of squares left its safe range (elsewhere the fixed-block sum, as every variant has it).
+  const double bb = dot(b, b, threads);
+  const double norm_b = std::isfinite(bb) && bb >= 0x1p-600 ? std::sqrt(bb) : norm2(b);
   if (norm_b == 0) {  // x = 0 is exact, whatever A; CG would divide 0 by 0
     s.converged = true;
     return s;
@@ -82,8 +83,11 @@ Solution solve_iccg(const Csr& a, const std::vector<double>& b, const Ordering& 
       w[i] = 1.0 / value;
     }
   }
+  // A pivot (1 / w) not above epsilon times the row's factored diagonal is what cancellation
+  // left of it, its sign unknown: relative, so that the test means the same at any scale of A.
+  const double epsilon = std::numeric_limits<double>::epsilon();
   for (std::int64_t i = 0; i < n; ++i) {
-    if (!(w[i] > 0) || std::isinf(w[i])) {
+    if (!(w[i] > 0) || !(w[i] * (a.diagonal[i] * (1 + shift)) * epsilon < 1)) {
       s.breakdown_row = i;
       s.iterations = 0;
       return s;
@@ -204,17 +208,11 @@ class Setup : public IccgInstance {
 
 namespace {
 
-double norm2(const std::vector<double>& x) {
-  double sum = 0;
-  for (double v : x) sum += v * v;
-  return std::sqrt(sum);
-}
-
-// ||x - y||_2 / ||y||_2; NaN if either holds one.
+// ||x - y||_2 / ||y||_2 (norm2's, at any scale); NaN if either holds one.
 double relative_distance(const std::vector<double>& x, const std::vector<double>& y) {
-  double sum = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) sum += (x[i] - y[i]) * (x[i] - y[i]);
-  return std::sqrt(sum) / norm2(y);
+  std::vector<double> difference(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) difference[i] = x[i] - y[i];
+  return norm2(difference) / norm2(y);
 }
 
 // The largest absolute row sum: a bound on ||A||_2 for a symmetric A.
@@ -246,8 +244,9 @@ Verification IccgInstance::verify() {
   // The recurrence's residual drifts from the true one by rounding: each iteration's updates of
   // x and r round by about u (||A|| ||x|| + ||b||) (Greenbaum 1997), errors of either sign that
   // add up like a random walk over the iterations: sqrt(iterations) of them. The bound is eps
-  // plus that drift: 1.2 % of eps at the seed preset, where the iteration before the last left
-  // 1.038 eps, so a solve stopped an iteration early fails (at small: 0.003 % against 40 %).
+  // plus that drift, which stays well under how far above eps the iteration before the last
+  // leaves the residual, so that a solve stopped an iteration early fails (the margins at the
+  // presets: bench/results/cpu/iccg/NOTES.md).
   const double norm_b = norm2(mesh_.b), norm_x = finite ? norm2(x) : NAN;
   const double drift = std::sqrt(double(std::max(1, solution_.iterations))) * u *
                        (max_row_sum(mesh_.a) * norm_x + norm_b) / norm_b;

@@ -14,7 +14,7 @@
 #ifdef ACCLAB_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "core/cuda_check.hpp"
+#include "kit/cuda_check.hpp"
 #endif
 
 namespace acclab::iccg {

@@ -2,8 +2,8 @@
 // rows_per_thread rows and marches down it, keeping the point above, the point itself and the
 // point below in registers, so each point is loaded from memory once per sweep (its left and
 // right neighbours come from the neighbouring threads' loads, through L1).
-#include "core/cuda_check.hpp"
-#include "core/cuda_profile.hpp"
+#include "kit/cuda_check.hpp"
+#include "kit/cuda_profile.hpp"
 #include "workloads/jacobi2d/cuda_kernels.hpp"
 
 namespace acclab::jacobi2d::cuda {

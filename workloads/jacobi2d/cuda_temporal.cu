@@ -4,8 +4,8 @@
 // stores only the last. DRAM carries each point in and out once per pass, so the
 // one-sweep-per-pass limit (8 bytes a point a sweep) can be passed; the halos are read again by
 // the neighbouring blocks, mostly from L2, and swept redundantly.
-#include "core/cuda_check.hpp"
-#include "core/cuda_profile.hpp"
+#include "kit/cuda_check.hpp"
+#include "kit/cuda_profile.hpp"
 #include "workloads/jacobi2d/cuda_kernels.hpp"
 
 namespace acclab::jacobi2d::cuda {

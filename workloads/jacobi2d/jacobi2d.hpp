@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
-#include "core/omp_tuned.hpp"
 #include "core/profile.hpp"
 #include "core/registry.hpp"
+#include "kit/omp_tuned.hpp"
 
 namespace acclab::jacobi2d {
 
@@ -24,16 +26,18 @@ inline const std::vector<OmpShape>& omp_target_shapes() {
 }
 
 // Sizes and stencil coefficients, computed once as the seed does (in double, stored as float).
+// The parameters of one run, read once (problem_of) and the values derived from them.
 struct Problem {
   std::int64_t rows = 0, cols = 0;  // grid points, boundaries included (seed: 8192 x 1024)
   double height = 0, width = 0;
   std::int64_t iters = 0;  // sweeps; in tol mode the most sweeps allowed (tol_mode_sweep_cap)
+  std::optional<std::int64_t> iters_given;  // the parameter iters, where set
+  std::optional<double> tol_given;          // the parameter tol, where set: tol mode
   bool tol_mode = false;
   double tol = 0;                // stop when max |u_new - u_old| < tol (tol mode)
   std::int64_t check_every = 1;  // sweeps between two convergence checks (tol mode)
-  bool async = true;             // acc_tuned: queue the sweeps asynchronously
-  int cuda_sweeps = 4;           // cuda_temporal: sweeps a pass through memory
   bool alternate = true;         // acc_resident: even sweeps walk the rows bottom-up
+  std::string proc_grid;         // mpi_*: PxQ, or empty for MPI_Dims_create's
 
   float hx = 0, wy = 0;  // grid spacing along rows (x) and columns (y)
   float hx2 = 0, wy2 = 0;
@@ -45,7 +49,8 @@ struct Problem {
   // Whether the sweep that has just been done (counting from 1) is followed by a check.
   bool check_after(std::int64_t sweep) const { return tol_mode && sweep % check_every == 0; }
 };
-Problem problem_of(const Params& params);
+// The problem of these values, parsed at the first call and kept with them (Params::problem).
+const Problem& problem_of(const Params& params);
 
 Workload make_workload();
 

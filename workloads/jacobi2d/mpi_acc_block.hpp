@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "core/acc_data.hpp"
-#include "core/acc_resident.hpp"
+#include "kit/acc_data.hpp"
+#include "kit/acc_resident.hpp"
 #include "core/mpi_env.hpp"
 #include "workloads/jacobi2d/mpi_blocks.hpp"
 

@@ -69,7 +69,7 @@ Block block_of(const Problem& p, std::array<int, 2> dims, int rank) {
 }
 
 MpiJacobiInstance::MpiJacobiInstance(const Params& params)
-    : p_(problem_of(params)), proc_grid_(params.has("proc_grid") ? params.text("proc_grid") : "") {
+    : p_(problem_of(params)), proc_grid_(p_.proc_grid) {
   b_ = block_of(p_, process_grid(p_, proc_grid_, mpi::size()), mpi::rank());
 }
 

@@ -1,7 +1,7 @@
 // MPI ranks with the CUDA kernels: each rank's block resident on its GPU and swept by the
 // `cuda` step's kernel (the block with its halo ring is a small grid of its own); the edges are
 // packed on the device and move device to device where
-// they can (core/mpi_device_path.hpp: the ways there are and how one is chosen).
+// they can (kit/mpi_device_path.hpp: the ways there are and how one is chosen).
 // The path taken is in the result (mpi.halo_path).
 #include <cuda_runtime.h>
 
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda_check.hpp"
-#include "core/cuda_memory.hpp"
-#include "core/mpi_device_path.hpp"
+#include "kit/cuda_check.hpp"
+#include "kit/cuda_memory.hpp"
+#include "kit/mpi_device_path.hpp"
 #include "workloads/jacobi2d/cuda_kernels.hpp"
 #include "workloads/jacobi2d/mpi_blocks.hpp"
 #include "workloads/jacobi2d/mpi_cuda_kernels.hpp"

@@ -1,7 +1,7 @@
 // The halo kernels of jacobi2d's mpi_cuda step: a block's edges packed into one array (the
 // face layout of mpi_blocks.hpp: first row, last row, first column, last column) and the
 // neighbours' edges unpacked into its halo ring.
-#include "core/cuda_check.hpp"
+#include "kit/cuda_check.hpp"
 #include "workloads/jacobi2d/mpi_cuda_kernels.hpp"
 
 namespace acclab::jacobi2d::cuda {

@@ -1,7 +1,7 @@
 // acc_tuned in OpenMP target form: the grids resident on the device for the whole measurement
 // (entered in setup, the result brought back in finish), one target region per sweep with the
 // max-change reduction fused into the checked sweeps, and the region's shape set by the
-// tunings (core/omp_tuned.hpp): omp_construct, omp_simd, omp_teams/omp_threads, and omp_shape:
+// tunings (kit/omp_tuned.hpp): omp_construct, omp_simd, omp_teams/omp_threads, and omp_shape:
 // rows (the default: a thread a row, the row's columns an inner `omp simd` loop over the warp's
 // lanes, acc_gang_vector's mapping), collapse (the two interior loops under collapse(2), which
 // GCC 12 runs on one lane a warp), or flat (one flat loop over the interior rows with 32-bit
@@ -11,8 +11,8 @@
 // so a chain of dependent nowait regions could overlap nothing.
 #include <string>
 
-#include "core/omp_resident.hpp"
-#include "core/omp_tuned.hpp"
+#include "kit/omp_resident.hpp"
+#include "kit/omp_tuned.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
 namespace acclab::jacobi2d {
@@ -148,6 +148,10 @@ class OmpTargetTuned : public JacobiInstance {
 };
 
 }  // namespace
+
+TuningSet omp_target_tuned_tuning_set() {
+  return omp_tuning_set("omp_target_tuned", omp_target_shapes());
+}
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   return std::make_unique<OmpTargetTuned>(params);

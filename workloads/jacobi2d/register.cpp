@@ -14,7 +14,8 @@ double sweeps_of(const Params& params, const nlohmann::json& outputs) {
                                     : static_cast<double>(problem_of(params).iters);
 }
 double interior_of(const Params& params) {
-  return static_cast<double>(params.integer("rows") - 2) * double(params.integer("cols") - 2);
+  const Problem& p = problem_of(params);
+  return static_cast<double>(p.rows - 2) * double(p.cols - 2);
 }
 
 // Each sweep reads every interior point's neighbourhood and writes the point: one float read
@@ -40,8 +41,8 @@ void register_variants(Registry& registry) {
         // The process grid is checked with the other parameters, before any rank starts.
         if (variant.distributed) {
           variant.check_params = [](const Params& params) {
-            process_grid(problem_of(params),
-                         params.has("proc_grid") ? params.text("proc_grid") : "", mpi::size());
+            const Problem& p = problem_of(params);
+            process_grid(p, p.proc_grid, mpi::size());
           };
         }
 #else

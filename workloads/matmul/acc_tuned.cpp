@@ -11,8 +11,8 @@
 // guarding the stores. GCC ignores the `cache` directive and has no shared-memory tiling in
 // OpenACC; registers are the only reuse a directive can ask for. The block is the acc_block
 // parameter; each shape is compiled separately, as GCC needs the block's size at compile time
-// to keep it in registers. 16 x 4 is the default because it was the fastest on the H200 at
-// 4096^3 and 8192^3 (bench/results/h200/matmul/NOTES.md has the sweep).
+// to keep it in registers. 16 x 4 is the default because it was the fastest block of the sweep
+// in bench/results/h200/matmul/NOTES.md.
 #include "workloads/matmul/matmul.hpp"
 
 namespace acclab::matmul::acc {

@@ -12,9 +12,9 @@
 #include <string>
 #include <type_traits>
 
-#include "core/cuda_check.hpp"
-#include "core/cuda_memory.hpp"
-#include "core/shared_library.hpp"
+#include "kit/cuda_check.hpp"
+#include "kit/cuda_memory.hpp"
+#include "kit/shared_library.hpp"
 #include "workloads/matmul/cuda_kernels.hpp"
 #include "workloads/matmul/matmul.hpp"
 

@@ -20,7 +20,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "core/cuda_check.hpp"
+#include "kit/cuda_check.hpp"
 #include "workloads/matmul/cuda_kernels.hpp"
 
 namespace acclab::matmul::cuda {

@@ -12,7 +12,7 @@
 
 #include "core/compare.hpp"
 #include "core/error.hpp"
-#include "core/omp_tuned.hpp"
+#include "kit/omp_tuned.hpp"
 #include "workloads/matmul/cuda_tiling.hpp"
 
 namespace acclab::matmul {
@@ -39,46 +39,59 @@ std::vector<double> matrix(int rows, int cols, int ld, double pad, Value&& value
 
 // cuda_tiled's warps a block: the parameter, or the fastest of the H200 sweep for the tile
 // (bench/results/h200/matmul/NOTES.md).
-std::int64_t cuda_warps_of(const Params& params) {
-  if (params.has("cuda_warps")) return params.integer("cuda_warps");
-  return params.integer("cuda_tile") == 64 ? 4 : 16;
+std::int64_t cuda_warps_of(const Problem& p) {
+  if (p.cuda_warps_given) return *p.cuda_warps_given;
+  return p.cuda_tile_given == 64 ? 4 : 16;
+}
+
+// Each parameter of the Problem, read here and nowhere else.
+Problem parse_problem(const Params& params) {
+  static const ProblemFields<Problem> fields = [] {
+    ProblemFields<Problem> f;
+    f.integer("m", &Problem::m_given).integer("n", &Problem::n_given);
+    f.integer("k", &Problem::k_given).integer("lda", &Problem::lda_given);
+    f.integer("ldb", &Problem::ldb_given).integer("ldc", &Problem::ldc_given);
+    f.text("init", &Problem::init_name).integer("random_seed", &Problem::random_seed_given);
+    f.text("data", &Problem::data_name).text("acc_block", &Problem::acc_block_name);
+    f.integer("cuda_tile", &Problem::cuda_tile_given).text("cuda_mma", &Problem::cuda_mma_name);
+    f.integer("cuda_warps", &Problem::cuda_warps_given);
+    f.integer("cuda_slice", &Problem::cuda_slice_given);
+    f.integer("cuda_stages", &Problem::cuda_stages_given);
+    f.integer("one_gang_rows", &Problem::one_gang_rows_given);
+    return f;
+  }();
+  Problem p;
+  fields.fill(params, p);
+  // Narrowed where validate refuses more (it names the values as given).
+  const auto narrow = [](std::int64_t value) {
+    return static_cast<int>(std::min<std::int64_t>(value, max_elements));
+  };
+  p.m = narrow(p.m_given);
+  p.n = narrow(p.n_given);
+  p.k = narrow(p.k_given);
+  p.lda = p.lda_given ? narrow(*p.lda_given) : p.k;
+  p.ldb = p.ldb_given ? narrow(*p.ldb_given) : p.n;
+  p.ldc = p.ldc_given ? narrow(*p.ldc_given) : p.n;
+  p.init = p.init_name == "random" ? Init::random : Init::seed;
+  p.random_seed = static_cast<std::uint64_t>(p.random_seed_given);
+  p.resident = p.data_name == "resident";
+  const auto block = std::find(acc_block_names.begin(), acc_block_names.end(), p.acc_block_name);
+  p.acc_block = static_cast<AccBlock>(
+      block == acc_block_names.end() ? 0 : int(block - acc_block_names.begin()));
+  p.cuda_tile = static_cast<int>(p.cuda_tile_given);
+  const auto mma = std::find(cuda_mma_names.begin(), cuda_mma_names.end(), p.cuda_mma_name);
+  p.cuda_mma = mma == cuda_mma_names.end() ? 0 : static_cast<int>(mma - cuda_mma_names.begin());
+  p.cuda_warps = static_cast<int>(cuda_warps_of(p));
+  p.cuda_slice = static_cast<int>(p.cuda_slice_given);
+  p.cuda_stages = static_cast<int>(p.cuda_stages_given);
+  if (p.one_gang_rows_given) p.one_gang_rows = narrow(*p.one_gang_rows_given);
+  p.rows = p.m;
+  return p;
 }
 
 }  // namespace
 
-Problem problem_of(const Params& params) {
-  Problem p;
-  p.m = static_cast<int>(std::min<std::int64_t>(params.integer("m"), max_elements));
-  p.n = static_cast<int>(std::min<std::int64_t>(params.integer("n"), max_elements));
-  p.k = static_cast<int>(std::min<std::int64_t>(params.integer("k"), max_elements));
-  auto ld = [&](const char* key, int row) {
-    return params.has(key)
-               ? static_cast<int>(std::min<std::int64_t>(params.integer(key), max_elements))
-               : row;
-  };
-  p.lda = ld("lda", p.k);
-  p.ldb = ld("ldb", p.n);
-  p.ldc = ld("ldc", p.n);
-  p.init = params.text("init") == "random" ? Init::random : Init::seed;
-  p.random_seed = static_cast<std::uint64_t>(params.integer("random_seed"));
-  p.resident = params.text("data") == "resident";
-  const auto block =
-      std::find(acc_block_names.begin(), acc_block_names.end(), params.text("acc_block"));
-  p.acc_block = static_cast<AccBlock>(
-      block == acc_block_names.end() ? 0 : int(block - acc_block_names.begin()));
-  p.cuda_tile = static_cast<int>(params.integer("cuda_tile"));
-  const auto mma = std::find(cuda_mma_names.begin(), cuda_mma_names.end(), params.text("cuda_mma"));
-  p.cuda_mma = mma == cuda_mma_names.end() ? 0 : static_cast<int>(mma - cuda_mma_names.begin());
-  p.cuda_warps = static_cast<int>(cuda_warps_of(params));
-  p.cuda_slice = static_cast<int>(params.integer("cuda_slice"));
-  p.cuda_stages = static_cast<int>(params.integer("cuda_stages"));
-  if (params.has("one_gang_rows")) {
-    p.one_gang_rows =
-        static_cast<int>(std::min<std::int64_t>(params.integer("one_gang_rows"), max_elements));
-  }
-  p.rows = p.m;
-  return p;
-}
+const Problem& problem_of(const Params& params) { return params.problem(parse_problem); }
 
 Workload make_workload() {
   Workload w;
@@ -144,14 +157,12 @@ Workload make_workload() {
                "only the first N rows of C (1 <= N <= m); unset: all m",
        .presets = same_in_all_presets("")},
   };
-  for (ParamSpec& spec : omp_tuning_params("omp_target_tuned", omp_target_shapes()))
-    w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
-    check_omp_tuning(params, omp_target_shapes());
-    const std::int64_t m = params.integer("m"), n = params.integer("n"), k = params.integer("k");
-    const std::int64_t lda = params.has("lda") ? params.integer("lda") : k;
-    const std::int64_t ldb = params.has("ldb") ? params.integer("ldb") : n;
-    const std::int64_t ldc = params.has("ldc") ? params.integer("ldc") : n;
+    const Problem& p = problem_of(params);
+    const std::int64_t m = p.m_given, n = p.n_given, k = p.k_given;
+    const std::int64_t lda = p.lda_given.value_or(k);
+    const std::int64_t ldb = p.ldb_given.value_or(n);
+    const std::int64_t ldc = p.ldc_given.value_or(n);
     if (lda < k) throw UsageError(fmt::format("--set lda={}: below k={}", lda, k));
     if (ldb < n) throw UsageError(fmt::format("--set ldb={}: below n={}", ldb, n));
     if (ldc < n) throw UsageError(fmt::format("--set ldc={}: below n={}", ldc, n));
@@ -162,36 +173,37 @@ Workload make_workload() {
           "--set m={} n={} k={}: a matrix of 2^31 elements or more (rows x leading dimension)", m,
           n, k));
     }
-    const std::int64_t tile = params.integer("cuda_tile");
+    const std::int64_t tile = p.cuda_tile_given;
     if (tile != 64 && tile != 128) {
       throw UsageError(fmt::format("--set cuda_tile={}: expected 64 or 128", tile));
     }
-    const std::int64_t warps = cuda_warps_of(params);
+    const std::int64_t warps = cuda_warps_of(p);
     if (warps != 4 && warps != 8 && warps != 16) {
       throw UsageError(fmt::format("--set cuda_warps={}: expected 4, 8 or 16", warps));
     }
     if (warps == 4 && tile == 128) {
-      throw UsageError("--set cuda_warps=4: with cuda_tile=128 a lane would hold 128 doubles of "
-                       "C (take 8 or 16)");
+      throw UsageError(
+          "--set cuda_warps=4: with cuda_tile=128 a lane would hold 128 doubles of "
+          "C (take 8 or 16)");
     }
-    const std::int64_t slice = params.integer("cuda_slice");
+    const std::int64_t slice = p.cuda_slice_given;
     if (slice != 16 && slice != 32) {
       throw UsageError(fmt::format("--set cuda_slice={}: expected 16 or 32", slice));
     }
     // The most shared memory a block may have on any GPU CUDA 13 supports (227 KiB, sm_90).
     constexpr std::int64_t block_shared_limit = 227 * 1024;
-    const std::int64_t stages = params.integer("cuda_stages");
-    const std::int64_t shared = cuda::shared_bytes(
-        {.tile = int(tile), .slice = int(slice), .stages = int(stages)});
+    const std::int64_t stages = p.cuda_stages_given;
+    const std::int64_t shared =
+        cuda::shared_bytes({.tile = int(tile), .slice = int(slice), .stages = int(stages)});
     if (shared > block_shared_limit) {
       throw UsageError(fmt::format(
           "--set cuda_stages={}: with cuda_tile={} and cuda_slice={} a block needs {} KiB of "
           "shared memory, more than the 227 KiB a block may have",
           stages, tile, slice, shared / 1024));
     }
-    if (params.has("one_gang_rows") && params.integer("one_gang_rows") > m) {
+    if (p.one_gang_rows_given && *p.one_gang_rows_given > m) {
       throw UsageError(fmt::format("--set one_gang_rows={}: above m={} (the rows of C)",
-                                   params.integer("one_gang_rows"), m));
+                                   *p.one_gang_rows_given, m));
     }
   };
   // A, B and C, plus the reference product of init=random, plus what verify() holds at once:
@@ -199,7 +211,7 @@ Workload make_workload() {
   // enough for check_reference, the plain product (two long double matrices) beside the
   // closed-form one.
   w.host_bytes = [](const Params& params) {
-    const Problem p = problem_of(params);
+    const Problem& p = problem_of(params);
     const double a = double(p.a_size()), b = double(p.b_size()), c = double(p.c_size());
     const double mn = double(p.m) * p.n;
     const bool random = p.init == Init::random;
@@ -209,7 +221,7 @@ Workload make_workload() {
     return sizeof(double) * (a + b + c + (random ? c : 0.0) + inputs_again) + plain;
   };
   w.device_bytes = [](const Params& params) {
-    const Problem p = problem_of(params);
+    const Problem& p = problem_of(params);
     return sizeof(double) * (double(p.a_size()) + double(p.b_size()) + double(p.c_size()));
   };
   return w;

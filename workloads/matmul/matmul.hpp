@@ -7,11 +7,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "core/omp_tuned.hpp"
 #include "core/registry.hpp"
+#include "kit/omp_tuned.hpp"
 
 namespace acclab::matmul {
 
@@ -36,7 +37,16 @@ inline const std::vector<std::string> acc_block_names = {"8x4", "8x8", "4x8", "1
 // cuda_tiled's FP64 MMA instruction shapes, in the order of cuda::Mma.
 inline const std::vector<std::string> cuda_mma_names = {"m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"};
 
+// The parameters of one run, read once (problem_of) and the values derived from them.
 struct Problem {
+  // The parameters as given (validate names them so), before they are narrowed below.
+  std::int64_t m_given = 0, n_given = 0, k_given = 0;
+  std::optional<std::int64_t> lda_given, ldb_given, ldc_given, one_gang_rows_given;
+  std::optional<std::int64_t> cuda_warps_given;
+  std::int64_t cuda_tile_given = 64, cuda_slice_given = 16, cuda_stages_given = 3;
+  std::int64_t random_seed_given = 1;
+  std::string init_name, data_name, acc_block_name, cuda_mma_name;
+
   // int: every index of the three matrices is below 2^31 (validate checks it), which keeps the
   // GPU kernels' index arithmetic 32-bit.
   int m = 0, n = 0, k = 0;
@@ -66,7 +76,8 @@ struct Problem {
   std::int64_t c_size() const { return std::int64_t(m) * ldc; }
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
 };
-Problem problem_of(const Params& params);
+// The problem of these values, parsed at the first call and kept with them (Params::problem).
+const Problem& problem_of(const Params& params);
 
 Workload make_workload();
 

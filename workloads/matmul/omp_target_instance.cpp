@@ -1,11 +1,11 @@
 // The resident OpenMP target instance of omp_target_data and omp_target_tuned
 // (omp_target_instance.hpp). Every section it names is at least one element long (m, n, k >= 1),
-// and core/omp_data.hpp's helpers guard the unstructured moves anyway.
+// and kit/omp_data.hpp's helpers guard the unstructured moves anyway.
 #include "workloads/matmul/omp_target_instance.hpp"
 
 #include <utility>
 
-#include "core/omp_data.hpp"
+#include "kit/omp_data.hpp"
 
 namespace acclab::matmul {
 namespace {

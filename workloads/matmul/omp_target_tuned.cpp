@@ -7,14 +7,14 @@
 // columns lane, lane + 32, lane + 64, lane + 96 of a group of 128. Row blocks run faster than
 // column groups, so that the iterations running at one time share the same columns of B in cache
 // (acc_tuned's gang order). Loads are clamped to the last row and column (no branch in the k
-// loop), stores guarded. The region's shape is the tunings' (core/omp_tuned.hpp): omp_construct,
+// loop), stores guarded. The region's shape is the tunings' (kit/omp_tuned.hpp): omp_construct,
 // omp_simd, omp_teams/omp_threads, and omp_shape: rows (the default: collapse(2) over column
 // groups and row blocks, a thread each, its 32 lanes an inner `omp simd` loop), collapse
 // (collapse(3) over all three, which GCC 12 runs on one lane a warp), or flat (one flat loop
 // over them, the indices divided out).
 #include <string>
 
-#include "core/omp_tuned.hpp"
+#include "kit/omp_tuned.hpp"
 #include "workloads/matmul/omp_target_instance.hpp"
 
 namespace acclab::matmul {
@@ -106,6 +106,10 @@ void multiply_tuned(const OmpTuning& tuning, const std::string& shape, const Pro
 }
 
 }  // namespace
+
+TuningSet omp_target_tuned_tuning_set() {
+  return omp_tuning_set("omp_target_tuned", omp_target_shapes());
+}
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   const OmpTuning tuning = OmpTuning::of(params);

@@ -1,6 +1,6 @@
 // Beyond the seed, the steps after triad_acc and dot_acc_partials, which launch a construct (the
 // dot two, and an update) every pass: here all nt passes run in ONE compute construct, the passes
-// separated by grid_barrier (core/acc_grid_barrier.hpp), as in diffusion3d's acc_tuned. At the
+// separated by grid_barrier (kit/acc_grid_barrier.hpp), as in diffusion3d's acc_tuned. At the
 // seed's 64 MiB arrays a pass at copy bandwidth takes about as long as GCC's runtime takes to
 // launch a construct, so one launch a run instead of one (or three) a pass.
 //   triad_acc_resident  the triad's strided lanes, a pass over the whole array between barriers.
@@ -21,9 +21,9 @@
 #include <string>
 #include <utility>
 
-#include "core/acc_data.hpp"
-#include "core/acc_grid_barrier.hpp"
-#include "core/grid_barrier_check.hpp"
+#include "kit/acc_data.hpp"
+#include "kit/acc_grid_barrier.hpp"
+#include "kit/grid_barrier_check.hpp"
 #include "workloads/vector/multiprocessor_shapes.hpp"
 #include "workloads/vector/vector.hpp"
 

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/acc_data.hpp"
+#include "kit/acc_data.hpp"
 #include "workloads/vector/multiprocessor_shapes.hpp"
 #include "workloads/vector/vector.hpp"
 

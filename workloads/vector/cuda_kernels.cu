@@ -1,6 +1,6 @@
 // The vector workload in CUDA: grid-stride loops with 16-byte (float4) loads where the data
 // allows, and two-pass reductions (block partials, then one block) with warp shuffles.
-#include "core/cuda_check.hpp"
+#include "kit/cuda_check.hpp"
 #include "workloads/vector/course_values.hpp"
 #include "workloads/vector/cuda_kernels.hpp"
 

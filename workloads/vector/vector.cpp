@@ -9,13 +9,28 @@
 
 #include "core/compare.hpp"
 #include "core/error.hpp"
-#include "core/omp_tuned.hpp"
+#include "kit/omp_tuned.hpp"
+#include "workloads/vector/omp_target_shapes.hpp"
 
 namespace acclab::vector {
 
-Size size_of(const Params& params) {
-  return {params.integer("nx"), params.integer("ny"), params.integer("nt")};
+namespace {
+
+// Each parameter of the Size, read here and nowhere else.
+Size parse_size(const Params& params) {
+  static const ProblemFields<Size> fields = [] {
+    ProblemFields<Size> f;
+    f.integer("nx", &Size::nx).integer("ny", &Size::ny).integer("nt", &Size::nt);
+    return f;
+  }();
+  Size size;
+  fields.fill(params, size);
+  return size;
 }
+
+}  // namespace
+
+const Size& size_of(const Params& params) { return params.problem(parse_size); }
 
 Workload make_workload() {
   Workload w;
@@ -28,13 +43,11 @@ Workload make_workload() {
        .help = "time steps (passes for triad and dot)",
        .presets = presets_of("1000", "10", "20")},
   };
-  for (ParamSpec& spec : omp_tuning_params("*_omp_target_tuned"))
-    w.params.push_back(std::move(spec));
   w.validate = [](const Params& params) {
-    check_omp_tuning(params);
     // Checked factor by factor so that nothing below can overflow.
     constexpr std::int64_t max_elements = std::int64_t(1) << 34;
-    const std::int64_t nx = params.integer("nx"), ny = params.integer("ny");
+    const Size& size = size_of(params);
+    const std::int64_t nx = size.nx, ny = size.ny, nt = size.nt;
     if (nx > max_elements || ny > max_elements / nx) {
       throw UsageError(
           fmt::format("--set nx={} ny={}: more than 2^34 elements, the most this "
@@ -43,7 +56,6 @@ Workload make_workload() {
     }
     // c reaches course_max_sum*nt, which must stay an exact float integer, and the sum of c
     // (for the mean) an exact double integer, for exact verification.
-    const std::int64_t nt = params.integer("nt");
     constexpr std::int64_t max_nt = ((std::int64_t(1) << 24) - 1) / course_max_sum;
     if (nt > max_nt) {
       throw UsageError(fmt::format("--set nt={}: above {}, {}*nt is no longer exact in float", nt,

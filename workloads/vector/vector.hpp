@@ -18,11 +18,13 @@ inline constexpr std::int64_t acc_dot_partials = 132 * 8 * 256 + 1024;
 // The triad's scalar: a = b + triad_scalar * c.
 inline constexpr float triad_scalar = 3.0f;
 
+// The parameters of one run (the workload's Problem), read once (size_of).
 struct Size {
   std::int64_t nx = 0, ny = 0, nt = 0;
   std::int64_t n() const { return nx * ny; }
 };
-Size size_of(const Params& params);
+// The size of these values, parsed at the first call and kept with them (Params::problem).
+const Size& size_of(const Params& params);
 
 Workload make_workload();
 
@@ -87,7 +89,6 @@ class StreamInstance : public Instance {
   std::vector<float> a_, b_, c_;
   double dot_ = 0;
 };
-
 
 void register_variants(Registry& registry);
 

@@ -1,0 +1,18 @@
+// How a time and a JSON document are written wherever acclab prints them: the runner's notes
+// and progress as much as the reports (core/report.hpp), so they sit below both.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace acclab {
+
+// "12.3 ms", "456 µs", "1.23 s".
+std::string format_seconds(double seconds);
+
+// value.dump(indent), every byte that is not part of well-formed UTF-8 written as U+FFFD. Every
+// report acclab prints goes through it: strings from the command line (an --out path, a graph
+// file's name) are bytes, and nlohmann::json's default dump throws on them, after all the work.
+std::string json_text(const nlohmann::json& value, int indent = -1);
+
+}  // namespace acclab
