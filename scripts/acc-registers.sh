@@ -4,7 +4,7 @@
 # from GCC's mkoffload, and CUDA's ptxas run on it for the GPU's architecture (what the driver's
 # JIT does at run time; it agreed with ncu on the H200 each time: 56, 72, 85 and 96 registers,
 # bench/results/h200/apsp/NOTES.md). Gangs
-# that must all be resident at once (core/acc_grid_barrier.hpp) fit a multiprocessor only while
+# that must all be resident at once (kit/acc_grid_barrier.hpp) fit a multiprocessor only while
 # gangs x threads x registers <= 65536. OpenACC only: GCC's OpenMP target regions call into
 # libgomp's device runtime, which is linked in only at run time.
 #

@@ -3,6 +3,11 @@
 compute-sanitizer over the GPU variants, and acclab iccg/apsp FILE with every variant they take;
 writes LATEST.json naming the commit it checked.
 
+Each process gets its share of the machine (OMP_NUM_THREADS = cores // jobs, divided again by
+the ranks under mpirun; OMP_WAIT_POLICY=passive) unless --no-share: the references every run
+computes with OpenMP over all cores otherwise spin against each other, and runs that take
+seconds alone take minutes.
+
 Run by scripts/gpu-check.sh (which says how, and where); `--help` lists the options. Exit status
 0 when every variant verified (or is unavailable) and the sanitizers found nothing, 1 otherwise,
 2 for bad usage.
@@ -48,11 +53,86 @@ ICCG_FILE_VARIANTS = ("original", "optimized", "cuda", "cusparse")
 ICCG_FILE = "matrices/494_bus.mtx"
 APSP_FILE = "graphs/polbooks.mtx"
 
+# The ladder tables: a row's "seed_slow" says why its step cannot finish on the seed preset
+# within the gate's time (it copies every pass, GCC runs it on one gang).
+LADDERS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                        "workloads"))
 
-def mpirun_prefix(ranks):
-    """mpirun for `ranks` ranks on this machine (as root, as CI and the GPU machine run)."""
-    return [shutil.which("mpirun") or "mpirun", "--allow-run-as-root", "--oversubscribe", "-q",
-            "-np", str(ranks)]
+# Jobs between two long seed runs (ladder rows with seed_limit_s) in the order jobs start.
+LONG_SEED_STRIDE = 10
+
+# The OpenMP settings each process gets under the per-job share.
+SHARED_ENVIRONMENT = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")
+
+
+def threads_per_job(cores, jobs, ranks=1):
+    """OpenMP threads for each process of one job when `jobs` jobs share `cores` cores and the
+    job is `ranks` processes (mpirun): never more threads than cores in all, never fewer than
+    one."""
+    return max(1, cores // jobs // ranks)
+
+
+def ladder_rows(folder, field):
+    """(path, workload, row) for every row of folder/*/ladder.json that has `field`."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name, "ladder.json")
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            table = json.load(f)
+        for row in table.get("steps", []):
+            if field in row:
+                if row.get("backend") not in GPU_BACKENDS:
+                    raise ValueError(f"{path}: {row.get('name')}: {field} on a "
+                                     f"{row.get('backend')} step, which the gate never runs on "
+                                     "the seed preset")
+                yield path, table.get("workload", name), row
+
+
+def seed_slow_reasons(folder):
+    """{(workload, step): reason} from the "seed_slow" fields of folder/*/ladder.json. Raises
+    ValueError for a reason that is not a non-empty string or sits on a row the gate never runs
+    on the seed preset (not a GPU backend)."""
+    reasons = {}
+    for path, workload, row in ladder_rows(folder, "seed_slow"):
+        reason = row["seed_slow"]
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValueError(f"{path}: {row.get('name')}: seed_slow must be a reason (a "
+                             f"non-empty string), not {reason!r}")
+        reasons[(workload, row.get("name"))] = reason.strip()
+    return reasons
+
+
+def seed_limits(folder):
+    """{(workload, step): seconds} from the "seed_limit_s" fields of folder/*/ladder.json: a step
+    that runs to the end on the seed preset but needs longer than --seed-limit beside the
+    gate's other GPU jobs (a launch-bound step: every launch waits for its turn on a GPU that
+    seven other processes share). Raises ValueError for a limit that is not a positive number
+    or sits on a row the gate never runs on the seed preset."""
+    limits = {}
+    for path, workload, row in ladder_rows(folder, "seed_limit_s"):
+        limit = row["seed_limit_s"]
+        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit <= 0:
+            raise ValueError(f"{path}: {row.get('name')}: seed_limit_s must be a positive "
+                             f"number of seconds, not {limit!r}")
+        limits[(workload, row.get("name"))] = float(limit)
+    return limits
+
+
+def mpirun_prefix(ranks, passed=()):
+    """mpirun for `ranks` ranks on this machine (as root, as CI and the GPU machine run), handing
+    the variables `passed` to every rank. --bind-to none: Open MPI binds each rank of a job of
+    two or fewer to a core, counting from core 0 in every job, so that the gate's concurrent
+    jobs would pile onto the same cores whatever their share says."""
+    command = [shutil.which("mpirun") or "mpirun", "--allow-run-as-root", "--oversubscribe", "-q",
+               "--bind-to", "none", "-np", str(ranks)]
+    for name in passed:
+        command += ["-x", name]
+    return command
 
 
 def fail_usage(message):
@@ -66,19 +146,36 @@ def parse_args():
                    help="the acclab binary (default $ACCLAB or ./bundle/acclab)")
     p.add_argument("--out", default="bench/results/gpu-check",
                    help="folder for LATEST.json and runs.tgz (default bench/results/gpu-check)")
-    p.add_argument("--jobs", type=int, default=4,
-                   help="processes at a time (one GPU serves several small runs; default 4)")
+    p.add_argument("--jobs", type=int, default=8,
+                   help="processes at a time (one GPU serves several small runs), each given "
+                        "cores // jobs OpenMP threads (default 8)")
     p.add_argument("--workloads", default="",
                    help="comma-separated workloads (default: all; a partial check is marked so)")
-    p.add_argument("--seed-limit", type=float, default=30,
+    p.add_argument("--seed-limit", type=float, default=90,
                    help="seconds a variant may take on the seed preset (GPU variants only); one "
-                        "that takes longer is recorded as slow, not as failed (default 30)")
+                        "cut there is a problem unless its ladder row gives a seed_slow reason "
+                        "(default 90)")
+    p.add_argument("--seed-slow-limit", type=float, default=20,
+                   help="seconds on the seed preset for a step whose ladder row gives a "
+                        "seed_slow reason: it is not expected to finish, the run shows that it "
+                        "starts at the seed's size; cut, it is recorded with its reason "
+                        "(default 20)")
     p.add_argument("--no-seed", action="store_true", help="skip the seed-preset runs")
+    p.add_argument("--seed-only", action="store_true",
+                   help="only the seed-preset runs (to time the seed half alone; the report is "
+                        "then not a gate result)")
+    p.add_argument("--no-share", dest="share", action="store_false",
+                   help="leave OMP_NUM_THREADS and OMP_WAIT_POLICY as they are for every process "
+                        "(to measure acclab's own defaults under load; by default each process "
+                        "gets cores // jobs threads, passive waiting)")
+    p.add_argument("--ladders", default=LADDERS,
+                   help="folder of the workloads' ladder.json, read for their seed_slow reasons "
+                        "(default: workloads/ beside this script)")
     p.add_argument("--no-sanitizers", action="store_true",
                    help="skip compute-sanitizer (for a dry run on a machine without one; the "
                         "report then says it is not a gate result)")
-    p.add_argument("--timeout", type=float, default=900,
-                   help="seconds before any one process is killed as hung (default 900)")
+    p.add_argument("--timeout", type=float, default=150,
+                   help="seconds before any one process is killed as hung (default 150)")
     p.add_argument("--budget", type=float, default=0,
                    help="seconds for the whole check (0: no limit); jobs not started by then are "
                         "recorded as not run and the check as incomplete, so that a report is "
@@ -93,6 +190,11 @@ def parse_args():
         fail_usage(f"--jobs {args.jobs}: must be at least 1")
     if args.solver_repeats < 1:
         fail_usage(f"--solver-repeats {args.solver_repeats}: must be at least 1")
+    for option in ("seed_limit", "seed_slow_limit", "timeout"):
+        if not getattr(args, option) > 0:
+            fail_usage(f"--{option.replace('_', '-')} {getattr(args, option):g}: must be above 0")
+    if args.seed_only and args.no_seed:
+        fail_usage("--seed-only and --no-seed: nothing would run")
     if not (os.path.isfile(args.acclab) and os.access(args.acclab, os.X_OK)):
         fail_usage(f"--acclab {args.acclab}: no executable there (build, then scripts/gpu-bundle.sh)")
     return args
@@ -109,15 +211,16 @@ def sanitizer_binary():
     return None
 
 
-def run_process(command, timeout, log_path):
-    """Runs `command`, its stdout and stderr into log_path; returns (exit status, seconds, text).
-    The exit status is negative for a signal, None for a timeout."""
+def run_process(command, timeout, log_path, env=None):
+    """Runs `command` (in environment `env`, None: this one), its stdout and stderr into
+    log_path; returns (exit status, seconds, text). The exit status is negative for a signal,
+    None for a timeout."""
     start = time.monotonic()
     with open(log_path, "w") as log:
         # A session of its own, so that a timeout ends the whole group: killing
         # compute-sanitizer alone would leave its acclab on the GPU beside the next jobs.
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+                                   stdin=subprocess.DEVNULL, start_new_session=True, env=env)
         try:
             status = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -156,12 +259,24 @@ def process_record(command, status, seconds, text):
 
 
 class Check:
-    def __init__(self, args, work):
+    def __init__(self, args, work, cores):
         self.args = args
         self.work = work  # folder of the per-run JSON reports and logs
+        self.cores = cores  # the CPUs this process may run on, which its jobs share
 
-    def acclab_run(self, workload, variant, preset, tag, timeout, prefix=(), sets=()):
-        """One `acclab run` of one variant in its own process; the record of what happened."""
+    def environment(self, ranks=1):
+        """The environment of a job's processes: this one's, and under the share each process's
+        part of the cores (a job of `ranks` processes divides its part again) with passive
+        waiting, so that OpenMP teams of parallel jobs do not spin on each other's cores."""
+        if not self.args.share:
+            return None
+        return {**os.environ,
+                "OMP_NUM_THREADS": str(threads_per_job(self.cores, self.args.jobs, ranks)),
+                "OMP_WAIT_POLICY": "passive"}
+
+    def acclab_run(self, workload, variant, preset, tag, timeout, prefix=(), sets=(), ranks=1):
+        """One `acclab run` of one variant in its own process (`ranks` of them under the mpirun
+        of `prefix`); the record of what happened."""
         name = f"{workload}.{variant}.{tag}"
         report = os.path.join(self.work, name + ".json")
         command = list(prefix) + [self.args.acclab, "run", workload, "--variant", variant,
@@ -169,7 +284,8 @@ class Check:
                                   "--out", report] + self.args.extra
         for setting in sets:
             command += ["--set", setting]
-        status, seconds, text = run_process(command, timeout, os.path.join(self.work, name + ".log"))
+        log = os.path.join(self.work, name + ".log")
+        status, seconds, text = run_process(command, timeout, log, self.environment(ranks))
         record = process_record(command[len(prefix):], status, seconds, text)
         try:
             with open(report) as f:
@@ -197,7 +313,8 @@ class Check:
         name = f"{command_name}-file.{variant}" + (f".repeat{repeat}" if repeat else "")
         command = [self.args.acclab, command_name] + arguments + ["--variant", variant,
                                                                    "--format", "json"]
-        status, seconds, text = run_process(command, timeout, os.path.join(self.work, name + ".log"))
+        log = os.path.join(self.work, name + ".log")
+        status, seconds, text = run_process(command, timeout, log, self.environment())
         record = process_record(command, status, seconds, text)
         try:
             report = json.loads(text[text.index("{"):])
@@ -242,9 +359,16 @@ class Check:
 
 def main():
     args = parse_args()
-    if not args.no_sanitizers and not sanitizer_binary():
+    gate_start = time.monotonic()
+    if not args.no_sanitizers and not args.seed_only and not sanitizer_binary():
         fail_usage("compute-sanitizer not found (on the PATH or in /usr/local/cuda/bin); "
                    "--no-sanitizers for a dry run")
+    try:
+        seed_slow = seed_slow_reasons(args.ladders)
+        row_limits = seed_limits(args.ladders)
+    except (OSError, ValueError) as e:
+        fail_usage(f"--ladders {args.ladders}: {e}")
+    cores = len(os.sched_getaffinity(0))
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="gpu-check-")
     # One host bandwidth probe for the whole check, not one per process.
@@ -266,7 +390,7 @@ def main():
                 fail_usage(f"--workloads {args.workloads}: no workload '{w}'")
         variants = [v for v in variants if v["workload"] in wanted]
 
-    check = Check(args, work)
+    check = Check(args, work, cores)
     jobs = []  # (variant index, field, callable)
     records = [{"workload": v["workload"], "variant": v["variant"], "backend": v["backend"]}
                for v in variants]
@@ -278,16 +402,22 @@ def main():
             records[i]["small"] = {"status": "unavailable", "outcome": "not run",
                                    "note": "acclab list: not available on this machine"}
             continue
+        if gpu and not args.no_seed:
+            limit = (args.seed_slow_limit if (w, name) in seed_slow
+                     else row_limits.get((w, name), args.seed_limit))
+            jobs.append((i, "seed", lambda w=w, n=name, t=limit: check.acclab_run(
+                w, n, "seed", "seed", t)[0]))
+        if args.seed_only:
+            records[i]["small"] = {"status": "not run", "outcome": "seed only"}
+            continue
         jobs.append((i, "small", lambda w=w, n=name: check.acclab_run(w, n, "small", "small",
                                                                        args.timeout)[0]))
-        if gpu and not args.no_seed:
-            jobs.append((i, "seed", lambda w=w, n=name: check.acclab_run(
-                w, n, "seed", "seed", args.seed_limit)[0]))
         if v.get("distributed"):
             # Several ranks sharing this machine's GPU(s), under mpirun, as users launch them.
             for ranks in RANKS:
                 jobs.append((i, f"ranks{ranks}", lambda w=w, n=name, r=ranks: check.acclab_run(
-                    w, n, "small", f"ranks{r}", args.timeout, mpirun_prefix(r))[0]))
+                    w, n, "small", f"ranks{r}", args.timeout,
+                    mpirun_prefix(r, SHARED_ENVIRONMENT if args.share else ()), ranks=r)[0]))
         if gpu and not args.no_sanitizers:
             jobs.append((i, "memcheck", lambda w=w, n=name: check.sanitize("memcheck", w, n)))
             if v["backend"] == "cuda":
@@ -298,7 +428,7 @@ def main():
     solver_jobs = []
     for v in variants:
         w, name = v["workload"], v["variant"]
-        if not v["available"]:
+        if not v["available"] or args.seed_only:
             continue
         if w == "iccg" and name in ICCG_FILE_VARIANTS:
             arguments = [os.path.join(DATA, ICCG_FILE)]
@@ -320,20 +450,56 @@ def main():
                 solver_jobs.append((len(solvers) - 1, k, lambda w=w, n=name, a=arguments, k=k:
                                     check.solver_run(w, n, a, args.timeout, repeat=k)))
 
-    # The gate's core first, the seed runs (the least telling, often cut at --seed-limit) last:
-    # under --budget what is left out is what matters least.
+    # The gate's core first, the seed runs last: under --budget what is left out is what
+    # matters least. Among the seed runs those expected to run to the end (the longer ones)
+    # first, the steps cut by design at --seed-slow-limit after them.
+    # The seed runs whose rows give a longer limit (launch-bound steps) are dealt in early, one
+    # every LONG_SEED_STRIDE jobs, longest first: started last they would hold the call past its
+    # ten minutes, and started all at once they would take every job's place while the GPU,
+    # which they share with every other job, serves them no faster together than in turn.
     priority = {"small": 0, "memcheck": 1, "racecheck": 2, "synccheck": 2, "seed": 3,
                 **{f"ranks{r}": 1 for r in RANKS}}
-    jobs.sort(key=lambda job: priority[job[1]])
+
+    def key_of(job):
+        return (variants[job[0]]["workload"], variants[job[0]]["variant"])
+
+    def is_long(job):
+        return job[1] == "seed" and key_of(job) in row_limits and key_of(job) not in seed_slow
+
+    long_seeds = sorted((job for job in jobs if is_long(job)),
+                        key=lambda job: -row_limits[key_of(job)])
+    jobs = sorted((job for job in jobs if not is_long(job)),
+                  key=lambda job: (priority[job[1]],
+                                   job[1] == "seed" and key_of(job) in seed_slow))
+    for n, job in enumerate(long_seeds):
+        jobs.insert(min(len(jobs), n * LONG_SEED_STRIDE), job)
     deadline = time.monotonic() + args.budget if args.budget > 0 else None
     skipped = []
+    spans = []  # (field, start, end): when each job ran, in seconds from the gate's start
 
-    def within_budget(job, label):
+    def within_budget(job, label, field=None):
         # A job that would start after the deadline is recorded, not run.
         if deadline is not None and time.monotonic() > deadline:
             skipped.append(label)
             return {"status": "not run", "outcome": "budget", "errors": None}
-        return job()
+        start = time.monotonic() - gate_start
+        try:
+            return job()
+        finally:
+            spans.append((field, start, time.monotonic() - gate_start))
+
+    def seed_verdict(record, workload, variant):
+        # A cut seed run is a problem unless its ladder row says why the step is slow there.
+        if record.get("outcome") != "timeout":
+            return
+        reason = seed_slow.get((workload, variant))
+        if reason:
+            record["status"] = "slow by design"
+            record["seed_slow"] = reason
+            record["limit_s"] = args.seed_slow_limit
+        else:
+            record["status"] = "cut without a reason"
+            record["limit_s"] = row_limits.get((workload, variant), args.seed_limit)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         solver_futures = {pool.submit(within_budget, job, f"acclab {solvers[i]['command']} FILE "
@@ -341,15 +507,20 @@ def main():
                                       + (f" (repeat {k})" if k else "")): (i, k)
                           for i, k, job in solver_jobs}
         futures = {pool.submit(within_budget, job, f"{variants[i]['workload']}/"
-                               f"{variants[i]['variant']} {field}"): (i, field)
+                               f"{variants[i]['variant']} {field}", field): (i, field)
                    for i, field, job in jobs}
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             i, field = futures[future]
             records[i][field] = future.result()
             r = records[i][field]
+            if field == "seed":
+                seed_verdict(r, records[i]["workload"], records[i]["variant"])
             print(f"[{done}/{len(jobs)}] {records[i]['workload']}/{records[i]['variant']} "
                   f"{field}: {r.get('status')} {r.get('outcome')}"
-                  + (f" errors={r['errors']}" if "errors" in r else ""), flush=True)
+                  + (f" errors={r['errors']}" if "errors" in r else "")
+                  + (f" after {r['limit_s']:g} s: {r['seed_slow']}" if r.get("seed_slow") else "")
+                  + (f" (over {r['limit_s']:g} s, and its ladder row gives no seed_slow reason)"
+                     if r.get("status") == "cut without a reason" else ""), flush=True)
 
         for future, (i, k) in solver_futures.items():
             r = future.result()
@@ -378,10 +549,11 @@ def main():
         if len(again) > 1:
             problems.append(f"acclab apsp FILE --variant {s['variant']}: {len(runs)} runs gave "
                             f"{dict(again)}")
+    seed_cut_without_reason = []
     for r in records:
         label = f"{r['workload']}/{r['variant']}"
         small = r["small"]
-        if small.get("outcome") == "budget":
+        if small.get("outcome") in ("budget", "seed only"):
             pass
         elif small["status"] == "unavailable" and r["backend"] == "cuda" and info.get("devices"):
             problems.append(f"{label}: a CUDA variant unavailable on a machine with a GPU")
@@ -392,8 +564,12 @@ def main():
                             f"{small.get('error', '')}".strip())
         seed = r.get("seed")
         if seed and seed.get("outcome") != "budget":
-            if seed["outcome"] == "timeout":
-                seed["status"] = f"slow (over {args.seed_limit:g} s, not run to the end)"
+            if seed["status"] == "cut without a reason":
+                seed_cut_without_reason.append(label)
+                problems.append(f"{label} seed: cut at {seed['limit_s']:g} s, and its ladder row "
+                                "gives no seed_slow reason")
+            elif seed["outcome"] == "timeout":
+                pass  # slow by design: its row's reason is the record
             elif seed["outcome"] != "exited" or seed["status"] not in ("verified", "unavailable"):
                 problems.append(f"{label} seed: {seed['outcome']} {seed['status']} "
                                 f"{seed.get('error', '')}".strip())
@@ -415,7 +591,7 @@ def main():
 
     build = info.get("build", {})
     complete = (not args.workloads and not args.no_sanitizers and not args.no_seed and
-                not args.extra and not skipped)
+                not args.seed_only and not args.extra and not skipped)
     # A partial (dry) run checks the script and the variants, not a commit: only a complete one
     # must name a clean commit and its trees.
     trees = provenance_trees(args.acclab, build.get("commit"))
@@ -449,6 +625,29 @@ def main():
                               timeout=30).stdout.strip().splitlines()
     except (OSError, subprocess.SubprocessError):
         pass
+    seed_runs = {f"{r['workload']}/{r['variant']}": r["seed"] for r in records
+                 if r.get("seed") and r["seed"].get("outcome") != "budget"}
+    seed_spans = [(start, end) for field, start, end in spans if field == "seed"]
+    seed_summary = {
+        "limit_s": None if args.no_seed else args.seed_limit,
+        "slow_limit_s": None if args.no_seed else args.seed_slow_limit,
+        "row_limits_s": {f"{w}/{v}": t for (w, v), t in sorted(row_limits.items())},
+        # From the first seed run's start to the last one's end (other jobs may still run
+        # beside the first ones).
+        "wall_s": round(max(e for _, e in seed_spans) - min(s for s, _ in seed_spans), 1)
+        if seed_spans else None,
+        "runs": len(seed_runs),
+        "sum_s": round(sum(x.get("seconds", 0) for x in seed_runs.values()), 1),
+        "verified": sum(1 for x in seed_runs.values() if x.get("status") == "verified"),
+        "runs_s": {label: x.get("seconds") for label, x in seed_runs.items()},
+        "cut_by_design": {label: x["seed_slow"] for label, x in seed_runs.items()
+                          if x.get("seed_slow")},
+        # A row's reason whose step ran to the end here: the reason may be out of date.
+        "by_design_finished": sorted(label for label, x in seed_runs.items()
+                                     if x.get("outcome") != "timeout"
+                                     and tuple(label.split("/", 1)) in seed_slow),
+        "cut_without_reason": seed_cut_without_reason,
+    }
     document = {
         "schema": "acclab.gpu-check/1",
         "commit": build.get("commit"),
@@ -467,6 +666,17 @@ def main():
         "command_line": [os.path.relpath(sys.argv[0])] + sys.argv[1:],
         "started": started.isoformat(timespec="seconds"),
         "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "wall_s": round(time.monotonic() - gate_start, 1),
+        # What every acclab process the check started was given: its share of the cores seen
+        # here (sched_getaffinity), or, with --no-share, the environment the check ran in.
+        "share": args.share,
+        "cores": cores,
+        "jobs": args.jobs,
+        "threads_per_job": threads_per_job(cores, args.jobs) if args.share else None,
+        "threads_per_rank": {str(r): threads_per_job(cores, args.jobs, r) for r in RANKS}
+        if args.share else None,
+        "omp_wait_policy": "passive" if args.share else None,
+        "inherited_environment": {name: os.environ.get(name) for name in SHARED_ENVIRONMENT},
         "summary": {"variants": len(records), "small": counts, "sanitizer_errors": sanitizer_errors,
                     "solvers": dict(sorted(collections.Counter(
                         x["file"].get("status") for x in solvers).items())),
@@ -476,8 +686,10 @@ def main():
                                               for r in records)},
         "sanitizer_sets": SANITIZER_SETS,
         "seed_limit_s": None if args.no_seed else args.seed_limit,
-        "seed_slow": sum(1 for r in records if str((r.get("seed") or {}).get("status", ""))
-                         .startswith("slow")),
+        # Seed runs cut at their limit, by design or not.
+        "seed_slow": sum(1 for x in seed_runs.values() if x.get("outcome") == "timeout"),
+        "seed_cut_without_reason": seed_cut_without_reason,
+        "seed": seed_summary,
         "variants": records,
         "solvers": solvers,
     }
@@ -494,6 +706,15 @@ def main():
     print(f"gpu-check: commit {build.get('commit')}{' (dirty)' if build.get('dirty') else ''}, "
           f"{len(records)} variants: {counts}; sanitizer errors {sanitizer_errors}; "
           f"acclab iccg/apsp FILE: {document['summary']['solvers']}")
+    print("gpu-check: " + (f"each process OMP_NUM_THREADS={document['threads_per_job']} "
+                           f"(of {cores} cores, {args.jobs} jobs), OMP_WAIT_POLICY=passive"
+                           if args.share else
+                           f"--no-share: the environment as it was ({cores} cores, {args.jobs} "
+                           f"jobs, {document['inherited_environment']})")
+          + f"; seed: {seed_summary['verified']} of {seed_summary['runs']} verified, "
+          f"{len(seed_summary['cut_by_design'])} cut by design, "
+          f"{len(seed_cut_without_reason)} cut without a reason, seed half "
+          f"{seed_summary['wall_s']} s; the whole check {document['wall_s']} s")
     for problem in problems:
         print(f"gpu-check: PROBLEM {problem}")
     return 0 if not problems else 1

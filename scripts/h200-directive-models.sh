@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# OpenACC against OpenMP target offload on the one-H200 machine (issue 25), every figure of a
-# workload from one call, as docs/directive-models.md shows them. From the repository root with
-# the bundle (scripts/h200-common.sh):
+# OpenACC against OpenMP target offload (the omp_target_* steps) on the one-H200 machine, every
+# figure of a workload from one call, as docs/directive-models.md shows them. From the
+# repository root with the bundle (scripts/h200-common.sh):
 #   OUT=some/folder scripts/h200-directive-models.sh
 # 1. Where each model ran (acclab info), and the launch shapes GCC picked (GOMP_DEBUG=1).
 # 2. vector at `large`: the OpenACC and OpenMP bandwidth steps side by side, then the tuned
@@ -34,8 +34,10 @@ if [[ $part == all ]]; then
   GOMP_DEBUG=1 "$acclab" run vector --preset small --variant '*_omp_target_tuned,triad_acc,dot_acc_reduction' \
     --reps 1 2>&1 | grep -E "kernel .*: launch" | sed 's/0x[0-9a-f]*//g' | sort | uniq -c | head -20
   run vector_large run vector --preset large --variant 'triad_*,dot_*' --reps 5
-  run vector_large_loop run vector --preset large --variant '*_omp_target_tuned' --set omp_construct=loop --reps 5
-  run vector_large_nosimd run vector --preset large --variant '*_omp_target_tuned' --set omp_simd=0 --reps 5
+  # The tuned steps' default shape is lanes8; the construct and simd knobs shape the flat one.
+  run vector_large_flat run vector --preset large --variant '*_omp_target_tuned' --set omp_shape=flat --reps 5
+  run vector_large_loop run vector --preset large --variant '*_omp_target_tuned' --set omp_shape=flat --set omp_construct=loop --reps 5
+  run vector_large_nosimd run vector --preset large --variant '*_omp_target_tuned' --set omp_shape=flat --set omp_simd=0 --reps 5
   # The peer (scripts/peer-babelstream.sh, carried as peers/babelstream): BabelStream's OpenMP
   # model, the same compiler and offload flags, vector's large size (2^28 floats), 20 times.
   if [[ -x peers/babelstream/omp-stream ]]; then

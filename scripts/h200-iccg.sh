@@ -40,10 +40,10 @@ if [[ $part == all || $part == colors ]]; then
   done
 fi
 if [[ $part == all || $part == file ]]; then
-  # Issue 28: the course's 128^3 problem written as a file (scripts/iccg-mesh-mtx.py) and solved
-  # by acclab iccg FILE, 3 solves a GPU step (one JSON array each), against the built-in steps
-  # in the same session; the goal is 318 iterations and cuda's file solve within 1.2x of the
-  # built-in cuda's time per iteration.
+  # acclab iccg FILE on the GPU: the course's 128^3 problem written as a file
+  # (scripts/iccg-mesh-mtx.py) and solved by acclab iccg FILE, 3 solves a GPU step (one JSON
+  # array each), against the built-in steps in the same session; the goal is 318 iterations
+  # and cuda's file solve within 1.2x of the built-in cuda's time per iteration.
   mesh_dir=$(mktemp -d)
   python3 scripts/iccg-mesh-mtx.py 128 128 128 "$mesh_dir/mesh128" || exit 1
   for variant in cuda optimized cusparse; do

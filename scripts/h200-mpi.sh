@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The MPI steps of jacobi2d or diffusion3d on the one-H200 machine (issue 22). From the
-# repository root with the bundle (scripts/h200-common.sh):
+# The MPI steps of jacobi2d or diffusion3d (mpi_openmp, mpi_acc_staged, mpi_acc_overlap,
+# mpi_cuda) on the one-H200 machine. From the repository root with the bundle
+# (scripts/h200-common.sh):
 #   [WORKLOAD=jacobi2d|diffusion3d] OUT=some/folder scripts/h200-mpi.sh
 # 1. One rank costs nothing: on `large`, mpi_cuda against cuda and mpi_acc_overlap /
 #    mpi_acc_staged against acc_tuned, in one process, started alone and under mpirun -np 1.

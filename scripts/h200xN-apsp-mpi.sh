@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# apsp's MPI steps across the GPUs of one machine (issues 23 and 26): one rank a GPU, 1 to N
-# ranks. Run from the repository root with the bundle (scripts/h200-common.sh) on the machine
-# with two or four H200s:
+# apsp's MPI steps (2D block-cyclic Floyd-Warshall) across the GPUs of one machine, the scaling
+# runs: one rank a GPU, 1 to N ranks. Run from the repository root with the bundle
+# (scripts/h200-common.sh) on the machine with two or four H200s:
 #   OUT=bench/results/h200x4/apsp scripts/h200xN-apsp-mpi.sh
 # GPUS (default: nvidia-smi's count) sets N. Strong scaling: n = 32768 (multidevice's and
 # cuda_blocked_multi's largest measured) over 1, 2, 4 ranks, MPI_Dims_create's grids (2x1,

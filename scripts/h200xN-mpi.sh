@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# jacobi2d's and diffusion3d's MPI steps across the GPUs of one machine (issue 26): one rank a
-# GPU, 1 to N ranks. Run from the repository root with the bundle (scripts/h200-common.sh) on
-# the machine with two or four H200s:
+# jacobi2d's and diffusion3d's MPI steps across the GPUs of one machine, the scaling runs: one
+# rank a GPU, 1 to N ranks. Run from the repository root with the bundle (scripts/h200-common.sh)
+# on the machine with two or four H200s:
 #   OUT=bench/results/h200x4/mpi scripts/h200xN-mpi.sh
 # GPUS (default: nvidia-smi's count) sets N. Strong scaling: jacobi2d's `large` grid (16384^2)
 # and diffusion3d's 512^3 over 1, 2, 4 ranks; weak scaling: that grid per GPU (jacobi2d 16384

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Issue 28's check of acclab iccg FILE on real matrices: every Matrix Market file in MATRICES
+# The check of acclab iccg FILE on real matrices: every Matrix Market file in MATRICES
 # solved by every variant to 1e-10, each x against original's, and a 5 x 5 indefinite
 # tridiagonal matrix that every variant must refuse with original's line and exit status 2.
 # On the GPU machine, from the repository root, with the bundle (and the matrices copied in):
 #   MATRICES=bundle/matrices scripts/iccg-matrices.sh
-# Here: ACCLAB=build/apps/acclab/acclab MATRICES=../shared/data/matrices scripts/iccg-matrices.sh
+# Here: ACCLAB=build/apps/acclab/acclab MATRICES=tests/data/matrices scripts/iccg-matrices.sh
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/bundle:/usr/local/cuda/lib64
 acclab=${ACCLAB:-./bundle/acclab}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# BabelStream's OpenMP model as the peer of acclab's OpenMP target steps (issue 25), built here
-# with the compiler and offload flags acclab's own omptarget steps use, so that on the GPU
+# BabelStream's OpenMP model as the peer of acclab's OpenMP target steps (omp_target_*), built
+# here with the compiler and offload flags acclab's own omptarget steps use, so that on the GPU
 # machine the two differ only in their code. BabelStream's source is not part of acclab: bring a
 # checkout (https://github.com/UoB-HPC/BabelStream) and name it:
 #   BABELSTREAM_SRC=path/to/BabelStream scripts/peer-babelstream.sh [BUILD_DIR]
