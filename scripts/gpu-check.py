@@ -58,8 +58,11 @@ APSP_FILE = "graphs/polbooks.mtx"
 LADDERS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                         "workloads"))
 
-# Jobs between two long seed runs (ladder rows with seed_limit_s) in the order jobs start.
-LONG_SEED_STRIDE = 10
+# The schema of the --slow-seeds record, kept beside LATEST.json.
+SLOW_SEEDS_SCHEMA = "acclab.gpu-check.slow-seeds/1"
+
+# Launch-bound seed runs at a time without MPS, where they take turns on the GPU.
+LAUNCH_BOUND_JOBS_WITHOUT_MPS = 3
 
 # The OpenMP settings each process gets under the per-job share.
 SHARED_ENVIRONMENT = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")
@@ -108,11 +111,12 @@ def seed_slow_reasons(folder):
 
 
 def seed_limits(folder):
-    """{(workload, step): seconds} from the "seed_limit_s" fields of folder/*/ladder.json: a step
-    that runs to the end on the seed preset but needs longer than --seed-limit beside the
-    gate's other GPU jobs (a launch-bound step: every launch waits for its turn on a GPU that
-    seven other processes share). Raises ValueError for a limit that is not a positive number
-    or sits on a row the gate never runs on the seed preset."""
+    """{(workload, step): seconds} from the "seed_limit_s" fields of folder/*/ladder.json: a
+    launch-bound step (thousands of small launches a solve) that runs to the end on the seed
+    preset. Its seed run waits for the launch-bound phase, after every other job, so that it does
+    not wait for seven other processes' time slices at every launch. Raises ValueError for a
+    limit that is not a positive number or sits on a row the gate never runs on the seed
+    preset."""
     limits = {}
     for path, workload, row in ladder_rows(folder, "seed_limit_s"):
         limit = row["seed_limit_s"]
@@ -183,14 +187,33 @@ def parse_args():
     p.add_argument("--solver-repeats", type=int, default=4,
                    help="runs of each acclab apsp FILE variant, each its own process, all of "
                         "which must give one digest: a race shows in some runs only (default 4)")
+    p.add_argument("--launch-bound-jobs", type=int, default=None,
+                   help="seed runs of launch-bound steps (rows with seed_limit_s) at a time in "
+                        "the launch-bound phase, which starts once every other job is done "
+                        f"(default: all at once under MPS, else {LAUNCH_BOUND_JOBS_WITHOUT_MPS})")
+    p.add_argument("--mps", choices=("auto", "on", "off"), default="auto",
+                   help="run the launch-bound phase under the CUDA Multi-Process Service, "
+                        "started and stopped by the check: its processes then share one GPU "
+                        "context instead of taking turns (auto: where nvidia-cuda-mps-control "
+                        "exists; default auto)")
+    p.add_argument("--slow-seeds", action="store_true",
+                   help="only the seed runs of the steps whose rows give a seed_slow reason, "
+                        "each to the end or --slow-seed-limit, into SLOW-SEEDS.json (not a gate "
+                        "result; run it when such a step's files change)")
+    p.add_argument("--slow-seed-limit", type=float, default=540,
+                   help="seconds a --slow-seeds run may take (default 540)")
     p.add_argument("--extra", action="append", default=[],
                    help="an extra argument for every acclab run (testing: --extra=--corrupt-result)")
     args = p.parse_args()
     if args.jobs < 1:
         fail_usage(f"--jobs {args.jobs}: must be at least 1")
+    if args.launch_bound_jobs is not None and args.launch_bound_jobs < 1:
+        fail_usage(f"--launch-bound-jobs {args.launch_bound_jobs}: must be at least 1")
+    if args.slow_seeds and (args.seed_only or args.no_seed):
+        fail_usage("--slow-seeds runs seed runs alone: not with --seed-only or --no-seed")
     if args.solver_repeats < 1:
         fail_usage(f"--solver-repeats {args.solver_repeats}: must be at least 1")
-    for option in ("seed_limit", "seed_slow_limit", "timeout"):
+    for option in ("seed_limit", "seed_slow_limit", "timeout", "slow_seed_limit"):
         if not getattr(args, option) > 0:
             fail_usage(f"--{option.replace('_', '-')} {getattr(args, option):g}: must be above 0")
     if args.seed_only and args.no_seed:
@@ -263,14 +286,15 @@ class Check:
         self.args = args
         self.work = work  # folder of the per-run JSON reports and logs
         self.cores = cores  # the CPUs this process may run on, which its jobs share
+        self.overlay = {}  # variables every process gets on top (the MPS pipe, in its phase)
 
     def environment(self, ranks=1):
         """The environment of a job's processes: this one's, and under the share each process's
         part of the cores (a job of `ranks` processes divides its part again) with passive
         waiting, so that OpenMP teams of parallel jobs do not spin on each other's cores."""
         if not self.args.share:
-            return None
-        return {**os.environ,
+            return {**os.environ, **self.overlay} if self.overlay else None
+        return {**os.environ, **self.overlay,
                 "OMP_NUM_THREADS": str(threads_per_job(self.cores, self.args.jobs, ranks)),
                 "OMP_WAIT_POLICY": "passive"}
 
@@ -357,6 +381,38 @@ class Check:
         return record
 
 
+class Mps:
+    """The CUDA Multi-Process Service for one phase of the check: its control daemon started
+    with pipe and log folders of the check's own (never the machine's defaults, so that an MPS
+    another user runs is left alone), quit at the end of the phase."""
+
+    def __init__(self, work):
+        self.control = shutil.which("nvidia-cuda-mps-control") or next(
+            (c for c in ("/usr/bin/nvidia-cuda-mps-control",
+                         "/usr/local/nvidia/bin/nvidia-cuda-mps-control") if os.access(c, os.X_OK)),
+            None)
+        self.env = {"CUDA_MPS_PIPE_DIRECTORY": os.path.join(work, "mps", "pipe"),
+                    "CUDA_MPS_LOG_DIRECTORY": os.path.join(work, "mps", "log")}
+        self.running = False
+
+    def start(self):
+        for folder in self.env.values():
+            os.makedirs(folder, exist_ok=True)
+        result = subprocess.run([self.control, "-d"], env={**os.environ, **self.env},
+                                capture_output=True, text=True, timeout=60)
+        self.running = result.returncode == 0
+        if not self.running:
+            print(f"gpu-check: nvidia-cuda-mps-control -d: exit {result.returncode} "
+                  f"{last_line(result.stdout + result.stderr)}", file=sys.stderr)
+        return self.running
+
+    def stop(self):
+        if self.running:
+            subprocess.run([self.control], input="quit\n", env={**os.environ, **self.env},
+                           capture_output=True, text=True, timeout=60)
+            self.running = False
+
+
 def main():
     args = parse_args()
     gate_start = time.monotonic()
@@ -402,6 +458,13 @@ def main():
             records[i]["small"] = {"status": "unavailable", "outcome": "not run",
                                    "note": "acclab list: not available on this machine"}
             continue
+        if args.slow_seeds:
+            # The steps cut at --seed-slow-limit in the gate, each at the seed's size to the end.
+            if gpu and (w, name) in seed_slow:
+                jobs.append((i, "seed", lambda w=w, n=name: check.acclab_run(
+                    w, n, "seed", "seed", args.slow_seed_limit)[0]))
+            records[i]["small"] = {"status": "not run", "outcome": "slow seeds only"}
+            continue
         if gpu and not args.no_seed:
             limit = (args.seed_slow_limit if (w, name) in seed_slow
                      else row_limits.get((w, name), args.seed_limit))
@@ -428,7 +491,7 @@ def main():
     solver_jobs = []
     for v in variants:
         w, name = v["workload"], v["variant"]
-        if not v["available"] or args.seed_only:
+        if not v["available"] or args.seed_only or args.slow_seeds:
             continue
         if w == "iccg" and name in ICCG_FILE_VARIANTS:
             arguments = [os.path.join(DATA, ICCG_FILE)]
@@ -453,10 +516,11 @@ def main():
     # The gate's core first, the seed runs last: under --budget what is left out is what
     # matters least. Among the seed runs those expected to run to the end (the longer ones)
     # first, the steps cut by design at --seed-slow-limit after them.
-    # The seed runs whose rows give a longer limit (launch-bound steps) are dealt in early, one
-    # every LONG_SEED_STRIDE jobs, longest first: started last they would hold the call past its
-    # ten minutes, and started all at once they would take every job's place while the GPU,
-    # which they share with every other job, serves them no faster together than in turn.
+    # The seed runs of launch-bound steps (rows with seed_limit_s) wait for a phase of their own
+    # once every other job is done: beside seven other GPU processes each of their thousands of
+    # launches waits for the others' time slices (a 50 s run took 150-300 s in the gate), and
+    # --launch-bound-jobs of them at a time, under MPS where the machine has it, share the GPU
+    # without taking turns.
     priority = {"small": 0, "memcheck": 1, "racecheck": 2, "synccheck": 2, "seed": 3,
                 **{f"ranks{r}": 1 for r in RANKS}}
 
@@ -466,13 +530,11 @@ def main():
     def is_long(job):
         return job[1] == "seed" and key_of(job) in row_limits and key_of(job) not in seed_slow
 
-    long_seeds = sorted((job for job in jobs if is_long(job)),
-                        key=lambda job: -row_limits[key_of(job)])
+    launch_bound = sorted((job for job in jobs if is_long(job)),
+                          key=lambda job: -row_limits[key_of(job)])
     jobs = sorted((job for job in jobs if not is_long(job)),
                   key=lambda job: (priority[job[1]],
                                    job[1] == "seed" and key_of(job) in seed_slow))
-    for n, job in enumerate(long_seeds):
-        jobs.insert(min(len(jobs), n * LONG_SEED_STRIDE), job)
     deadline = time.monotonic() + args.budget if args.budget > 0 else None
     skipped = []
     spans = []  # (field, start, end): when each job ran, in seconds from the gate's start
@@ -493,7 +555,12 @@ def main():
         if record.get("outcome") != "timeout":
             return
         reason = seed_slow.get((workload, variant))
-        if reason:
+        if args.slow_seeds:
+            # Run to the end here: one cut at --slow-seed-limit is not verified, and says so.
+            record["status"] = "not finished"
+            record["seed_slow"] = reason
+            record["limit_s"] = args.slow_seed_limit
+        elif reason:
             record["status"] = "slow by design"
             record["seed_slow"] = reason
             record["limit_s"] = args.seed_slow_limit
@@ -501,37 +568,79 @@ def main():
             record["status"] = "cut without a reason"
             record["limit_s"] = row_limits.get((workload, variant), args.seed_limit)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        solver_futures = {pool.submit(within_budget, job, f"acclab {solvers[i]['command']} FILE "
-                                      f"--variant {solvers[i]['variant']}"
-                                      + (f" (repeat {k})" if k else "")): (i, k)
-                          for i, k, job in solver_jobs}
-        futures = {pool.submit(within_budget, job, f"{variants[i]['workload']}/"
-                               f"{variants[i]['variant']} {field}", field): (i, field)
-                   for i, field, job in jobs}
-        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
-            i, field = futures[future]
-            records[i][field] = future.result()
-            r = records[i][field]
-            if field == "seed":
-                seed_verdict(r, records[i]["workload"], records[i]["variant"])
-            print(f"[{done}/{len(jobs)}] {records[i]['workload']}/{records[i]['variant']} "
-                  f"{field}: {r.get('status')} {r.get('outcome')}"
-                  + (f" errors={r['errors']}" if "errors" in r else "")
-                  + (f" after {r['limit_s']:g} s: {r['seed_slow']}" if r.get("seed_slow") else "")
-                  + (f" (over {r['limit_s']:g} s, and its ladder row gives no seed_slow reason)"
-                     if r.get("status") == "cut without a reason" else ""), flush=True)
+    total = len(jobs) + len(launch_bound)
+    done = 0
 
-        for future, (i, k) in solver_futures.items():
-            r = future.result()
-            if k:
-                solvers[i]["repeats"][k - 1] = r
-                continue
-            solvers[i]["file"] = r
-            print(f"acclab {solvers[i]['command']} FILE --variant {solvers[i]['variant']}: "
-                  f"{r.get('status')} {r.get('outcome')}", flush=True)
+    def run_phase(phase_jobs, workers, phase_solver_jobs=()):
+        """Runs one phase's jobs `workers` at a time; each record in its place as it ends."""
+        nonlocal done
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            solver_futures = {pool.submit(within_budget, job,
+                                          f"acclab {solvers[i]['command']} FILE "
+                                          f"--variant {solvers[i]['variant']}"
+                                          + (f" (repeat {k})" if k else "")): (i, k)
+                              for i, k, job in phase_solver_jobs}
+            futures = {pool.submit(within_budget, job, f"{variants[i]['workload']}/"
+                                   f"{variants[i]['variant']} {field}", field): (i, field)
+                       for i, field, job in phase_jobs}
+            for future in concurrent.futures.as_completed(futures):
+                done += 1
+                i, field = futures[future]
+                records[i][field] = future.result()
+                r = records[i][field]
+                if field == "seed":
+                    seed_verdict(r, records[i]["workload"], records[i]["variant"])
+                print(f"[{done}/{total}] {records[i]['workload']}/{records[i]['variant']} "
+                      f"{field}: {r.get('status')} {r.get('outcome')}"
+                      + (f" errors={r['errors']}" if "errors" in r else "")
+                      + (f" after {r['limit_s']:g} s: {r['seed_slow']}" if r.get("seed_slow")
+                         else "")
+                      + (f" (over {r['limit_s']:g} s, and its ladder row gives no seed_slow "
+                         "reason)" if r.get("status") == "cut without a reason" else "")
+                      + (f" {r.get('seconds')} s" if field == "seed" else ""), flush=True)
 
-    problems = [f"not run within --budget {args.budget:g} s: {label}" for label in skipped]
+            for future, (i, k) in solver_futures.items():
+                r = future.result()
+                if k:
+                    solvers[i]["repeats"][k - 1] = r
+                    continue
+                solvers[i]["file"] = r
+                print(f"acclab {solvers[i]['command']} FILE --variant {solvers[i]['variant']}: "
+                      f"{r.get('status')} {r.get('outcome')}", flush=True)
+
+    phases = {}
+    began = time.monotonic()
+    run_phase(jobs, args.jobs, solver_jobs)
+    phases["main"] = {"jobs": args.jobs, "runs": len(jobs) + len(solver_jobs),
+                      "wall_s": round(time.monotonic() - began, 1)}
+    if launch_bound:
+        mps = Mps(work)
+        if args.mps == "on" and not mps.control:
+            fail_usage("--mps on: nvidia-cuda-mps-control not found")
+        use_mps = args.mps != "off" and mps.control is not None and mps.start()
+        if args.mps == "on" and not use_mps:
+            problems_before = ["--mps on: the MPS control daemon did not start"]
+        else:
+            problems_before = []
+        workers = args.launch_bound_jobs or (len(launch_bound) if use_mps
+                                              else LAUNCH_BOUND_JOBS_WITHOUT_MPS)
+        began = time.monotonic()
+        try:
+            check.overlay = mps.env if use_mps else {}
+            run_phase(launch_bound, workers)
+        finally:
+            check.overlay = {}
+            mps.stop()
+        phases["launch_bound"] = {
+            "jobs": workers, "mps": use_mps, "runs": len(launch_bound),
+            "wall_s": round(time.monotonic() - began, 1),
+            "runs_s": {f"{variants[i]['workload']}/{variants[i]['variant']}":
+                       records[i][field].get("seconds") for i, field, _ in launch_bound}}
+    else:
+        problems_before = []
+
+    problems = problems_before + [f"not run within --budget {args.budget:g} s: {label}"
+                                  for label in skipped]
     for s in solvers:
         r = s["file"]
         if r.get("outcome") != "budget" and r.get("status") != "verified":
@@ -553,7 +662,7 @@ def main():
     for r in records:
         label = f"{r['workload']}/{r['variant']}"
         small = r["small"]
-        if small.get("outcome") in ("budget", "seed only"):
+        if small.get("outcome") in ("budget", "seed only", "slow seeds only"):
             pass
         elif small["status"] == "unavailable" and r["backend"] == "cuda" and info.get("devices"):
             problems.append(f"{label}: a CUDA variant unavailable on a machine with a GPU")
@@ -569,7 +678,7 @@ def main():
                 problems.append(f"{label} seed: cut at {seed['limit_s']:g} s, and its ladder row "
                                 "gives no seed_slow reason")
             elif seed["outcome"] == "timeout":
-                pass  # slow by design: its row's reason is the record
+                pass  # slow by design (or not finished in --slow-seeds): the record says so
             elif seed["outcome"] != "exited" or seed["status"] not in ("verified", "unavailable"):
                 problems.append(f"{label} seed: {seed['outcome']} {seed['status']} "
                                 f"{seed.get('error', '')}".strip())
@@ -591,7 +700,7 @@ def main():
 
     build = info.get("build", {})
     complete = (not args.workloads and not args.no_sanitizers and not args.no_seed and
-                not args.seed_only and not args.extra and not skipped)
+                not args.seed_only and not args.slow_seeds and not args.extra and not skipped)
     # A partial (dry) run checks the script and the variants, not a commit: only a complete one
     # must name a clean commit and its trees.
     trees = provenance_trees(args.acclab, build.get("commit"))
@@ -690,16 +799,27 @@ def main():
         "seed_slow": sum(1 for x in seed_runs.values() if x.get("outcome") == "timeout"),
         "seed_cut_without_reason": seed_cut_without_reason,
         "seed": seed_summary,
+        # Each phase's jobs at a time and wall seconds: "main" (every run but the launch-bound
+        # seed runs, the solvers too), then "launch_bound" (with or without MPS).
+        "phases": phases,
         "variants": records,
         "solvers": solvers,
     }
+    if args.slow_seeds:
+        # The slow seeds' record, beside LATEST.json: its own name, so that it never stands in
+        # for the gate's.
+        document["schema"] = SLOW_SEEDS_SCHEMA
+        document["slow_seed_limit_s"] = args.slow_seed_limit
+        document["not_finished"] = sorted(label for label, x in seed_runs.items()
+                                          if x.get("status") == "not finished")
     # Whole or not at all: an interrupted check must not leave a truncated LATEST.json.
-    latest = os.path.join(args.out, "LATEST.json")
+    latest = os.path.join(args.out, "SLOW-SEEDS.json" if args.slow_seeds else "LATEST.json")
     with open(latest + ".tmp", "w") as f:
         json.dump(document, f, indent=1)
         f.write("\n")
     os.replace(latest + ".tmp", latest)
-    with tarfile.open(os.path.join(args.out, "runs.tgz"), "w:gz") as archive:
+    runs = "slow-seeds-runs.tgz" if args.slow_seeds else "runs.tgz"
+    with tarfile.open(os.path.join(args.out, runs), "w:gz") as archive:
         archive.add(work, arcname="runs")
     shutil.rmtree(work, ignore_errors=True)
 
@@ -714,7 +834,9 @@ def main():
           + f"; seed: {seed_summary['verified']} of {seed_summary['runs']} verified, "
           f"{len(seed_summary['cut_by_design'])} cut by design, "
           f"{len(seed_cut_without_reason)} cut without a reason, seed half "
-          f"{seed_summary['wall_s']} s; the whole check {document['wall_s']} s")
+          f"{seed_summary['wall_s']} s; the whole check {document['wall_s']} s; phases "
+          + ", ".join(f"{name} {p['wall_s']} s ({p['jobs']} at a time"
+                      + (", MPS" if p.get("mps") else "") + ")" for name, p in phases.items()))
     for problem in problems:
         print(f"gpu-check: PROBLEM {problem}")
     return 0 if not problems else 1

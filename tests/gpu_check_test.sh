@@ -160,12 +160,14 @@ if [[ \$preset == seed && " \$HANG " == *" \$variant "* ]]; then exec sleep 60; 
 echo '{"results": [{"status": "verified"}]}' > "\$out"
 SH
 chmod +x "$dir/standin"
-# The ladder rows the check reads: one step slow on the seed by design, one not.
+# The ladder rows the check reads: one step slow on the seed by design, one not, one
+# launch-bound (its seed run in a phase of its own after every other job).
 mkdir -p "$dir/ladders/jacobi2d"
 cat > "$dir/ladders/jacobi2d/ladder.json" <<'JSON'
 {"workload": "jacobi2d", "family": "jacobi", "steps": [
   {"name": "acc_copy_per_iter", "backend": "openacc", "seed_slow": "copies both grids every sweep (test)"},
-  {"name": "acc_tuned", "backend": "openacc"}]}
+  {"name": "acc_tuned", "backend": "openacc"},
+  {"name": "acc_resident", "backend": "openacc", "seed_limit_s": 30}]}
 JSON
 share=(--acclab "$dir/standin" --workloads jacobi2d --no-sanitizers --solver-repeats 1
        --ladders "$dir/ladders" --seed-limit 3 --seed-slow-limit 2)
@@ -232,6 +234,19 @@ if len(ranks) != 6 * len(distributed) or not distributed:
     problems.append(f"{len(ranks)} rank processes for {distributed}: expected 2 + 4 each")
 if len(lines) - len(ranks) != len(gpu) + sum(1 for r in doc["variants"] if "exit" in r["small"]):
     problems.append(f"{len(lines)} processes recorded")
+# The launch-bound step's seed run is the last process started, in a phase of its own, and
+# the phases are recorded (no MPS here: 3 at a time).
+if lines[-1][:2] != ["acc_resident", "seed"]:
+    problems.append(f"the last process was {lines[-1][:2]}, not acc_resident's seed run")
+phases = doc.get("phases", {})
+lb = phases.get("launch_bound", {})
+if (lb.get("runs"), lb.get("jobs"), lb.get("mps"), list(lb.get("runs_s", {}))) != (
+        1, 3, False, ["jacobi2d/acc_resident"]):
+    problems.append(f"launch_bound phase {lb}")
+if not (phases.get("main", {}).get("wall_s", 0) > 0 and lb.get("wall_s", -1) >= 0):
+    problems.append(f"phases {phases}")
+if records["acc_resident"]["seed"]["status"] != "verified":
+    problems.append(f"acc_resident seed {records['acc_resident']['seed']}")
 print("\n".join(problems) or "share records ok")
 sys.exit(1 if problems else 0)
 PY2
@@ -262,6 +277,38 @@ print("\n".join(problems) or "no-share records ok")
 sys.exit(1 if problems else 0)
 PY2
 check "--no-share: every process the check's own environment, recorded so" test $? -eq 0
+
+# --slow-seeds: only the seed runs of the steps with a seed_slow reason, to the end or the
+# --slow-seed-limit, into SLOW-SEEDS.json (never LATEST.json).
+for hang in "" acc_copy_per_iter; do
+  LOG=slow$hang HANG="$hang" python3 "$check" "${share[@]}" --jobs 2 --slow-seeds \
+    --slow-seed-limit 2 --out "$dir/slow-seeds$hang" > "$dir/slow-seeds$hang.txt" 2>&1
+  check "--slow-seeds (hang: ${hang:-none}): exit 0" test $? -eq 0
+  check "--slow-seeds writes no LATEST.json" test ! -e "$dir/slow-seeds$hang/LATEST.json"
+  python3 - "$dir/slow-seeds$hang/SLOW-SEEDS.json" "$dir/env-slow$hang.log" "$hang" <<'PY2'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+hang = sys.argv[3]
+problems = []
+if doc["schema"] != "acclab.gpu-check.slow-seeds/1" or doc["complete"]:
+    problems.append(f"schema {doc['schema']}, complete {doc['complete']}")
+runs = {r["variant"]: r["seed"] for r in doc["variants"] if "seed" in r}
+if list(runs) != ["acc_copy_per_iter"]:
+    problems.append(f"seed runs of {list(runs)}, expected acc_copy_per_iter alone")
+lines = [line.split()[:2] for line in open(sys.argv[2])]
+if lines != [["acc_copy_per_iter", "seed"]]:
+    problems.append(f"processes {lines}")
+want = "not finished" if hang else "verified"
+seed = runs.get("acc_copy_per_iter", {})
+if seed.get("status") != want or doc["not_finished"] != (["jacobi2d/acc_copy_per_iter"] if hang else []):
+    problems.append(f"seed {seed}, not_finished {doc['not_finished']}, expected {want}")
+if hang and not 2 <= seed.get("seconds", 0) < 12:
+    problems.append(f"cut after {seed.get('seconds')} s, not at the 2 s limit")
+print("\n".join(problems) or "slow seeds ok")
+sys.exit(1 if problems else 0)
+PY2
+  check "--slow-seeds (hang: ${hang:-none}): the slow step alone, its verdict" test $? -eq 0
+done
 
 # A reason that is not one, or on a step the check never runs on the seed: refused up front.
 mkdir -p "$dir/bad-ladders/jacobi2d" "$dir/host-ladders/jacobi2d"

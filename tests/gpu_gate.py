@@ -27,7 +27,8 @@ SANITIZERS = ("memcheck", "racecheck", "synccheck")
 GPU_BACKENDS = ("openacc", "omptarget", "cuda")
 # Options of scripts/gpu-check.py that make a check partial: a record made with one of them and
 # marked complete is not what it claims.
-PARTIAL_OPTIONS = ("--workloads", "--no-seed", "--seed-only", "--no-sanitizers", "--extra")
+PARTIAL_OPTIONS = ("--workloads", "--no-seed", "--seed-only", "--slow-seeds", "--no-sanitizers",
+                   "--extra")
 REFRESH = ("cmake --preset gpu && cmake --build build-gpu && scripts/gpu-bundle.sh, then on the "
            "GPU machine: bash scripts/gpu-check.sh (README, \"The GPU gate\")")
 
