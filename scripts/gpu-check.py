@@ -446,6 +446,9 @@ def main():
                 fail_usage(f"--workloads {args.workloads}: no workload '{w}'")
         variants = [v for v in variants if v["workload"] in wanted]
 
+    if args.mps == "on" and not Mps(work).control:
+        fail_usage("--mps on: nvidia-cuda-mps-control not found (on the PATH or beside the "
+                   "driver)")
     check = Check(args, work, cores)
     jobs = []  # (variant index, field, callable)
     records = [{"workload": v["workload"], "variant": v["variant"], "backend": v["backend"]}
@@ -615,11 +618,29 @@ def main():
                       "wall_s": round(time.monotonic() - began, 1)}
     if launch_bound:
         mps = Mps(work)
-        if args.mps == "on" and not mps.control:
-            fail_usage("--mps on: nvidia-cuda-mps-control not found")
         use_mps = args.mps != "off" and mps.control is not None and mps.start()
+        mps_trial = None
+        if use_mps:
+            # One small run of each launch-bound step's backend under MPS first: where a client
+            # cannot use the service (a container without its permissions, a driver that
+            # refuses), the phase runs without it rather than fail every run.
+            trial = {}  # one launch-bound step of each backend
+            for i, _, _ in launch_bound:
+                trial.setdefault(variants[i]["backend"], i)
+            check.overlay = mps.env
+            mps_trial = {f"{variants[i]['workload']}/{variants[i]['variant']}":
+                         check.acclab_run(variants[i]["workload"], variants[i]["variant"],
+                                          "small", "mps-trial", args.timeout)[0]
+                         for i in trial.values()}
+            check.overlay = {}
+            if any(r.get("status") != "verified" for r in mps_trial.values()):
+                print(f"gpu-check: MPS trial failed, the launch-bound phase runs without it: "
+                      f"{mps_trial}", flush=True)
+                mps.stop()
+                use_mps = False
         if args.mps == "on" and not use_mps:
-            problems_before = ["--mps on: the MPS control daemon did not start"]
+            problems_before = ["--mps on: the MPS control daemon did not start or its trial "
+                               "runs failed"]
         else:
             problems_before = []
         workers = args.launch_bound_jobs or (len(launch_bound) if use_mps
@@ -632,7 +653,7 @@ def main():
             check.overlay = {}
             mps.stop()
         phases["launch_bound"] = {
-            "jobs": workers, "mps": use_mps, "runs": len(launch_bound),
+            "jobs": workers, "mps": use_mps, "mps_trial": mps_trial, "runs": len(launch_bound),
             "wall_s": round(time.monotonic() - began, 1),
             "runs_s": {f"{variants[i]['workload']}/{variants[i]['variant']}":
                        records[i][field].get("seconds") for i, field, _ in launch_bound}}

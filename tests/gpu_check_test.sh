@@ -156,6 +156,7 @@ for ((i = 0; i < \${#args[@]}; i++)); do
 done
 echo "\$variant \$preset \${OMPI_COMM_WORLD_SIZE:-1} \${OMP_NUM_THREADS-unset} \${OMP_WAIT_POLICY-unset}" \
   >> "$dir/env-\$LOG.log"
+[[ -n \${CUDA_MPS_PIPE_DIRECTORY:-} ]] && echo "\$variant \$preset" >> "$dir/mps-\$LOG.log"
 if [[ \$preset == seed && " \$HANG " == *" \$variant "* ]]; then exec sleep 60; fi
 echo '{"results": [{"status": "verified"}]}' > "\$out"
 SH
@@ -277,6 +278,33 @@ print("\n".join(problems) or "no-share records ok")
 sys.exit(1 if problems else 0)
 PY2
 check "--no-share: every process the check's own environment, recorded so" test $? -eq 0
+
+# --mps on, with a stand-in for the MPS control daemon: it is started before the launch-bound
+# phase and quit after it, a small trial run goes first, and only that phase's processes are
+# its clients; without the daemon --mps on is refused before anything runs.
+mkdir -p "$dir/mpsbin"
+cat > "$dir/mpsbin/nvidia-cuda-mps-control" <<SH
+#!/usr/bin/env bash
+echo "\${1:-\$(cat)} \$CUDA_MPS_PIPE_DIRECTORY" >> "$dir/mps-control.log"
+SH
+chmod +x "$dir/mpsbin/nvidia-cuda-mps-control"
+LOG=mps PATH="$dir/mpsbin:$PATH" python3 "$check" "${share[@]}" --jobs 2 --mps on \
+  --out "$dir/mps" > "$dir/mps.txt" 2>&1
+check "--mps on with a daemon: exit 0" test $? -eq 0
+check "the daemon started, then quit" \
+  bash -c "[[ \$(cut -d' ' -f1 '$dir/mps-control.log' | tr '\n' ' ') == '-d quit ' ]]"
+check "only the trial and the launch-bound seed run were MPS clients" \
+  bash -c "[[ \$(sort '$dir/mps-mps.log' | tr '\n' ' ') == 'acc_resident seed acc_resident small ' ]]"
+check "the phase recorded with MPS, all at once" python3 -c "
+import json, sys
+p = json.load(open('$dir/mps/LATEST.json'))['phases']['launch_bound']
+sys.exit(0 if (p['mps'], p['jobs'], list(p['mps_trial'])) == (True, 1, ['jacobi2d/acc_resident'])
+         else 1)"
+PATH="/usr/bin:/bin" python3 "$check" "${share[@]}" --mps on --out "$dir/nomps" 2> "$dir/nomps.txt"
+check "--mps on without the daemon: exit 2" test $? -eq 2
+check "--mps on without the daemon: named, nothing run" \
+  bash -c "grep -q -- '--mps on: nvidia-cuda-mps-control not found' '$dir/nomps.txt' &&
+           [[ ! -e '$dir/nomps/LATEST.json' ]]"
 
 # --slow-seeds: only the seed runs of the steps with a seed_slow reason, to the end or the
 # --slow-seed-limit, into SLOW-SEEDS.json (never LATEST.json).
