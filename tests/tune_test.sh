@@ -100,6 +100,10 @@ check "table: acc_tuned's two async points, exhaustively" \
 # --- interrupted: the points so far, written whole ------------------------------------------------
 # Points of a few runs on a larger grid, so that the signal comes while points remain.
 interrupt() {  # $1: signal, $2: format, $3: output
+  # The last search's progress must be gone before this one starts: the background job
+  # truncates the file only once it runs, and the wait below would read the old lines and
+  # signal a process that has not yet set its handlers (exit 143, no output).
+  rm -f "$dir/ierr"
   ACCLAB_PROGRESS_INTERVAL=0.02 "$acclab" tune jacobi2d --variant omp_target_tuned \
     --set rows=514 --set cols=514 --set iters=20 "${fixed[@]}" --reps 3 --strategy exhaustive \
     --format "$2" --out "$3" 2> "$dir/ierr" &
