@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # apsp's MPI steps (2D block-cyclic Floyd-Warshall) across the GPUs of one machine, the scaling
 # runs: one rank a GPU, 1 to N ranks. Run from the repository root with the bundle
-# (scripts/h200-common.sh) on the machine with two or four H200s:
-#   OUT=bench/results/h200x4/apsp scripts/h200xN-apsp-mpi.sh
+# (scripts/bench-common.sh) on the machine with two or four H200s:
+#   OUT=bench/results/h200x4/apsp scripts/bench-apsp-mpi-scaling.sh
 # GPUS (default: nvidia-smi's count) sets N. Strong scaling: n = 32768 (multidevice's and
 # cuda_blocked_multi's largest measured) over 1, 2, 4 ranks, MPI_Dims_create's grids (2x1,
 # 2x2); weak scaling: n^2 per rank held (n = 16384 sqrt(ranks), rounded to blocks). mpi_acc
@@ -23,7 +23,7 @@
 # set, the ranks sharing the GPU: the mechanics, not the figures.
 set -uo pipefail
 default_out=bench/results/h200xN/apsp
-source "$(dirname "$0")/h200-common.sh"
+source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 dry=${DRY:-0}
 if [[ $dry == 1 ]]; then gpus=${GPUS:-2}; else gpus=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}; fi

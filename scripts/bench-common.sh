@@ -1,11 +1,11 @@
-# Sourced by the scripts/h200-*.sh measurement scripts: the bundle's environment and run().
+# Sourced by the scripts/bench-*.sh measurement scripts: the bundle's environment and run().
 # Run them on the GPU machine from the repository root, with the bundle from
 # scripts/gpu-bundle.sh; results go to $OUT (default: the calling script's default_out,
 # bench/results/<machine>/<workload>; bench/results/README.md describes the layout).
 # cuBLAS comes from the GPU machine's own CUDA toolkit (too large to carry).
 export LD_LIBRARY_PATH=$PWD/bundle:/usr/local/cuda/lib64
 acclab=./bundle/acclab
-out=${OUT:-${default_out:?set default_out before sourcing h200-common.sh}}
+out=${OUT:-${default_out:?set default_out before sourcing bench-common.sh}}
 mkdir -p "$out"
 
 # run NAME ARGS...: acclab ARGS as JSON to $out/NAME.json, its command appended to

@@ -6,14 +6,14 @@
 # bench/results/h200/resident); the committed ones (resident_*) were sorted into each
 # workload's bench/results/h200/<workload>/.
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
-# (scripts/h200-common.sh says how):
-#   OUT=some/folder scripts/h200-resident.sh
+# (scripts/bench-common.sh says how):
+#   OUT=some/folder scripts/bench-resident.sh
 # PACK=1 packs the results into one results.tgz (the device tool brings back at most 8 files).
 # With PEER=path/to/jacobi (multi-gpu-programming-models' single_gpu, built for sm_90), that
 # Jacobi runs on the seed's grid in the same call, as a peer to compare cuda with.
 set -uo pipefail
 default_out=bench/results/h200/resident
-source "$(dirname "$0")/h200-common.sh"
+source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 
 echo "== launch shapes of the resident constructs (GOMP_DEBUG=1)"
