@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OpenACC against OpenMP target offload (the omp_target_* steps) on the one-H200 machine, every
+# OpenACC against OpenMP target offload (the omp_target_* steps) on a one-GPU machine, every
 # figure of a workload from one call, as docs/directive-models.md shows them. From the
 # repository root with the bundle (scripts/bench-common.sh):
 #   OUT=some/folder scripts/bench-directive-models.sh
@@ -25,7 +25,7 @@ case $part in
   all | stencils | why | rest | launch) ;;
   *) echo "PART=$part: expected all, stencils, why, rest or launch" >&2; exit 2 ;;
 esac
-default_out=bench/results/h200/directive-models
+results=directive-models
 source "$(dirname "$0")/bench-common.sh"
 "$acclab" info --probe --format json > "$out/info.json"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: v for k, v in d.items() if 'omptarget' in k or 'openacc' in k})" "$out/info.json"

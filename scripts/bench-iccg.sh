@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The iccg workload's H200 measurements. From the repository root with the bundle
+# The iccg workload's measurements on one GPU. From the repository root with the bundle
 # (scripts/bench-common.sh):
 #   OUT=some/folder scripts/bench-iccg.sh
 # PART=check runs the correctness checks only; PART=main the ladder and the GPU steps;
 # PART=colors the colour-count sweep; PART=file the 128^3 problem solved from a Matrix Market
 # file (acclab iccg FILE) beside the built-in steps.
 set -uo pipefail
-default_out=bench/results/h200/iccg
+results=iccg
 source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 part=${PART:-all}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The MPI steps of jacobi2d or diffusion3d (mpi_openmp, mpi_acc_staged, mpi_acc_overlap,
-# mpi_cuda) on the one-H200 machine. From the repository root with the bundle
+# mpi_cuda) on a one-GPU machine. From the repository root with the bundle
 # (scripts/bench-common.sh):
 #   [WORKLOAD=jacobi2d|diffusion3d] OUT=some/folder scripts/bench-mpi-one-gpu.sh
 # 1. One rank costs nothing: on `large`, mpi_cuda against cuda and mpi_acc_overlap /
@@ -13,7 +13,7 @@ case $workload in
   jacobi2d | diffusion3d) ;;
   *) echo "WORKLOAD=$workload: expected jacobi2d or diffusion3d" >&2; exit 2 ;;
 esac
-default_out=bench/results/h200/$workload
+results=$workload
 source "$(dirname "$0")/bench-common.sh"
 # --bind-to none: Open MPI binds each rank to one core by default, leaving mpi_openmp one thread.
 mpirun_as_root=(mpirun --allow-run-as-root --oversubscribe -q --bind-to none)
