@@ -6,7 +6,7 @@
 #   BABELSTREAM_SRC=path/to/BabelStream scripts/peer-babelstream.sh [BUILD_DIR]
 # writes BUILD_DIR/omp-stream (default peers/babelstream, ignored by git) and BUILD.txt beside
 # it (the peer's commit, compiler, flags). Carry BUILD_DIR to the GPU machine with the bundle;
-# scripts/h200-directive-models.sh runs it at vector's `large` size when it is there.
+# scripts/bench-directive-models.sh runs it at vector's `large` size when it is there.
 # BabelStream's OpenACC model does not compile with GCC 12 (its ACCStream.cpp reads members of
 # a dependent base without this->), so only the OpenMP one is built.
 set -euo pipefail

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The jacobi2d workload's H200 measurements, as committed in bench/results/h200/jacobi2d/.
+# The jacobi2d workload's measurements on one GPU, as committed in bench/results/h200/jacobi2d/
+# (an H100's go to bench/results/h100/: scripts/bench-common.sh).
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
-# (scripts/h200-common.sh says how):
-#   OUT=some/folder scripts/h200-jacobi2d.sh
+# (scripts/bench-common.sh says how):
+#   OUT=some/folder scripts/bench-jacobi2d.sh
 set -uo pipefail
-default_out=bench/results/h200/jacobi2d
-source "$(dirname "$0")/h200-common.sh"
+results=jacobi2d
+source "$(dirname "$0")/bench-common.sh"
 if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
   echo "== launch shapes (GOMP_DEBUG=1, 2 sweeps)"
   GOMP_DEBUG=1 "$acclab" run jacobi2d --preset seed --set iters=2 --variant 'acc_*' --reps 1 2>&1 |

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# apsp on the four-H200 machine: multidevice and cuda_blocked_multi over 1, 2 and 4 GPUs, each
+# apsp on a machine with four GPUs: multidevice and cuda_blocked_multi over 1, 2 and 4 GPUs, each
 # size in one process (`--devices 1,2,4`). Every result is verified (8 sampled rows against
 # Dijkstra) and the script checks that all counts gave the same bits (matrix_digest) as one GPU.
-# Run from the repository root with the bundle (scripts/h200-common.sh):
-#   OUT=some/folder PART=check|blocked|multidevice|multidevice_large scripts/h200x4-apsp.sh
+# Run from the repository root with the bundle (scripts/bench-common.sh):
+#   OUT=some/folder PART=check|blocked|multidevice|multidevice_large scripts/bench-apsp-four-gpus.sh
 # (PART=all, the default, runs them all: about 10 minutes, most of it multidevice at 32768.)
 set -uo pipefail
-default_out=bench/results/h200x4/apsp
-source "$(dirname "$0")/h200-common.sh"
+results=apsp machine_suffix=x4
+source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 part=${PART:-all}

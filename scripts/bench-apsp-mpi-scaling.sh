@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # apsp's MPI steps (2D block-cyclic Floyd-Warshall) across the GPUs of one machine, the scaling
 # runs: one rank a GPU, 1 to N ranks. Run from the repository root with the bundle
-# (scripts/h200-common.sh) on the machine with two or four H200s:
-#   OUT=bench/results/h200x4/apsp scripts/h200xN-apsp-mpi.sh
+# (scripts/bench-common.sh) on a machine with two or four GPUs:
+#   OUT=bench/results/h200x4/apsp scripts/bench-apsp-mpi-scaling.sh
+# (without OUT: bench/results/<card>x<GPUS>/apsp, <card>xN where GPUS is not given).
 # GPUS (default: nvidia-smi's count) sets N. Strong scaling: n = 32768 (multidevice's and
 # cuda_blocked_multi's largest measured) over 1, 2, 4 ranks, MPI_Dims_create's grids (2x1,
 # 2x2); weak scaling: n^2 per rank held (n = 16384 sqrt(ranks), rounded to blocks). mpi_acc
@@ -19,11 +20,11 @@
 # run is then skipped. At that size a run takes minutes (n^3 = 8e15 relaxations, about 5 min on
 # four H200s, 10 on two): one call a rank count (RANKS=4, then RANKS=2) stays within a call's
 # 600 s.
-# DRY=1 checks the script on the one-H200 machine: small sizes, one repetition, GPUS=2 unless
+# DRY=1 checks the script on a one-GPU machine: small sizes, one repetition, GPUS=2 unless
 # set, the ranks sharing the GPU: the mechanics, not the figures.
 set -uo pipefail
-default_out=bench/results/h200xN/apsp
-source "$(dirname "$0")/h200-common.sh"
+results=apsp machine_suffix=x${GPUS:-N}  # xN where GPUS is left to nvidia-smi
+source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 dry=${DRY:-0}
 if [[ $dry == 1 ]]; then gpus=${GPUS:-2}; else gpus=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}; fi

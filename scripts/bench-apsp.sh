@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The apsp workload's H200 measurements (one GPU), as committed in bench/results/h200/apsp/.
+# The apsp workload's measurements on one GPU, as committed in bench/results/h200/apsp/ (an
+# H100's go to bench/results/h100/apsp/: scripts/bench-common.sh).
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
-# (scripts/h200-common.sh says how):
-#   OUT=some/folder scripts/h200-apsp.sh
+# (scripts/bench-common.sh says how):
+#   OUT=some/folder scripts/bench-apsp.sh
 # serial is left out above the small preset: 4096^3 relaxations on one core take minutes (the
 # verification compares with the same loop run over all cores).
 set -uo pipefail
-default_out=bench/results/h200/apsp
-source "$(dirname "$0")/h200-common.sh"
+results=apsp
+source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 
 echo "== correctness on the GPU"

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The matmul workload's H200 measurements, as committed in bench/results/h200/matmul/.
+# The matmul workload's measurements on one GPU, as committed in bench/results/h200/matmul/ (an
+# H100's go to bench/results/h100/: scripts/bench-common.sh).
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
-# (scripts/h200-common.sh says how):
-#   OUT=some/folder scripts/h200-matmul.sh
+# (scripts/bench-common.sh says how):
+#   OUT=some/folder scripts/bench-matmul.sh
 # Correctness first (every variant, CUDA included, on shapes no tile divides), then the seed
 # sizes the goals name, the seed ladder both ways, the parallel twins, the whole seed ladder.
 # PART=seed_capped runs only the seed ladder with the one-gang steps capped (ONE_GANG_ROWS rows,
 # default 32) in both data modes, and the twins at 1024^3 and 4096^3 in both: a few minutes.
 set -uo pipefail
-default_out=bench/results/h200/matmul
-source "$(dirname "$0")/h200-common.sh"
+results=matmul
+source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 part=${PART:-all}
 case $part in

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# apsp on the two-H200 machine: multidevice and cuda_blocked_multi over 1 and 2 GPUs (every
+# apsp on a machine with two GPUs: multidevice and cuda_blocked_multi over 1 and 2 GPUs (every
 # result checked against Dijkstra on sampled rows; the decompositions are checked bitwise
 # against the serial loop on small graphs first, multidevice's successors too).
-# Run from the repository root with the bundle (scripts/h200-common.sh):
-#   OUT=some/folder scripts/h200x2-apsp.sh        (MULTIDEVICE=0 leaves multidevice out)
+# Run from the repository root with the bundle (scripts/bench-common.sh):
+#   OUT=some/folder scripts/bench-apsp-two-gpus.sh        (MULTIDEVICE=0 leaves multidevice out)
 # SUFFIX names the build in the result files (default "lookahead": multidevice's lookahead on
 # async queues, cuda_blocked_multi's B and C over warps). SIZES (default "8192 16384 32768")
 # picks the large sizes, so that a call short of device time can keep the goals' 16384 and 32768.
 set -uo pipefail
-default_out=bench/results/h200x2/apsp
-source "$(dirname "$0")/h200-common.sh"
+results=apsp machine_suffix=x2
+source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 suffix=${SUFFIX:-lookahead}
 sizes=${SIZES:-8192 16384 32768}

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # The MPI steps of jacobi2d or diffusion3d (mpi_openmp, mpi_acc_staged, mpi_acc_overlap,
-# mpi_cuda) on the one-H200 machine. From the repository root with the bundle
-# (scripts/h200-common.sh):
-#   [WORKLOAD=jacobi2d|diffusion3d] OUT=some/folder scripts/h200-mpi.sh
+# mpi_cuda) on a one-GPU machine. From the repository root with the bundle
+# (scripts/bench-common.sh):
+#   [WORKLOAD=jacobi2d|diffusion3d] OUT=some/folder scripts/bench-mpi-one-gpu.sh
 # 1. One rank costs nothing: on `large`, mpi_cuda against cuda and mpi_acc_overlap /
 #    mpi_acc_staged against acc_tuned, in one process, started alone and under mpirun -np 1.
 # 2. 2 and 4 ranks sharing the GPU, as they are (halos host-staged: NCCL takes one GPU a rank).
-# Scaling over several GPUs: scripts/h200xN-mpi.sh on the machines with two or four.
+# Scaling over several GPUs: scripts/bench-mpi-scaling.sh on the machines with two or four.
 set -uo pipefail
 workload=${WORKLOAD:-jacobi2d}
 case $workload in
   jacobi2d | diffusion3d) ;;
   *) echo "WORKLOAD=$workload: expected jacobi2d or diffusion3d" >&2; exit 2 ;;
 esac
-default_out=bench/results/h200/$workload
-source "$(dirname "$0")/h200-common.sh"
+results=$workload
+source "$(dirname "$0")/bench-common.sh"
 # --bind-to none: Open MPI binds each rank to one core by default, leaving mpi_openmp one thread.
 mpirun_as_root=(mpirun --allow-run-as-root --oversubscribe -q --bind-to none)
 steps=acc_tuned,cuda,mpi_acc_staged,mpi_acc_overlap,mpi_cuda

@@ -1,11 +1,30 @@
-# Sourced by the scripts/h200-*.sh measurement scripts: the bundle's environment and run().
+# Sourced by the scripts/bench-*.sh measurement scripts: the bundle's environment and run().
 # Run them on the GPU machine from the repository root, with the bundle from
-# scripts/gpu-bundle.sh; results go to $OUT (default: the calling script's default_out,
-# bench/results/<machine>/<workload>; bench/results/README.md describes the layout).
-# cuBLAS comes from the GPU machine's own CUDA toolkit (too large to carry).
+# scripts/gpu-bundle.sh; results go to $OUT (default: bench/results/<card><machine_suffix>/
+# <results>, the last two set by the calling script; bench/results/README.md describes the
+# layout). cuBLAS comes from the GPU machine's own CUDA toolkit (too large to carry).
 export LD_LIBRARY_PATH=$PWD/bundle:/usr/local/cuda/lib64
 acclab=./bundle/acclab
-out=${OUT:-${default_out:?set default_out before sourcing h200-common.sh}}
+
+# card_folder: the folder of the card the results are measured on, so that an H100's do not land
+# among an H200's: CARD (h100, h200) where given, else nvidia-smi's first GPU in lower case, less
+# "NVIDIA " and what follows the model ("NVIDIA H100 80GB HBM3": h100). h200, where every result
+# went before the scripts were named after what they measure, where neither says.
+card_folder() {
+  local name
+  if [[ -n ${CARD:-} ]]; then
+    echo "$CARD"
+    return
+  fi
+  name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  name=${name#NVIDIA }
+  name=${name%%[ -]*}
+  name=${name,,}
+  if [[ $name =~ ^[a-z0-9]+$ ]]; then echo "$name"; else echo h200; fi
+}
+# machine_suffix: a multi-GPU script's GPU count in the folder's name (x2: two GPUs of one host).
+: "${results:?set before sourcing bench-common.sh}"
+out=${OUT:-bench/results/$(card_folder)${machine_suffix:-}/$results}
 mkdir -p "$out"
 
 # run NAME ARGS...: acclab ARGS as JSON to $out/NAME.json, its command appended to

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # The steps that keep a whole solve in one construct (or, for cuda_temporal, several sweeps in
-# one pass), on one H200, each beside the step before it in one call: jacobi2d's
+# one pass), on one GPU, each beside the step before it in one call: jacobi2d's
 # acc_resident and cuda_temporal, vector's resident bandwidth steps, apsp's optimize_resident,
 # diffusion3d's acc_tuned at 256^3. It writes every file to $OUT (by default
-# bench/results/h200/resident); the committed ones (resident_*) were sorted into each
+# bench/results/<card>/resident); the committed ones (resident_*) were sorted into each
 # workload's bench/results/h200/<workload>/.
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
-# (scripts/h200-common.sh says how):
-#   OUT=some/folder scripts/h200-resident.sh
+# (scripts/bench-common.sh says how):
+#   OUT=some/folder scripts/bench-resident.sh
 # PACK=1 packs the results into one results.tgz (the device tool brings back at most 8 files).
 # With PEER=path/to/jacobi (multi-gpu-programming-models' single_gpu, built for sm_90), that
 # Jacobi runs on the seed's grid in the same call, as a peer to compare cuda with.
 set -uo pipefail
-default_out=bench/results/h200/resident
-source "$(dirname "$0")/h200-common.sh"
+results=resident
+source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 
 echo "== launch shapes of the resident constructs (GOMP_DEBUG=1)"

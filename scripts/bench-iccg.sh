@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The iccg workload's H200 measurements. From the repository root with the bundle
-# (scripts/h200-common.sh):
-#   OUT=some/folder scripts/h200-iccg.sh
+# The iccg workload's measurements on one GPU. From the repository root with the bundle
+# (scripts/bench-common.sh):
+#   OUT=some/folder scripts/bench-iccg.sh
 # PART=check runs the correctness checks only; PART=main the ladder and the GPU steps;
 # PART=colors the colour-count sweep; PART=file the 128^3 problem solved from a Matrix Market
 # file (acclab iccg FILE) beside the built-in steps.
 set -uo pipefail
-default_out=bench/results/h200/iccg
-source "$(dirname "$0")/h200-common.sh"
+results=iccg
+source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 part=${PART:-all}
 if [[ $part == all || $part == check ]]; then

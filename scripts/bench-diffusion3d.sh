@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The diffusion3d workload's H200 measurements, as committed in bench/results/h200/diffusion3d/.
+# The diffusion3d workload's measurements on one GPU, as committed in
+# bench/results/h200/diffusion3d/ (an H100's go to bench/results/h100/: scripts/bench-common.sh).
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
-# (scripts/h200-common.sh says how):
-#   OUT=some/folder scripts/h200-diffusion3d.sh
+# (scripts/bench-common.sh says how):
+#   OUT=some/folder scripts/bench-diffusion3d.sh
 # Fast runs first. On the seed grid GCC's acc_kernels takes about 1.1 s per step and acc_loop
 # 0.27 s per step (diffusion3d_seed_kernels_3steps.json): over 1638 steps they would take 30
 # and 7 minutes a run, so they are measured on 3 steps only.
 set -uo pipefail
-default_out=bench/results/h200/diffusion3d
-source "$(dirname "$0")/h200-common.sh"
+results=diffusion3d
+source "$(dirname "$0")/bench-common.sh"
 if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
   echo "== launch shapes (GOMP_DEBUG=1, 1 step)"
   GOMP_DEBUG=1 "$acclab" run diffusion3d --preset seed --set steps=1 --variant 'acc_*' --reps 1 2>&1 |

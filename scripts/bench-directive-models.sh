@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# OpenACC against OpenMP target offload (the omp_target_* steps) on the one-H200 machine, every
+# OpenACC against OpenMP target offload (the omp_target_* steps) on a one-GPU machine, every
 # figure of a workload from one call, as docs/directive-models.md shows them. From the
-# repository root with the bundle (scripts/h200-common.sh):
-#   OUT=some/folder scripts/h200-directive-models.sh
+# repository root with the bundle (scripts/bench-common.sh):
+#   OUT=some/folder scripts/bench-directive-models.sh
 # 1. Where each model ran (acclab info), and the launch shapes GCC picked (GOMP_DEBUG=1).
 # 2. vector at `large`: the OpenACC and OpenMP bandwidth steps side by side, then the tuned
 #    OpenMP steps as `target teams loop` and without simd; BabelStream's OpenMP model at the
@@ -25,8 +25,8 @@ case $part in
   all | stencils | why | rest | launch) ;;
   *) echo "PART=$part: expected all, stencils, why, rest or launch" >&2; exit 2 ;;
 esac
-default_out=bench/results/h200/directive-models
-source "$(dirname "$0")/h200-common.sh"
+results=directive-models
+source "$(dirname "$0")/bench-common.sh"
 "$acclab" info --probe --format json > "$out/info.json"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: v for k, v in d.items() if 'omptarget' in k or 'openacc' in k})" "$out/info.json"
 if [[ $part == all ]]; then

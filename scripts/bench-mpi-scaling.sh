@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # jacobi2d's and diffusion3d's MPI steps across the GPUs of one machine, the scaling runs: one
-# rank a GPU, 1 to N ranks. Run from the repository root with the bundle (scripts/h200-common.sh)
-# on the machine with two or four H200s:
-#   OUT=bench/results/h200x4/mpi scripts/h200xN-mpi.sh
+# rank a GPU, 1 to N ranks. Run from the repository root with the bundle (scripts/bench-common.sh)
+# on a machine with two or four GPUs:
+#   OUT=bench/results/h200x4/mpi scripts/bench-mpi-scaling.sh
+# (without OUT: bench/results/<card>x<GPUS>/mpi, <card>xN where GPUS is not given).
 # GPUS (default: nvidia-smi's count) sets N. Strong scaling: jacobi2d's `large` grid (16384^2)
 # and diffusion3d's 512^3 over 1, 2, 4 ranks; weak scaling: that grid per GPU (jacobi2d 16384
 # rows more a rank in row slabs, diffusion3d 512 planes more a rank in z slabs). The three steps
@@ -12,11 +13,11 @@
 # for both: at one rank the weak grid is the strong one).
 # WORKLOADS (default "jacobi2d diffusion3d") picks the workloads and STEPS the steps, so that a
 # call short of time can split them (and a machine without a GPU can try the script).
-# DRY=1 checks the script on the one-H200 machine: small grids, one repetition, GPUS=2 unless
+# DRY=1 checks the script on a one-GPU machine: small grids, one repetition, GPUS=2 unless
 # set, the ranks sharing the GPU (halos host-staged): the mechanics, not the figures.
 set -uo pipefail
-default_out=bench/results/h200xN/mpi
-source "$(dirname "$0")/h200-common.sh"
+results=mpi machine_suffix=x${GPUS:-N}  # xN where GPUS is left to nvidia-smi
+source "$(dirname "$0")/bench-common.sh"
 if ldd "$acclab" | grep "not found"; then exit 1; fi
 dry=${DRY:-0}
 if [[ $dry == 1 ]]; then gpus=${GPUS:-2}; else gpus=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}; fi

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The vector workload's H200 measurements, as committed in bench/results/h200/vector/.
+# The vector workload's measurements on one GPU, as committed in bench/results/h200/vector/ (an
+# H100's go to bench/results/h100/: scripts/bench-common.sh).
 # Run on the GPU machine from the repository root, with the bundle from scripts/gpu-bundle.sh
-# (scripts/h200-common.sh says how):
-#   OUT=some/folder scripts/h200-vector.sh
+# (scripts/bench-common.sh says how):
+#   OUT=some/folder scripts/bench-vector.sh
 set -uo pipefail
-default_out=bench/results/h200/vector
-source "$(dirname "$0")/h200-common.sh"
+results=vector
+source "$(dirname "$0")/bench-common.sh"
 "$acclab" info --probe --format json > "$out/info.json"
 run vector_bandwidth_large run vector --preset large --variant 'triad_*,dot_*' --reps 5
 run vector_bandwidth_seed run vector --preset seed --variant 'triad_*,dot_*' --reps 5
