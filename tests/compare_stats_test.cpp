@@ -104,11 +104,11 @@ TEST(BootstrapRatio, ReproducibleAndAroundTheRatio) {
   EXPECT_LT(first.high, 1.3);
   // Another seed: other draws, an interval close to the first (the medians of draws from 12
   // values take few distinct values, so the ends may even be equal).
-  const RatioInterval other = bootstrap_median_ratio(a, b, 2000, 7);
+  const RatioInterval other = bootstrap_median_ratio(a, b, kResamples, 7);
   EXPECT_NEAR(other.low, first.low, 0.02);
   EXPECT_NEAR(other.high, first.high, 0.02);
   // A wider confidence gives a wider interval from the same draws.
-  const RatioInterval wide = bootstrap_median_ratio(a, b, 2000, 20240607, 0.99);
+  const RatioInterval wide = bootstrap_median_ratio(a, b, kResamples, kSeed, 0.99);
   EXPECT_LE(wide.low, first.low);
   EXPECT_GE(wide.high, first.high);
 }

@@ -47,9 +47,12 @@ struct RatioInterval {
 // started at `seed` and indices taken modulo the sample size (std::mt19937_64 is specified
 // exactly by the standard; the standard's distributions are not), so the interval is the same
 // on every machine and every run. Neither sample may be empty; the medians must be positive.
+inline constexpr int kResamples = 2000;
+inline constexpr double kConfidence = 0.95;
+inline constexpr std::uint64_t kSeed = 20240607;
 RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const double> b,
-                                     int resamples = 2000, std::uint64_t seed = 20240607,
-                                     double confidence = 0.95);
+                                     int resamples = kResamples, std::uint64_t seed = kSeed,
+                                     double confidence = kConfidence);
 
 enum class Verdict { faster, slower, same, too_few_reps };
 
