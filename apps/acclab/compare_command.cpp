@@ -561,12 +561,13 @@ void add_compare_options(CLI::App* cmd, CompareArgs& args) {
   cmd->add_option("files", args.files,
                   "result files of acclab run or ladder --format json: the baseline first, then "
                   "one or more to compare with it");
-  cmd->add_option("--format", args.format, "text (the default), json or csv");
+  cmd->add_option("--format", args.format, "text (the default; table is the same), json or csv");
   cmd->add_option("--out", args.out, "write the report to FILE instead of stdout")
       ->check(non_empty_path());
   cmd->add_option("--fail-if-slower", args.fail_if_slower_percent,
                   "exit 1 when a step is significantly slower than in the baseline by more than "
-                  "PCT percent (verdict slower and ratio above 1 + PCT/100)");
+                  "PCT percent (verdict slower and ratio above 1 + PCT/100)")
+      ->type_name("PCT");
 }
 
 int compare_command(const CompareArgs& args, const std::vector<std::string>& command_line) {
