@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "apsp_command.hpp"
+#include "compare_command.hpp"
 #include "explain_command.hpp"
 #include "iccg_command.hpp"
 #include "path_option.hpp"
@@ -474,14 +475,21 @@ int one_command(int argc, char** argv) {
       "tune", "search each step's declared tunings, every point run and verified as run does");
   add_tune_options(tune, tune_args);
 
+  CompareArgs compare_args;
+  auto* compare = app.add_subcommand(
+      "compare", "compare result files of run or ladder: ratios, intervals and verdicts per step");
+  add_compare_options(compare, compare_args);
+
   // CLI11 answers an unknown command with "A subcommand is required"; name the word instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
     if (command != "list" && command != "info" && command != "run" && command != "ladder" &&
-        command != "explain" && command != "apsp" && command != "iccg" && command != "tune") {
-      print_error_line(fmt::format(
-          "unknown command '{}' (expected list, info, run, ladder, tune, explain, apsp or iccg)",
-          command));
+        command != "explain" && command != "apsp" && command != "iccg" && command != "tune" &&
+        command != "compare") {
+      print_error_line(
+          fmt::format("unknown command '{}' (expected list, info, run, ladder, tune, compare, "
+                      "explain, apsp or iccg)",
+                      command));
       return 2;
     }
   }
@@ -513,6 +521,7 @@ int one_command(int argc, char** argv) {
     if (*apsp) return apsp_command(apsp_args, registry);
     if (*iccg) return iccg_command(iccg_args, registry);
     if (*tune) return tune_command(tune_args, registry, command_line());
+    if (*compare) return compare_command(compare_args, command_line());
   } catch (const UsageError& e) {
     print_error_line(e.what());
     return 2;

@@ -175,16 +175,6 @@ class JsonReporter : public Reporter {
   nlohmann::json document_ = nlohmann::json::object();
 };
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 class CsvReporter : public Reporter {
  public:
   explicit CsvReporter(std::ostream& out) : out_(out) {}

@@ -16,4 +16,14 @@ std::string format_seconds(double seconds) {
   return fmt::format("{:.3g} µs", seconds * 1e6);
 }
 
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
 }  // namespace acclab

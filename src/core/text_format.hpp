@@ -1,4 +1,4 @@
-// How a time and a JSON document are written wherever acclab prints them: the runner's notes
+// How a time, a JSON document and a CSV field are written wherever acclab prints them: the runner's notes
 // and progress as much as the reports (core/report.hpp), so they sit below both.
 #pragma once
 
@@ -14,5 +14,9 @@ std::string format_seconds(double seconds);
 // report acclab prints goes through it: strings from the command line (an --out path, a graph
 // file's name) are bytes, and nlohmann::json's default dump throws on them, after all the work.
 std::string json_text(const nlohmann::json& value, int indent = -1);
+
+// `text` as one CSV field: as it is, or quoted (quotes doubled) where it holds a comma, a quote
+// or a newline (RFC 4180).
+std::string csv_field(const std::string& text);
 
 }  // namespace acclab
