@@ -557,6 +557,29 @@ std::string csv_text(const Comparison& c) {
 
 }  // namespace
 
+ComparedResults read_and_compare(const std::vector<std::string>& paths,
+                                 const std::vector<std::string>& command_line) {
+  ComparedResults read;
+  std::vector<ResultFile> files;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    files.push_back(read_result_file(paths[i], label_of(i)));
+    if (files.back().steps.empty()) refuse(paths[i], "holds no result (an empty results list)");
+    read.paths.push_back(files.back().path);
+    read.labels.push_back(files.back().label);
+    read.documents.push_back(files.back().document);
+  }
+  if (files.size() < 2) {
+    read.not_compared = "one result file";
+    return read;
+  }
+  try {
+    read.comparison = compare_json(compare_files(std::move(files)), CompareArgs{}, command_line);
+  } catch (const UsageError& e) {
+    read.not_compared = e.what();
+  }
+  return read;
+}
+
 void add_compare_options(CLI::App* cmd, CompareArgs& args) {
   cmd->add_option("files", args.files,
                   "result files of acclab run or ladder --format json: the baseline first, then "
