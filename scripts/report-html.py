@@ -289,7 +289,8 @@ class Charts:
                                                       + 2.0 * bool(no_flops), 5.0),
                                  squeeze=False, gridspec_kw={"width_ratios": ratios})
         axes = list(axes[0])
-        name_points = len(placed) + len(no_flops) <= 24
+        # Names where they fit; beyond a dozen they overlap, and the table's # says which is which.
+        name_points = len(placed) + len(no_flops) <= 12
 
         def mark(ax, s, x, y):
             ax.scatter([x], [y], s=28, color=colour(s.run_index), edgecolor="black",
@@ -460,7 +461,8 @@ def steps_table(steps, several_runs):
             else f"{number(r['speedup_vs_first']):.2f}x",
             "-" if number(r.get("speedup_vs_previous")) is None
             else f"{number(r['speedup_vs_previous']):.2f}x",
-            f"<code>{esc(json.dumps(s.params, sort_keys=True))}</code>",
+            "<code>" + " ".join(esc(f"{k}={text(v)}") for k, v in sorted(s.params.items()))
+            + "</code>",
             ('<ul class="notes">' + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
             if notes else "",
         ]
