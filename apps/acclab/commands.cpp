@@ -5,7 +5,10 @@
 #include <fmt/ostream.h>
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -16,6 +19,7 @@
 #include "iccg_command.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
+#include "report_command.hpp"
 #include "safe_text.hpp"
 #include "tune_command.hpp"
 #include "core/atomic_file.hpp"
@@ -73,6 +77,7 @@ struct RunArgs {
   bool corrupt_result = false;
   bool quiet = false;  // no progress lines on stderr
   std::string tunings;  // acclab tune --save-tunings's file: its matching entries applied
+  std::string report;   // the HTML page of the results (acclab report's), written at the end
 };
 
 void add_run_options(CLI::App* cmd, RunArgs& args) {
@@ -83,6 +88,10 @@ void add_run_options(CLI::App* cmd, RunArgs& args) {
   cmd->add_option("--reps", args.reps, "timed repetitions after the warm-up (default 5)");
   cmd->add_option("--format", args.format, "table, json or csv");
   cmd->add_option("--out", args.out, "write the report to FILE instead of stdout")
+      ->check(non_empty_path());
+  cmd->add_option("--report", args.report,
+                  "after the run, write the HTML page acclab report draws of its results: "
+                  "ladder chart, roofline, notes, provenance (one self-contained file)")
       ->check(non_empty_path());
   cmd->add_option("--devices", args.devices,
                   "GPU counts, e.g. 1,2: every variant once per count (--set devices=N)");
@@ -145,6 +154,18 @@ std::vector<Params> parameter_sets(const std::string& command, const RunArgs& ar
   return sets;
 }
 
+// Whether two output paths end in the same file or descriptor ("" is stdout).
+bool same_output(const std::string& a, const std::string& b) {
+  const auto descriptor = [](const std::string& path) {
+    return path.empty() ? std::optional<int>(STDOUT_FILENO) : output_descriptor(path);
+  };
+  const auto da = descriptor(a), db = descriptor(b);
+  if (da || db) return da == db;
+  std::error_code ignored;
+  return std::filesystem::weakly_canonical(output_target("--out", a), ignored) ==
+         std::filesystem::weakly_canonical(output_target("--report", b), ignored);
+}
+
 // Under mpirun with several ranks only distributed steps run: the others would run the whole
 // problem once on every rank.
 void check_ranks(const RunArgs& args, const std::vector<const Variant*>& variants) {
@@ -198,6 +219,13 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   try {
     // Before any work: a long run must not end on a path it cannot write.
     if (!args.out.empty() && mpi::is_root()) check_output_path("--out", args.out);
+    if (!args.report.empty() && mpi::is_root()) {
+      if (same_output(args.out, args.report)) {
+        throw UsageError(fmt::format("--report {}: the same output as {}", args.report,
+                                     args.out.empty() ? "the results on stdout" : "--out"));
+      }
+      check_report_page("--report", args.report);
+    }
     parameter_list = parameter_sets(command, args, workload, preset);
     if (args.reps < 1) throw UsageError(fmt::format("--reps {}: must be at least 1", args.reps));
     if (!mpi::built() && args.variant.find("mpi_") != std::string::npos) {
@@ -312,6 +340,10 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
   reporter->report_runs(results);
   reporter->finalize();
   output.commit();
+  if (!args.report.empty() && mpi::is_root()) {
+    write_run_report_page("--report", args.report, run_document(context, results),
+                          args.out.empty() ? "this run" : args.out, command_line());
+  }
 
   // Status 1 always comes with one line on stderr naming what failed, whatever the format.
   std::vector<std::string> failed;
@@ -475,6 +507,11 @@ int one_command(int argc, char** argv) {
       "tune", "search each step's declared tunings, every point run and verified as run does");
   add_tune_options(tune, tune_args);
 
+  ReportArgs report_args;
+  auto* report = app.add_subcommand(
+      "report", "one self-contained HTML page of result files: charts, roofline, notes");
+  add_report_options(report, report_args);
+
   CompareArgs compare_args;
   auto* compare = app.add_subcommand(
       "compare", "compare result files of run or ladder: ratios, intervals and verdicts per step");
@@ -485,10 +522,10 @@ int one_command(int argc, char** argv) {
     const std::string command = argv[1];
     if (command != "list" && command != "info" && command != "run" && command != "ladder" &&
         command != "explain" && command != "apsp" && command != "iccg" && command != "tune" &&
-        command != "compare") {
+        command != "compare" && command != "report") {
       print_error_line(
           fmt::format("unknown command '{}' (expected list, info, run, ladder, tune, compare, "
-                      "explain, apsp or iccg)",
+                      "report, explain, apsp or iccg)",
                       command));
       return 2;
     }
@@ -522,6 +559,7 @@ int one_command(int argc, char** argv) {
     if (*iccg) return iccg_command(iccg_args, registry);
     if (*tune) return tune_command(tune_args, registry, command_line());
     if (*compare) return compare_command(compare_args, command_line());
+    if (*report) return report_command(report_args, command_line());
   } catch (const UsageError& e) {
     print_error_line(e.what());
     return 2;

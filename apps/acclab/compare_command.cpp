@@ -288,7 +288,12 @@ struct Comparison {
   std::vector<ProvenanceDifference> provenance;
   std::vector<Row> rows;
   std::vector<Unmatched> unmatched;
+  std::vector<std::string> files_not_compared;  // why, for each file left out (lenient only)
 };
+
+// What a file with no step to compare with the baseline's does: stops the command (compare),
+// or is left out and said so (report, whose page shows the files' steps anyway).
+enum class NothingInCommon { refuse, leave_out };
 
 // Why `step` of `file` cannot be compared ("" where it can): a step that did not run has no
 // times, and the time of a failed step is the time of a wrong answer.
@@ -299,7 +304,8 @@ std::string not_comparable(const Step& step, const ResultFile& file) {
                      file.label);
 }
 
-Comparison compare_files(std::vector<ResultFile> files) {
+Comparison compare_files(std::vector<ResultFile> files,
+                         NothingInCommon nothing_in_common = NothingInCommon::refuse) {
   Comparison c;
   c.files = std::move(files);
   c.provenance = provenance_differences(c.files);
@@ -331,18 +337,24 @@ Comparison compare_files(std::vector<ResultFile> files) {
         c.unmatched.push_back({&file, &baseline, &after, "only in " + file.label});
       }
     }
+    std::string why;
     if (in_common == 0) {
-      throw UsageError(fmt::format(
+      why = fmt::format(
           "{}: no step in common with the baseline {} (steps match by workload, variant, preset "
           "and parameters)",
-          file.path, baseline.path));
-    }
-    if (c.rows.size() == rows_before) {
-      throw UsageError(fmt::format(
+          file.path, baseline.path);
+    } else if (c.rows.size() == rows_before) {
+      why = fmt::format(
           "{}: none of its {} steps in common with the baseline {} was verified and timed in "
           "both",
-          file.path, in_common, baseline.path));
+          file.path, in_common, baseline.path);
     }
+    if (why.empty()) continue;
+    if (nothing_in_common == NothingInCommon::refuse) throw UsageError(why);
+    c.files_not_compared.push_back(why);
+    // Its steps are all "only in" one side: the page shows them in the file's own table.
+    std::erase_if(c.unmatched,
+                  [&](const Unmatched& u) { return u.file == &file || u.other == &file; });
   }
   return c;
 }
@@ -421,6 +433,7 @@ nlohmann::json compare_json(const Comparison& c, const CompareArgs& args,
       {"command_line", command_line},
   };
   if (args.fail_if_slower_percent) doc["fail_if_slower_percent"] = *args.fail_if_slower_percent;
+  if (!c.files_not_compared.empty()) doc["files_not_compared"] = c.files_not_compared;
   return doc;
 }
 
@@ -556,6 +569,30 @@ std::string csv_text(const Comparison& c) {
 }
 
 }  // namespace
+
+ComparedResults read_and_compare(const std::vector<std::string>& paths,
+                                 const std::vector<std::string>& command_line) {
+  ComparedResults read;
+  std::vector<ResultFile> files;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    files.push_back(read_result_file(paths[i], label_of(i)));
+    if (files.back().steps.empty()) refuse(paths[i], "holds no result (an empty results list)");
+    read.paths.push_back(files.back().path);
+    read.labels.push_back(files.back().label);
+    read.documents.push_back(files.back().document);
+  }
+  if (files.size() < 2) {
+    read.not_compared = "one result file";
+    return read;
+  }
+  const Comparison comparison = compare_files(std::move(files), NothingInCommon::leave_out);
+  if (comparison.rows.empty()) {
+    read.not_compared = fmt::format("{}", fmt::join(comparison.files_not_compared, "; "));
+  } else {
+    read.comparison = compare_json(comparison, CompareArgs{}, command_line);
+  }
+  return read;
+}
 
 void add_compare_options(CLI::App* cmd, CompareArgs& args) {
   cmd->add_option("files", args.files,

@@ -148,31 +148,16 @@ class TableReporter : public Reporter {
 class JsonReporter : public Reporter {
  public:
   explicit JsonReporter(std::ostream& out) : out_(out) {}
-  void report_context(const ReportContext& context) override {
-    document_["schema"] = "acclab.run/1";
-    document_["command"] = context.command;
-    document_["workload"] = context.workload;
-    document_["preset"] = context.preset;
-    document_["host"] = context.host;
-    document_["devices"] = context.devices;
-    document_["compiler"] = context.compiler;
-    document_["build"] = context.build;
-    document_["command_line"] = context.command_line;
-    document_["openacc_runs_on"] = context.openacc_runs_on;
-    if (!context.omptarget_runs_on.empty()) {
-      document_["omptarget_runs_on"] = context.omptarget_runs_on;
-    }
-    document_["limits"] = context.limits;
-    document_["results"] = nlohmann::json::array();
-  }
+  void report_context(const ReportContext& context) override { context_ = context; }
   void report_runs(const std::vector<Result>& results) override {
-    for (const auto& r : results) document_["results"].push_back(result_to_json(r));
+    results_.insert(results_.end(), results.begin(), results.end());
   }
-  void finalize() override { out_ << json_text(document_, 2) << '\n'; }
+  void finalize() override { out_ << json_text(run_document(context_, results_), 2) << '\n'; }
 
  private:
   std::ostream& out_;
-  nlohmann::json document_ = nlohmann::json::object();
+  ReportContext context_;
+  std::vector<Result> results_;
 };
 
 class CsvReporter : public Reporter {
@@ -235,6 +220,25 @@ class CsvReporter : public Reporter {
 };
 
 }  // namespace
+
+nlohmann::json run_document(const ReportContext& context, const std::vector<Result>& results) {
+  nlohmann::json document = nlohmann::json::object();
+  document["schema"] = "acclab.run/1";
+  document["command"] = context.command;
+  document["workload"] = context.workload;
+  document["preset"] = context.preset;
+  document["host"] = context.host;
+  document["devices"] = context.devices;
+  document["compiler"] = context.compiler;
+  document["build"] = context.build;
+  document["command_line"] = context.command_line;
+  document["openacc_runs_on"] = context.openacc_runs_on;
+  if (!context.omptarget_runs_on.empty()) document["omptarget_runs_on"] = context.omptarget_runs_on;
+  document["limits"] = context.limits;
+  document["results"] = nlohmann::json::array();
+  for (const auto& r : results) document["results"].push_back(result_to_json(r));
+  return document;
+}
 
 nlohmann::json result_to_json(const Result& r) {
   const bool timed = !r.times_s.empty();

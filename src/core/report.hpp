@@ -41,6 +41,9 @@ std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream&
 
 nlohmann::json result_to_json(const Result& result);
 
+// The acclab.run/1 document of a run: what the json format writes, and what --report draws.
+nlohmann::json run_document(const ReportContext& context, const std::vector<Result>& results);
+
 // What the profile of `result` cannot show and why (events the runtime does not deliver, CUDA
 // work that is not instrumented), one sentence each; empty without a profile.
 std::vector<std::string> profile_notes(const Result& result);
