@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev                              # matmul's cpu_blas
   libopenmpi-dev openmpi-bin                   # the mpi_* steps and mpirun
-  python3-matplotlib                           # scripts/plot-ladder.py
+  python3-matplotlib                           # scripts/plot-ladder.py, report-html.py
 )
 
 missing=()
