@@ -70,24 +70,32 @@ mps_dirs() {
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
 }
 trap 'stop_busy; [[ -n ${CUDA_MPS_PIPE_DIRECTORY:-} ]] && echo quit | nvidia-cuda-mps-control' EXIT
+trap "exit 143" TERM
 
 nvidia-smi --query-gpu=name,driver_version,compute_mode --format=csv,noheader | tee "$out/gpu.txt"
 mps=$(command -v nvidia-cuda-mps-control || true)
 echo "nvidia-cuda-mps-control: ${mps:-not found}" | tee -a "$out/gpu.txt"
 
+# The cases in the order of what they tell most per second, so that a call cut short still
+# answers the first questions: alone, alone under MPS, beside the busy processes (with MPS,
+# then without), every launch-bound step at once under MPS.
+mps_on() { mps_dirs; nvidia-cuda-mps-control -d && sleep 1; }
+mps_off() { echo quit | nvidia-cuda-mps-control; unset CUDA_MPS_PIPE_DIRECTORY; sleep 1; }
 seed_run alone "$step"
-start_busy; seed_run "busy$busy_count" "$step"; stop_busy
 if [[ -n $mps ]]; then
-  mps_dirs
-  nvidia-cuda-mps-control -d && sleep 1
+  mps_on
   seed_run mps-alone "$step"
   start_busy; seed_run "mps-busy$busy_count" "$step"; stop_busy
-  # Every launch-bound step at once, as a phase of the gate of their own would run them.
+  mps_off
+fi
+start_busy; seed_run "busy$busy_count" "$step"; stop_busy
+if [[ -n $mps ]]; then
+  mps_on
   start=$(date +%s.%N)
   for s in "${launch_bound[@]}"; do seed_run mps-together "$s" & done; wait
   echo "mps-together wall $(python3 -c "import time; print(round(time.time() - $start, 1))") s" \
     | tee -a "$out/gpu.txt"
-  echo quit | nvidia-cuda-mps-control; unset CUDA_MPS_PIPE_DIRECTORY; sleep 1
+  mps_off
 fi
 if [[ ${TOGETHER_WITHOUT_MPS:-0} == 1 ]]; then
   start=$(date +%s.%N)
