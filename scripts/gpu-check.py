@@ -216,6 +216,9 @@ def parse_args():
     for option in ("seed_limit", "seed_slow_limit", "timeout", "slow_seed_limit"):
         if not getattr(args, option) > 0:
             fail_usage(f"--{option.replace('_', '-')} {getattr(args, option):g}: must be above 0")
+    if args.mps == "on" and not Mps.find_control():
+        fail_usage("--mps on: nvidia-cuda-mps-control not found (on the PATH or beside the "
+                   "driver)")
     if args.seed_only and args.no_seed:
         fail_usage("--seed-only and --no-seed: nothing would run")
     if not (os.path.isfile(args.acclab) and os.access(args.acclab, os.X_OK)):
@@ -386,11 +389,16 @@ class Mps:
     with pipe and log folders of the check's own (never the machine's defaults, so that an MPS
     another user runs is left alone), quit at the end of the phase."""
 
-    def __init__(self, work):
-        self.control = shutil.which("nvidia-cuda-mps-control") or next(
+    @staticmethod
+    def find_control():
+        """The MPS control program: on the PATH, or beside the driver where images put it."""
+        return shutil.which("nvidia-cuda-mps-control") or next(
             (c for c in ("/usr/bin/nvidia-cuda-mps-control",
                          "/usr/local/nvidia/bin/nvidia-cuda-mps-control") if os.access(c, os.X_OK)),
             None)
+
+    def __init__(self, work):
+        self.control = Mps.find_control()
         self.env = {"CUDA_MPS_PIPE_DIRECTORY": os.path.join(work, "mps", "pipe"),
                     "CUDA_MPS_LOG_DIRECTORY": os.path.join(work, "mps", "log")}
         self.running = False
@@ -446,9 +454,6 @@ def main():
                 fail_usage(f"--workloads {args.workloads}: no workload '{w}'")
         variants = [v for v in variants if v["workload"] in wanted]
 
-    if args.mps == "on" and not Mps(work).control:
-        fail_usage("--mps on: nvidia-cuda-mps-control not found (on the PATH or beside the "
-                   "driver)")
     check = Check(args, work, cores)
     jobs = []  # (variant index, field, callable)
     records = [{"workload": v["workload"], "variant": v["variant"], "backend": v["backend"]}
