@@ -116,6 +116,16 @@ def main():
         check("partial record with no problems on these trees", partial_clean, SKIP,
               ["partial gate"])
 
+        budget_only = copy.deepcopy(partial_clean)
+        budget_only["ok"] = False
+        budget_only["problems"] = ["not run within --budget 400 s: iccg/unified seed"]
+        check("partial record, runs left out by the budget only", budget_only, SKIP,
+              ["partial gate"])
+        budget_and_failure = copy.deepcopy(budget_only)
+        budget_and_failure["problems"].append("iccg/cuda small: exited failed")
+        check("partial record with a failure besides the budget", budget_and_failure, 1,
+              ["iccg/cuda small: exited failed"])
+
         check("malformed record", '{"schema": "acclab.gpu-check/1", ', 1, ["not JSON"])
         wrong = dict(good, schema="acclab.gpu-check/0")
         check("wrong schema", wrong, 1, ["schema"])
