@@ -80,6 +80,14 @@ echo "nvidia-cuda-mps-control: ${mps:-not found}" | tee -a "$out/gpu.txt"
 # answers the first questions: alone, alone under MPS, beside the busy processes (with MPS,
 # then without), every launch-bound step at once under MPS.
 mps_on() { mps_dirs; nvidia-cuda-mps-control -d && sleep 1; }
+together() {  # case: every launch-bound step's seed run at once, and the wall time of them all
+  local start
+  start=$(date +%s.%N)
+  for s in "${launch_bound[@]}"; do seed_run "$1" "$s" & done
+  wait
+  echo "$1 wall $(python3 -c "import time; print(round(time.time() - $start, 1))") s" \
+    | tee -a "$out/gpu.txt"
+}
 mps_off() { echo quit | nvidia-cuda-mps-control; unset CUDA_MPS_PIPE_DIRECTORY; sleep 1; }
 seed_run alone "$step"
 if [[ -n $mps ]]; then
@@ -91,15 +99,7 @@ fi
 start_busy; seed_run "busy$busy_count" "$step"; stop_busy
 if [[ -n $mps ]]; then
   mps_on
-  start=$(date +%s.%N)
-  for s in "${launch_bound[@]}"; do seed_run mps-together "$s" & done; wait
-  echo "mps-together wall $(python3 -c "import time; print(round(time.time() - $start, 1))") s" \
-    | tee -a "$out/gpu.txt"
+  together mps-together
   mps_off
 fi
-if [[ ${TOGETHER_WITHOUT_MPS:-0} == 1 ]]; then
-  start=$(date +%s.%N)
-  for s in "${launch_bound[@]}"; do seed_run together "$s" & done; wait
-  echo "together wall $(python3 -c "import time; print(round(time.time() - $start, 1))") s" \
-    | tee -a "$out/gpu.txt"
-fi
+if [[ ${TOGETHER_WITHOUT_MPS:-0} == 1 ]]; then together together; fi

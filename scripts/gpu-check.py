@@ -617,6 +617,7 @@ def main():
                       f"{r.get('status')} {r.get('outcome')}", flush=True)
 
     phases = {}
+    problems_before = []  # of the launch-bound phase's own set-up
     began = time.monotonic()
     run_phase(jobs, args.jobs, solver_jobs)
     phases["main"] = {"jobs": args.jobs, "runs": len(jobs) + len(solver_jobs),
@@ -644,10 +645,8 @@ def main():
                 mps.stop()
                 use_mps = False
         if args.mps == "on" and not use_mps:
-            problems_before = ["--mps on: the MPS control daemon did not start or its trial "
-                               "runs failed"]
-        else:
-            problems_before = []
+            problems_before.append("--mps on: the MPS control daemon did not start or its "
+                                   "trial runs failed")
         workers = args.launch_bound_jobs or (len(launch_bound) if use_mps
                                               else LAUNCH_BOUND_JOBS_WITHOUT_MPS)
         began = time.monotonic()
@@ -662,8 +661,6 @@ def main():
             "wall_s": round(time.monotonic() - began, 1),
             "runs_s": {f"{variants[i]['workload']}/{variants[i]['variant']}":
                        records[i][field].get("seconds") for i, field, _ in launch_bound}}
-    else:
-        problems_before = []
 
     problems = problems_before + [f"not run within --budget {args.budget:g} s: {label}"
                                   for label in skipped]
