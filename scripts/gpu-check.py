@@ -184,6 +184,11 @@ def parse_args():
                    help="seconds for the whole check (0: no limit); jobs not started by then are "
                         "recorded as not run and the check as incomplete, so that a report is "
                         "written even when the GPU machine's time is short")
+    p.add_argument("--deadline", type=float, default=0,
+                   help="seconds after which processes still running are stopped and recorded "
+                        "like runs the --budget left out, and the record is written (0: none): "
+                        "for a machine that ends the check at a hard limit, which would leave "
+                        "no record at all")
     p.add_argument("--solver-repeats", type=int, default=4,
                    help="runs of each acclab apsp FILE variant, each its own process, all of "
                         "which must give one digest: a race shows in some runs only (default 4)")
@@ -237,11 +242,26 @@ def sanitizer_binary():
     return None
 
 
+class Stopped(Exception):
+    """A process ended because the check reached its --deadline, not its own limit."""
+
+    def __init__(self, seconds):
+        super().__init__(f"stopped at the deadline after {seconds:.0f} s")
+        self.seconds = seconds
+
+
+DEADLINE = None  # time.monotonic() at which running processes are stopped (--deadline)
+
+
 def run_process(command, timeout, log_path, env=None):
     """Runs `command` (in environment `env`, None: this one), its stdout and stderr into
     log_path; returns (exit status, seconds, text). The exit status is negative for a signal,
-    None for a timeout."""
+    None for a timeout. Raises Stopped when the process was ended by the --deadline rather
+    than by its own timeout."""
     start = time.monotonic()
+    stopped = DEADLINE is not None and DEADLINE - start < timeout
+    if stopped:
+        timeout = max(DEADLINE - start, 0)
     with open(log_path, "w") as log:
         # A session of its own, so that a timeout ends the whole group: killing
         # compute-sanitizer alone would leave its acclab on the GPU beside the next jobs.
@@ -258,6 +278,8 @@ def run_process(command, timeout, log_path, env=None):
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+            if stopped:
+                raise Stopped(time.monotonic() - start)
             status = None
     with open(log_path, errors="replace") as log:
         text = log.read()
@@ -424,6 +446,8 @@ class Mps:
 def main():
     args = parse_args()
     gate_start = time.monotonic()
+    global DEADLINE
+    DEADLINE = gate_start + args.deadline if args.deadline > 0 else None
     if not args.no_sanitizers and not args.seed_only and not sanitizer_binary():
         fail_usage("compute-sanitizer not found (on the PATH or in /usr/local/cuda/bin); "
                    "--no-sanitizers for a dry run")
@@ -545,6 +569,7 @@ def main():
                                    job[1] == "seed" and key_of(job) in seed_slow))
     deadline = time.monotonic() + args.budget if args.budget > 0 else None
     skipped = []
+    stopped = []  # runs the --deadline ended
     spans = []  # (field, start, end): when each job ran, in seconds from the gate's start
 
     def within_budget(job, label, field=None):
@@ -552,9 +577,16 @@ def main():
         if deadline is not None and time.monotonic() > deadline:
             skipped.append(label)
             return {"status": "not run", "outcome": "budget", "errors": None}
+        if DEADLINE is not None and time.monotonic() >= DEADLINE:
+            stopped.append(f"{label} (not started before the deadline)")
+            return {"status": "not run", "outcome": "budget", "errors": None}
         start = time.monotonic() - gate_start
         try:
             return job()
+        except Stopped as stop:
+            stopped.append(f"{label} ({stop})")
+            return {"status": "not run", "outcome": "budget", "errors": None,
+                    "stopped_after_s": round(stop.seconds, 1)}
         finally:
             spans.append((field, start, time.monotonic() - gate_start))
 
@@ -634,10 +666,13 @@ def main():
             for i, _, _ in launch_bound:
                 trial.setdefault(variants[i]["backend"], i)
             check.overlay = mps.env
-            mps_trial = {f"{variants[i]['workload']}/{variants[i]['variant']}":
-                         check.acclab_run(variants[i]["workload"], variants[i]["variant"],
-                                          "small", "mps-trial", args.timeout)[0]
-                         for i in trial.values()}
+            try:
+                mps_trial = {f"{variants[i]['workload']}/{variants[i]['variant']}":
+                             check.acclab_run(variants[i]["workload"], variants[i]["variant"],
+                                              "small", "mps-trial", args.timeout)[0]
+                             for i in trial.values()}
+            except Stopped as stop:
+                mps_trial = {"trial": {"status": f"not finished: {stop}"}}
             check.overlay = {}
             if any(r.get("status") != "verified" for r in mps_trial.values()):
                 print(f"gpu-check: MPS trial failed, the launch-bound phase runs without it: "
@@ -664,6 +699,7 @@ def main():
 
     problems = problems_before + [f"not run within --budget {args.budget:g} s: {label}"
                                   for label in skipped]
+    problems += [f"not run within --deadline {args.deadline:g} s: {label}" for label in stopped]
     for s in solvers:
         r = s["file"]
         if r.get("outcome") != "budget" and r.get("status") != "verified":
@@ -723,7 +759,8 @@ def main():
 
     build = info.get("build", {})
     complete = (not args.workloads and not args.no_sanitizers and not args.no_seed and
-                not args.seed_only and not args.slow_seeds and not args.extra and not skipped)
+                not args.seed_only and not args.slow_seeds and not args.extra and not skipped
+                and not stopped)
     # A partial (dry) run checks the script and the variants, not a commit: only a complete one
     # must name a clean commit and its trees.
     trees = provenance_trees(args.acclab, build.get("commit"))

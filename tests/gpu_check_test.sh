@@ -279,6 +279,37 @@ sys.exit(1 if problems else 0)
 PY2
 check "--no-share: every process the check's own environment, recorded so" test $? -eq 0
 
+# --deadline: a run still going when it comes is stopped, every later one is not started,
+# and the record is written, partial (as under --budget), not failed: the GPU machine ends a
+# call at a hard limit, and a check cut there left no record at all.
+LOG=deadline HANG="acc_tuned" python3 "$check" "${share[@]}" --seed-limit 40 --jobs 1 \
+  --deadline 4 --out "$dir/deadline" > "$dir/deadline.txt" 2>&1
+check "--deadline: exit 1 (a partial check)" test $? -eq 1
+python3 - "$dir/deadline/LATEST.json" <<'PY2'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+problems = []
+records = {r["variant"]: r for r in doc["variants"]}
+tuned, resident = records["acc_tuned"]["seed"], records["acc_resident"]["seed"]
+# The deadline counts from the check's start, so the seed run had less than 4 s of it.
+if tuned.get("outcome") != "budget" or not 0.5 <= tuned.get("stopped_after_s", 0) < 4.5:
+    problems.append(f"acc_tuned seed {tuned}: not stopped at the 4 s deadline")
+if resident.get("outcome") != "budget" or "stopped_after_s" in resident:
+    problems.append(f"acc_resident seed {resident}: started after the deadline")
+expected = ["not run within --deadline 4 s: jacobi2d/acc_tuned seed (stopped at the deadline "
+            "after", "not run within --deadline 4 s: jacobi2d/acc_resident seed (not started "
+            "before the deadline)"]
+if doc["complete"] or not all(p.startswith("not run within --deadline 4 s: ")
+                              for p in doc["problems"]) or not all(
+        any(p.startswith(e) for p in doc["problems"]) for e in expected):
+    problems.append(f"complete {doc['complete']}, problems {doc['problems']}")
+if doc["wall_s"] > 20:
+    problems.append(f"the check took {doc['wall_s']} s after a 4 s deadline")
+print("\n".join(problems) or "deadline ok")
+sys.exit(1 if problems else 0)
+PY2
+check "--deadline: the run going stopped, the rest not started, a partial record" test $? -eq 0
+
 # --mps on, with a stand-in for the MPS control daemon: it is started before the launch-bound
 # phase and quit after it, a small trial run goes first, and only that phase's processes are
 # its clients; without the daemon --mps on is refused before anything runs.
