@@ -14,7 +14,8 @@
 # per-loop and OpenMP target steps: a warm-up and a timed solve of 10-14 s each, the reference
 # on 2 threads) are expected to take about a minute. --budget 420 stops starting jobs after
 # 420 s, so that a report is written within the call however slow the machine (the check is
-# then incomplete).
+# then incomplete); --deadline 560 stops what still runs at 560 s and writes the record, partial,
+# where the machine ends the call at 600 s.
 #
 # Every registered variant of every workload runs in its own process on the small preset (so
 # that an abort names its variant), the GPU variants (OpenACC, OpenMP target, CUDA) also on the
