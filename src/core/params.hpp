@@ -173,12 +173,18 @@ struct TuningSet {
 
 // A step's tunings, typed: each parameter declared with the member of the step's own `Tunings`
 // struct it fills, so that the step's file is the one place its knobs are declared, read and
-// checked. The member's type sets the parameter's (std::int64_t: integer, bool: boolean,
-// std::string: text). Made once (a function-local static) and read by the step's factory.
+// checked. The member's type sets the parameter's (std::int64_t, or std::optional<std::int64_t>
+// for an optional one: integer; bool: boolean; std::string: text). Made once (a function-local
+// static) and read by the step's factory.
 template <typename Tunings>
 class StepTunings {
  public:
   StepTunings& integer(ParamSpec spec, std::int64_t Tunings::*member) {
+    fields_.integer(spec.key, member);
+    return add(std::move(spec), ParamType::integer);
+  }
+  // An optional parameter (its presets empty): unset leaves the member std::nullopt.
+  StepTunings& integer(ParamSpec spec, std::optional<std::int64_t> Tunings::*member) {
     fields_.integer(spec.key, member);
     return add(std::move(spec), ParamType::integer);
   }
