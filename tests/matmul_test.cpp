@@ -10,18 +10,21 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/registry.hpp"
 #include "core/runner.hpp"
 #include "support.hpp"
+#include "workloads/matmul/cuda_tiling.hpp"
 
 namespace acclab {
 namespace {
@@ -36,6 +39,17 @@ using test::run_acclab;
 const Workload& matmul_workload() { return test::all().workload("matmul"); }
 const Variant& matmul_variant(const std::string& name) { return test::variant_of("matmul", name); }
 std::vector<std::string> matmul_variant_names() { return test::variant_names("matmul"); }
+bool has_matmul_variant(const std::string& name) {
+  const auto names = matmul_variant_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+// The workload's parameter `key`, or null: a step's own knob is one only where the step is built.
+const ParamSpec* matmul_param(const std::string& key) {
+  const auto& params = matmul_workload().params;
+  const auto spec =
+      std::find_if(params.begin(), params.end(), [&](const ParamSpec& s) { return s.key == key; });
+  return spec == params.end() ? nullptr : &*spec;
+}
 
 Params matmul_params(const std::vector<std::string>& overrides,
                      const std::string& preset = "small") {
@@ -69,17 +83,96 @@ TEST(MatmulProblemTest, SeedPresetIsTheSeedsProblem) {
   EXPECT_EQ(large.n, 4096);
   EXPECT_EQ(large.k, 4096);
   EXPECT_FALSE(problem({"data=copy"}).resident);
-  EXPECT_EQ(matmul::cuda_mma_names[small.cuda_mma], "m16n8k4");  // fastest on the H200
-  EXPECT_EQ(small.acc_block, matmul::AccBlock::b16x4);
-  EXPECT_EQ(matmul::cuda_mma_names[problem({"cuda_mma=m16n8k16"}).cuda_mma], "m16n8k16");
-  EXPECT_EQ(small.cuda_stages, 3);
-  EXPECT_EQ(problem({"cuda_stages=2"}).cuda_stages, 2);
-  // The fastest shapes of the H200 sweep: 64-wide tiles of 4 warps; 16 warps on 128-wide ones.
-  EXPECT_EQ(small.cuda_tile, 64);
-  EXPECT_EQ(small.cuda_warps, 4);
-  EXPECT_EQ(problem({"cuda_tile=128"}).cuda_warps, 16);
-  EXPECT_EQ(problem({"cuda_tile=128", "cuda_warps=8"}).cuda_warps, 8);
   EXPECT_EQ(problem({"init=random"}).init, Init::random);
+}
+
+// acc_tuned's and cuda_tiled's knobs are theirs, declared in their files (acc_tuned.cpp,
+// cuda.cpp): parameters of the workload where the step is built, with the defaults the H200
+// sweeps found fastest, and none where it is not.
+TEST(MatmulProblemTest, StepKnobsAreTheirStepsOwnWithTheMeasuredDefaults) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> knobs = {
+      {"acc_tuned", "acc_block", "16x4"},    {"cuda_tiled", "cuda_tile", "64"},
+      {"cuda_tiled", "cuda_mma", "m16n8k4"}, {"cuda_tiled", "cuda_warps", ""},
+      {"cuda_tiled", "cuda_slice", "16"},    {"cuda_tiled", "cuda_stages", "3"}};
+  for (const auto& [step, key, value] : knobs) {
+    SCOPED_TRACE(key);
+    const ParamSpec* spec = matmul_param(key);
+    if (!has_matmul_variant(step)) {
+      EXPECT_EQ(spec, nullptr);
+      continue;
+    }
+    ASSERT_NE(spec, nullptr);
+    for (const char* preset : {"seed", "small", "large"}) {
+      EXPECT_EQ(spec->presets.at(preset), value) << preset;
+    }
+    const Variant& v = matmul_variant(step);
+    EXPECT_NE(std::find(v.tunings.begin(), v.tunings.end(), key), v.tunings.end());
+    EXPECT_TRUE(v.check_tunings != nullptr);
+  }
+}
+
+// cuda_tiled's knobs as a shape (cuda_tiling.cpp, in every build).
+TEST(MatmulProblemTest, CudaTilingDefaultsToTheFastestShapesOfTheSweep) {
+  using matmul::cuda::Mma;
+  using matmul::cuda::tiling_of;
+  const matmul::cuda::Tiling t = tiling_of({});
+  EXPECT_EQ(t.shape, Mma::m16n8k4);
+  EXPECT_EQ(t.slice, 16);
+  EXPECT_EQ(t.stages, 3);
+  // 64-wide tiles of 4 warps; 16 warps on 128-wide ones.
+  EXPECT_EQ(t.tile, 64);
+  EXPECT_EQ(t.warps, 4);
+  EXPECT_EQ(tiling_of({.tile = 128}).warps, 16);
+  EXPECT_EQ(tiling_of({.tile = 128, .warps = 8}).warps, 8);
+  EXPECT_EQ(tiling_of({.mma = "m8n8k4"}).shape, Mma::m8n8k4);
+  EXPECT_EQ(tiling_of({.mma = "m16n8k16"}).shape, Mma::m16n8k16);
+  EXPECT_EQ(tiling_of({.slice = 32, .stages = 2}).slice, 32);
+  EXPECT_EQ(tiling_of({.stages = 2}).stages, 2);
+  EXPECT_EQ(matmul::cuda::mma_names[int(Mma::m16n8k8)], "m16n8k8");
+}
+
+TEST(MatmulProblemTest, CudaTilingCheckRefusesShapesTheKernelLacksNamingTheSet) {
+  const auto error = [](const matmul::cuda::TiledTunings& t) {
+    return test::usage_error_message([&] { matmul::cuda::check_tiling(t); });
+  };
+  EXPECT_EQ(error({}), "");
+  EXPECT_EQ(error({.tile = 96}), "--set cuda_tile=96: expected 64 or 128");
+  EXPECT_EQ(error({.tile = 128, .warps = 4}),
+            "--set cuda_warps=4: with cuda_tile=128 a lane would hold 128 doubles of C (take 8 "
+            "or 16)");
+  EXPECT_EQ(error({.warps = 4}), "");
+  EXPECT_EQ(error({.tile = 128}), "");  // and 16 warps
+  EXPECT_EQ(error({.warps = 12}), "--set cuda_warps=12: expected 4, 8 or 16");
+  EXPECT_EQ(error({.slice = 8}), "--set cuda_slice=8: expected 16 or 32");
+  // 4 stages of 128 x 32 slices: 276 KiB of shared memory, more than any GPU gives a block.
+  EXPECT_EQ(error({.tile = 128, .slice = 32, .stages = 4}),
+            "--set cuda_stages=4: with cuda_tile=128 and cuda_slice=32 a block needs 276 KiB of "
+            "shared memory, more than the 227 KiB a block may have");
+  EXPECT_EQ(error({.tile = 128, .slice = 32, .stages = 3}), "");
+  EXPECT_EQ(error({.slice = 32, .stages = 4}), "");  // 64-wide tiles: 140 KiB
+}
+
+// The same check reached through --set where cuda_tiled is built, and only for cuda_tiled.
+TEST(MatmulProblemTest, CudaTiledChecksItsKnobsAsSet) {
+  if (!has_matmul_variant("cuda_tiled")) GTEST_SKIP() << "built without CUDA: no cuda_tiled";
+  const auto error = [](const std::vector<std::string>& overrides) {
+    return test::check_error("matmul", "cuda_tiled", overrides);
+  };
+  EXPECT_EQ(error({}), "");
+  EXPECT_EQ(error({"cuda_tile=96"}), "--set cuda_tile=96: expected 64 or 128");
+  EXPECT_NE(error({"cuda_mma=m8n8k8"}).find("cuda_mma"), std::string::npos);
+  EXPECT_NE(error({"cuda_stages=1"}).find("cuda_stages=1"), std::string::npos);
+  EXPECT_NE(error({"cuda_stages=5"}).find("cuda_stages=5"), std::string::npos);
+  EXPECT_NE(error({"cuda_warps=4", "cuda_tile=128"}).find("--set cuda_warps=4: with cuda_tile"),
+            std::string::npos);
+  EXPECT_EQ(error({"cuda_tile=128"}), "");
+  EXPECT_EQ(error({"cuda_warps=12"}), "--set cuda_warps=12: expected 4, 8 or 16");
+  EXPECT_EQ(error({"cuda_slice=8"}), "--set cuda_slice=8: expected 16 or 32");
+  EXPECT_NE(error({"cuda_tile=128", "cuda_slice=32", "cuda_stages=4"}).find("276 KiB"),
+            std::string::npos);
+  EXPECT_EQ(error({"cuda_tile=128", "cuda_slice=32", "cuda_stages=3"}), "");
+  // A step without these knobs never reads them (acclab refuses such a --set for it first).
+  EXPECT_EQ(test::check_error("matmul", "openmp", {"cuda_tile=96"}), "");
 }
 
 TEST(MatmulProblemTest, LeadingDimensionsDefaultToTheRowLengths) {
@@ -252,21 +345,7 @@ TEST(MatmulWorkloadTest, ValidateRefusesBadShapesWithTheParameterNamed) {
   EXPECT_NE(error({"ldc=3"}).find("ldc=3"), std::string::npos);
   EXPECT_NE(error({"m=0"}).find("m=0"), std::string::npos);
   EXPECT_NE(error({"k=-3"}).find("k=-3"), std::string::npos);
-  EXPECT_NE(error({"cuda_tile=96"}).find("cuda_tile"), std::string::npos);
   EXPECT_NE(error({"init=ones"}).find("init"), std::string::npos);
-  EXPECT_NE(error({"cuda_mma=m8n8k8"}).find("cuda_mma"), std::string::npos);
-  EXPECT_NE(error({"cuda_stages=1"}).find("cuda_stages=1"), std::string::npos);
-  EXPECT_NE(error({"cuda_stages=5"}).find("cuda_stages=5"), std::string::npos);
-  EXPECT_NE(error({"cuda_warps=4", "cuda_tile=128"}).find("cuda_warps=4"), std::string::npos);
-  EXPECT_EQ(error({"cuda_warps=4"}), "");
-  EXPECT_EQ(error({"cuda_tile=128"}), "");  // and 16 warps
-  EXPECT_NE(error({"cuda_warps=12"}).find("cuda_warps=12"), std::string::npos);
-  EXPECT_NE(error({"cuda_slice=8"}).find("cuda_slice=8"), std::string::npos);
-  // 4 stages of 128 x 32 slices: 276 KiB of shared memory, more than any GPU gives a block.
-  EXPECT_NE(error({"cuda_tile=128", "cuda_slice=32", "cuda_stages=4"}).find("276 KiB"),
-            std::string::npos);
-  EXPECT_EQ(error({"cuda_tile=128", "cuda_slice=32", "cuda_stages=3"}), "");
-  EXPECT_EQ(error({"cuda_slice=32", "cuda_stages=4"}), "");  // 64-wide tiles: 140 KiB
   EXPECT_NE(error({"acc_block=3x3"}).find("acc_block"), std::string::npos);
   EXPECT_NE(error({"data=managed"}).find("data"), std::string::npos);
   // 2^31 elements in one matrix; and sizes past int without overflow.
@@ -341,6 +420,12 @@ TEST_P(MatmulVariantTest, VerifiedOnShapesNoTileDividesAndPaddedRows) {
       {"m=67", "n=70", "k=45", "cuda_warps=4", "cuda_tile=64", "cuda_slice=32", "ldb=71"},
   };
   for (const auto& overrides : cases) {
+    // A step's own knobs are parameters only where the step is built.
+    if (std::any_of(overrides.begin(), overrides.end(), [](const std::string& set) {
+          return matmul_param(set.substr(0, set.find('='))) == nullptr;
+        })) {
+      continue;
+    }
     const Params params = matmul_params(overrides);
     SCOPED_TRACE(params.json().dump());
     const Result r = run(params, 2);

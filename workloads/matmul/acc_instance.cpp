@@ -2,6 +2,8 @@
 // device memory once (the seed's `enter data` before its timed products) and brings C back in
 // finish; with data=copy it leaves them on the host, and each kernel's copyin/copy clauses move
 // them around every product (the seed's first build, 3.6 s a product on its GPU).
+#include <utility>
+
 #include "workloads/matmul/matmul.hpp"
 
 namespace acclab::matmul {
@@ -10,7 +12,7 @@ namespace {
 class AccMatmul : public MatmulInstance {
  public:
   AccMatmul(const Params& params, AccKernel kernel, RowCap cap)
-      : MatmulInstance(params, cap), kernel_(kernel) {}
+      : MatmulInstance(params, cap), kernel_(std::move(kernel)) {}
   ~AccMatmul() override { release(); }
 
   void setup() override {
@@ -74,7 +76,7 @@ class AccMatmul : public MatmulInstance {
 }  // namespace
 
 std::unique_ptr<Instance> make_acc(const Params& params, AccKernel kernel, RowCap cap) {
-  return std::make_unique<AccMatmul>(params, kernel, cap);
+  return std::make_unique<AccMatmul>(params, std::move(kernel), cap);
 }
 
 }  // namespace acclab::matmul

@@ -9,11 +9,45 @@
 // with i fastest so that the gangs running at one time share the same columns of B in cache.
 // Edges are handled by clamping the loads to the last row/column (no branch in the k loop) and
 // guarding the stores. GCC ignores the `cache` directive and has no shared-memory tiling in
-// OpenACC; registers are the only reuse a directive can ask for. The block is the acc_block
-// parameter; each shape is compiled separately, as GCC needs the block's size at compile time
-// to keep it in registers. 16 x 4 is the default because it was the fastest block of the sweep
-// in bench/results/h200/matmul/NOTES.md.
+// OpenACC; registers are the only reuse a directive can ask for. The block is this step's own
+// knob acc_block (declared below); each shape is compiled separately, as GCC needs the block's
+// size at compile time to keep it in registers. 16 x 4 is the default because it was the fastest
+// block of the sweep in bench/results/h200/matmul/NOTES.md.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "workloads/matmul/matmul.hpp"
+
+namespace acclab::matmul {
+namespace {
+
+// The register block of C per lane, rows x cols, in the order of acc_block_names.
+enum class AccBlock { b8x4, b8x8, b4x8, b16x4 };
+const std::vector<std::string> acc_block_names = {"8x4", "8x8", "4x8", "16x4"};
+
+struct AccTunings {
+  std::string block = "16x4";
+};
+
+const StepTunings<AccTunings>& acc_tunings() {
+  static const StepTunings<AccTunings> tunings = [] {
+    StepTunings<AccTunings> t;
+    t.text({.key = "acc_block",
+            .help = "acc_tuned only: register block of C per vector lane, rows x columns",
+            .presets = same_in_all_presets("16x4"),
+            .choices = acc_block_names},
+           &AccTunings::block);
+    return t;
+  }();
+  return tunings;
+}
+
+}  // namespace
+
+TuningSet acc_tuned_tuning_set() { return acc_tunings().set(); }
+
+}  // namespace acclab::matmul
 
 namespace acclab::matmul::acc {
 namespace {
@@ -70,10 +104,8 @@ void multiply_blocked(const Problem& p, const double* a, const double* b, double
   }
 }
 
-}  // namespace
-
-void multiply_tuned(const Problem& p, const double* a, const double* b, double* c) {
-  switch (p.acc_block) {
+void multiply_tuned(AccBlock block, const Problem& p, const double* a, const double* b, double* c) {
+  switch (block) {
     case AccBlock::b8x4: multiply_blocked<8, 4>(p, a, b, c); break;
     case AccBlock::b8x8: multiply_blocked<8, 8>(p, a, b, c); break;
     case AccBlock::b4x8: multiply_blocked<4, 8>(p, a, b, c); break;
@@ -81,12 +113,19 @@ void multiply_tuned(const Problem& p, const double* a, const double* b, double* 
   }
 }
 
+}  // namespace
 }  // namespace acclab::matmul::acc
 
 namespace acclab::matmul {
 
 std::unique_ptr<Instance> make_acc_tuned(const Params& params) {
-  return make_acc(params, acc::multiply_tuned);
+  // acc_block's choices are the names, so the block is one of them.
+  const std::string name = acc_tunings().read(params).block;
+  const auto block = static_cast<AccBlock>(
+      std::find(acc_block_names.begin(), acc_block_names.end(), name) - acc_block_names.begin());
+  return make_acc(params, [block](const Problem& p, const double* a, const double* b, double* c) {
+    acc::multiply_tuned(block, p, a, b, c);
+  });
 }
 
 }  // namespace acclab::matmul

@@ -1,7 +1,8 @@
 // The host side of matmul's CUDA variants: cuda_tiled (our kernel) and cublas (cuBLAS DGEMM,
 // what a GPU user would call instead). With data=resident A, B and C are uploaded in setup and C
 // comes back in finish; with data=copy every run uploads A, B and C and downloads C, as the
-// OpenACC steps' copy clauses do.
+// OpenACC steps' copy clauses do. cuda_tiled's knobs (cuda_tile, cuda_mma, cuda_warps,
+// cuda_slice, cuda_stages) are its own, declared here and checked by cuda_tiling.cpp.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -19,6 +20,47 @@
 #include "workloads/matmul/matmul.hpp"
 
 namespace acclab::matmul {
+namespace {
+
+const StepTunings<cuda::TiledTunings>& cuda_tiled_tunings() {
+  static const StepTunings<cuda::TiledTunings> tunings = [] {
+    using cuda::TiledTunings;
+    StepTunings<TiledTunings> t;
+    t.integer({.key = "cuda_tile",
+               .help = "cuda_tiled only: block tile, 64 or 128",
+               .presets = same_in_all_presets("64")},
+              &TiledTunings::tile);
+    t.text({.key = "cuda_mma",
+            .help = "cuda_tiled only: FP64 MMA instruction shape (m16n8k* need sm_90)",
+            .presets = same_in_all_presets("m16n8k4"),
+            .choices = cuda::mma_names},
+           &TiledTunings::mma);
+    t.integer({.key = "cuda_warps",
+               .help = "optional, cuda_tiled only: warps a block, 4, 8 or 16 (not 4 with "
+                       "cuda_tile=128); unset: 4 on 64-wide tiles, 16 on 128-wide",
+               .presets = same_in_all_presets("")},
+              &TiledTunings::warps);
+    t.integer({.key = "cuda_slice",
+               .help = "cuda_tiled only: k of the slices of A and B staged in shared memory, 16 "
+                       "or 32",
+               .presets = same_in_all_presets("16")},
+              &TiledTunings::slice);
+    t.integer({.key = "cuda_stages",
+               .help = "cuda_tiled only: slices of A and B copied ahead into shared memory, 2 to 4",
+               .presets = same_in_all_presets("3"),
+               .minimum = 2,
+               .maximum = 4},
+              &TiledTunings::stages);
+    t.check(cuda::check_tiling);
+    return t;
+  }();
+  return tunings;
+}
+
+}  // namespace
+
+TuningSet cuda_tiled_tuning_set() { return cuda_tiled_tunings().set(); }
+
 namespace {
 
 // cuBLAS, opened when the cublas variant first runs rather than linked: loading libcublasLt
@@ -120,23 +162,19 @@ class CudaMatmul : public MatmulInstance {
   DeviceArray<double> a_dev_, b_dev_, c_dev_;
 };
 
-cuda::Tiling tiling(const Problem& p) {
-  return {.tile = p.cuda_tile,
-          .warps = p.cuda_warps,
-          .shape = static_cast<cuda::Mma>(p.cuda_mma),
-          .slice = p.cuda_slice,
-          .stages = p.cuda_stages};
-}
-
 class CudaTiled : public CudaMatmul {
  public:
-  using CudaMatmul::CudaMatmul;
+  explicit CudaTiled(const Params& params)
+      : CudaMatmul(params), tiling_(cuda::tiling_of(cuda_tiled_tunings().read(params))) {}
 
  protected:
   void multiply(double* c) override {
     const cuda::Shape s{p_.m, p_.n, p_.k, p_.lda, p_.ldb, p_.ldc};
-    cuda::multiply_tiled(s, a_device(), b_device(), c, tiling(p_), stream());
+    cuda::multiply_tiled(s, a_device(), b_device(), c, tiling_, stream());
   }
+
+ private:
+  cuda::Tiling tiling_;
 };
 
 class Cublas : public CudaMatmul {

@@ -13,7 +13,6 @@
 #include "core/compare.hpp"
 #include "core/error.hpp"
 #include "kit/omp_tuned.hpp"
-#include "workloads/matmul/cuda_tiling.hpp"
 
 namespace acclab::matmul {
 
@@ -37,13 +36,6 @@ std::vector<double> matrix(int rows, int cols, int ld, double pad, Value&& value
   return x;
 }
 
-// cuda_tiled's warps a block: the parameter, or the fastest of the H200 sweep for the tile
-// (bench/results/h200/matmul/NOTES.md).
-std::int64_t cuda_warps_of(const Problem& p) {
-  if (p.cuda_warps_given) return *p.cuda_warps_given;
-  return p.cuda_tile_given == 64 ? 4 : 16;
-}
-
 // Each parameter of the Problem, read here and nowhere else.
 Problem parse_problem(const Params& params) {
   static const ProblemFields<Problem> fields = [] {
@@ -52,12 +44,7 @@ Problem parse_problem(const Params& params) {
     f.integer("k", &Problem::k_given).integer("lda", &Problem::lda_given);
     f.integer("ldb", &Problem::ldb_given).integer("ldc", &Problem::ldc_given);
     f.text("init", &Problem::init_name).integer("random_seed", &Problem::random_seed_given);
-    f.text("data", &Problem::data_name).text("acc_block", &Problem::acc_block_name);
-    f.integer("cuda_tile", &Problem::cuda_tile_given).text("cuda_mma", &Problem::cuda_mma_name);
-    f.integer("cuda_warps", &Problem::cuda_warps_given);
-    f.integer("cuda_slice", &Problem::cuda_slice_given);
-    f.integer("cuda_stages", &Problem::cuda_stages_given);
-    f.integer("one_gang_rows", &Problem::one_gang_rows_given);
+    f.text("data", &Problem::data_name).integer("one_gang_rows", &Problem::one_gang_rows_given);
     return f;
   }();
   Problem p;
@@ -75,15 +62,6 @@ Problem parse_problem(const Params& params) {
   p.init = p.init_name == "random" ? Init::random : Init::seed;
   p.random_seed = static_cast<std::uint64_t>(p.random_seed_given);
   p.resident = p.data_name == "resident";
-  const auto block = std::find(acc_block_names.begin(), acc_block_names.end(), p.acc_block_name);
-  p.acc_block = static_cast<AccBlock>(
-      block == acc_block_names.end() ? 0 : int(block - acc_block_names.begin()));
-  p.cuda_tile = static_cast<int>(p.cuda_tile_given);
-  const auto mma = std::find(cuda_mma_names.begin(), cuda_mma_names.end(), p.cuda_mma_name);
-  p.cuda_mma = mma == cuda_mma_names.end() ? 0 : static_cast<int>(mma - cuda_mma_names.begin());
-  p.cuda_warps = static_cast<int>(cuda_warps_of(p));
-  p.cuda_slice = static_cast<int>(p.cuda_slice_given);
-  p.cuda_stages = static_cast<int>(p.cuda_stages_given);
   if (p.one_gang_rows_given) p.one_gang_rows = narrow(*p.one_gang_rows_given);
   p.rows = p.m;
   return p;
@@ -126,31 +104,6 @@ Workload make_workload() {
                "keep them resident)",
        .presets = same_in_all_presets("resident"),
        .choices = {"resident", "copy"}},
-      {.key = "acc_block",
-       .type = ParamType::text,
-       .help = "acc_tuned only: register block of C per vector lane, rows x columns",
-       .presets = same_in_all_presets("16x4"),
-       .choices = acc_block_names},
-      {.key = "cuda_tile",
-       .help = "cuda_tiled only: block tile, 64 or 128",
-       .presets = same_in_all_presets("64")},
-      {.key = "cuda_mma",
-       .type = ParamType::text,
-       .help = "cuda_tiled only: FP64 MMA instruction shape (m16n8k* need sm_90)",
-       .presets = same_in_all_presets("m16n8k4"),
-       .choices = cuda_mma_names},
-      {.key = "cuda_warps",
-       .help = "optional, cuda_tiled only: warps a block, 4, 8 or 16 (not 4 with "
-               "cuda_tile=128); unset: 4 on 64-wide tiles, 16 on 128-wide",
-       .presets = same_in_all_presets("")},
-      {.key = "cuda_slice",
-       .help = "cuda_tiled only: k of the slices of A and B staged in shared memory, 16 or 32",
-       .presets = same_in_all_presets("16")},
-      {.key = "cuda_stages",
-       .help = "cuda_tiled only: slices of A and B copied ahead into shared memory, 2 to 4",
-       .presets = same_in_all_presets("3"),
-       .minimum = 2,
-       .maximum = 4},
       {.key = "one_gang_rows",
        .help = "optional, the seed steps GCC 12 runs on one gang only (acc_auto, "
                "acc_independent_reduction, acc_gang_vector, acc_tile, acc_collapse): compute "
@@ -172,34 +125,6 @@ Workload make_workload() {
       throw UsageError(fmt::format(
           "--set m={} n={} k={}: a matrix of 2^31 elements or more (rows x leading dimension)", m,
           n, k));
-    }
-    const std::int64_t tile = p.cuda_tile_given;
-    if (tile != 64 && tile != 128) {
-      throw UsageError(fmt::format("--set cuda_tile={}: expected 64 or 128", tile));
-    }
-    const std::int64_t warps = cuda_warps_of(p);
-    if (warps != 4 && warps != 8 && warps != 16) {
-      throw UsageError(fmt::format("--set cuda_warps={}: expected 4, 8 or 16", warps));
-    }
-    if (warps == 4 && tile == 128) {
-      throw UsageError(
-          "--set cuda_warps=4: with cuda_tile=128 a lane would hold 128 doubles of "
-          "C (take 8 or 16)");
-    }
-    const std::int64_t slice = p.cuda_slice_given;
-    if (slice != 16 && slice != 32) {
-      throw UsageError(fmt::format("--set cuda_slice={}: expected 16 or 32", slice));
-    }
-    // The most shared memory a block may have on any GPU CUDA 13 supports (227 KiB, sm_90).
-    constexpr std::int64_t block_shared_limit = 227 * 1024;
-    const std::int64_t stages = p.cuda_stages_given;
-    const std::int64_t shared =
-        cuda::shared_bytes({.tile = int(tile), .slice = int(slice), .stages = int(stages)});
-    if (shared > block_shared_limit) {
-      throw UsageError(fmt::format(
-          "--set cuda_stages={}: with cuda_tile={} and cuda_slice={} a block needs {} KiB of "
-          "shared memory, more than the 227 KiB a block may have",
-          stages, tile, slice, shared / 1024));
     }
     if (p.one_gang_rows_given && *p.one_gang_rows_given > m) {
       throw UsageError(fmt::format("--set one_gang_rows={}: above m={} (the rows of C)",

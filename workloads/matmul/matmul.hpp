@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,22 +31,13 @@ inline const std::vector<OmpShape>& omp_target_shapes() {
 
 enum class Init { seed, random };
 
-// acc_tuned's register block of C per lane, rows x cols.
-enum class AccBlock { b8x4, b8x8, b4x8, b16x4 };
-inline const std::vector<std::string> acc_block_names = {"8x4", "8x8", "4x8", "16x4"};
-
-// cuda_tiled's FP64 MMA instruction shapes, in the order of cuda::Mma.
-inline const std::vector<std::string> cuda_mma_names = {"m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"};
-
 // The parameters of one run, read once (problem_of) and the values derived from them.
 struct Problem {
   // The parameters as given (validate names them so), before they are narrowed below.
   std::int64_t m_given = 0, n_given = 0, k_given = 0;
   std::optional<std::int64_t> lda_given, ldb_given, ldc_given, one_gang_rows_given;
-  std::optional<std::int64_t> cuda_warps_given;
-  std::int64_t cuda_tile_given = 64, cuda_slice_given = 16, cuda_stages_given = 3;
   std::int64_t random_seed_given = 1;
-  std::string init_name, data_name, acc_block_name, cuda_mma_name;
+  std::string init_name, data_name;
 
   // int: every index of the three matrices is below 2^31 (validate checks it), which keeps the
   // GPU kernels' index arithmetic 32-bit.
@@ -56,12 +48,6 @@ struct Problem {
   // data=resident: A, B and C stay on the device across runs (the seed's "after"); data=copy:
   // every run copies A, B and C in and C out (the seed's "before").
   bool resident = true;
-  AccBlock acc_block = AccBlock::b16x4;
-  int cuda_tile = 64;   // cuda_tiled's block tile (64 or 128)
-  int cuda_mma = 1;     // cuda_tiled's MMA shape, an index into cuda_mma_names
-  int cuda_warps = 4;   // cuda_tiled's warps a block (4, 8 or 16)
-  int cuda_slice = 16;  // cuda_tiled's k a slice of A and B in shared memory (16 or 32)
-  int cuda_stages = 3;  // cuda_tiled's slices in flight (2 to 4)
   // --set one_gang_rows=N (0: unset): the five seed steps GCC 12 runs on one gang compute only
   // the first N rows of C, so that the seed's ladder finishes in minutes.
   int one_gang_rows = 0;
@@ -150,8 +136,10 @@ class MatmulInstance : public Instance {
 // Each kernel computes C = A B (or C += A B on a zeroed C) for row-major A, B, C with the
 // problem's leading dimensions. The OpenACC kernels name A, B and C in copyin/copy clauses, which
 // move them when they are not already present on the device (data=copy) and do nothing when the
-// instance holds them there (data=resident).
-using AccKernel = void (*)(const Problem& p, const double* a, const double* b, double* c);
+// instance holds them there (data=resident). A step with knobs of its own binds their values
+// into its kernel (acc_tuned's block).
+using AccKernel =
+    std::function<void(const Problem& p, const double* a, const double* b, double* c)>;
 
 // The instance of every OpenACC step: the step's file holds its kernel and its factory. The
 // kernel computes the first p.rows rows of C (all m unless `cap` lets one_gang_rows cut them).
