@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "apsp_test.hpp"
+#ifdef ACCLAB_HAVE_OPENACC
+#include "workloads/apsp/acc_kernels.hpp"
+#endif
 
 namespace acclab::apsp_test {
 namespace {
@@ -133,17 +136,26 @@ TEST(ApspProblemTest, MulticoreRunsSmallGraphsOnOneThread) {
   EXPECT_EQ(apsp::multicore_team(problem({"n=256"})), omp_get_max_threads());
 }
 
-TEST(ApspProblemTest, ColumnsPerLaneLeaveFourChunksOrFollowTheParameter) {
-  EXPECT_EQ(apsp::columns_per_lane(problem({"n=16384"})), 16);
-  EXPECT_EQ(apsp::columns_per_lane(problem({"n=46340"})), 16);
-  EXPECT_EQ(apsp::columns_per_lane(problem({"n=16383"})), 8);
-  EXPECT_EQ(apsp::columns_per_lane(problem({"n=8192"})), 8);
-  EXPECT_EQ(apsp::columns_per_lane(problem({"n=4096"})), 4);
-  EXPECT_EQ(apsp::columns_per_lane(problem({"n=2048"})), 2);
-  EXPECT_EQ(apsp::columns_per_lane(problem({"n=2047"})), 1);
-  EXPECT_EQ(apsp::columns_per_lane(problem({"n=97"})), 1);
-  EXPECT_EQ(apsp::columns_per_lane(problem({"n=97", "unroll=8"})), 8);
-  EXPECT_EQ(apsp::columns_per_lane(problem({"n=16384", "unroll=1"})), 1);
+TEST(ApspProblemTest, ColumnsPerLaneLeaveFourChunksOrFollowTheKnob) {
+  // unroll=auto (0): four chunks of 256 U columns at least.
+  EXPECT_EQ(apsp::columns_per_lane(0, 16384), 16);
+  EXPECT_EQ(apsp::columns_per_lane(0, 46340), 16);
+  EXPECT_EQ(apsp::columns_per_lane(0, 16383), 8);
+  EXPECT_EQ(apsp::columns_per_lane(0, 8192), 8);
+  EXPECT_EQ(apsp::columns_per_lane(0, 4096), 4);
+  EXPECT_EQ(apsp::columns_per_lane(0, 2048), 2);
+  EXPECT_EQ(apsp::columns_per_lane(0, 2047), 1);
+  EXPECT_EQ(apsp::columns_per_lane(0, 97), 1);
+  EXPECT_EQ(apsp::columns_per_lane(8, 97), 8);
+  EXPECT_EQ(apsp::columns_per_lane(1, 16384), 1);
+#ifdef ACCLAB_HAVE_OPENACC
+  // As managed and optimize read it: their knob unroll and n, from --set.
+  EXPECT_EQ(apsp::acc::lane_columns(apsp_params({"n=16384"})), 16);
+  EXPECT_EQ(apsp::acc::lane_columns(apsp_params({"n=4096"})), 4);
+  EXPECT_EQ(apsp::acc::lane_columns(apsp_params({"n=97"})), 1);
+  EXPECT_EQ(apsp::acc::lane_columns(apsp_params({"n=97", "unroll=8"})), 8);
+  EXPECT_EQ(apsp::acc::lane_columns(apsp_params({"n=16384", "unroll=1"})), 1);
+#endif
 }
 
 TEST(ApspProblemTest, CycleVertexFindsPositiveAndNegativeCycles) {

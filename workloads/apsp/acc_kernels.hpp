@@ -12,12 +12,18 @@
 
 namespace acclab::apsp::acc {
 
-// One step k over all rows of d (n x n), d present on the current device. Blocking.
-void relax_present(const Problem& p, float* d, int k);
+// The columns a lane of the three kernels below relaxes an iteration in a run with `params`:
+// columns_per_lane of managed's and optimize's knob unroll (acc_managed_optimize.cpp declares
+// it) and n.
+int lane_columns(const Params& params);
+
+// One step k over all rows of d (n x n), d present on the current device, each lane relaxing
+// `columns` columns of its row an iteration (16, 8, 4, 2 or 1). Blocking.
+void relax_present(const Problem& p, int columns, float* d, int k);
 // The same keeping the successors `next` (n x n, also present): apsp.hpp's rule. Blocking.
-void relax_present_paths(const Problem& p, float* d, std::int32_t* next, int k);
+void relax_present_paths(const Problem& p, int columns, float* d, std::int32_t* next, int k);
 // The same on a device pointer (managed memory), d passed through `deviceptr`. Blocking.
-void relax_deviceptr(const Problem& p, float* d, int k);
+void relax_deviceptr(const Problem& p, int columns, float* d, int k);
 
 // One partition of multidevice: rows [row_begin, row_end) of the matrix in `rows` (a host
 // array mapped to the current device), two snapshot slots of `block` pivot rows (rounds

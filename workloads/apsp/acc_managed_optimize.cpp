@@ -9,15 +9,50 @@
 // the step improves it, which is exactly where the serial loop's max/min takes the new value.
 //
 // A step reads the whole matrix, so it is bound by memory bandwidth: a lane relaxes U columns of
-// its row an iteration (--set unroll), lane l of a chunk of U * lanes columns taking l, l + lanes,
-// ..., each load coalesced across the lanes, all U loads issued before the first store
-// (docs/apsp.md); the columns past the last whole chunk go one a lane.
+// its row an iteration (--set unroll, the two steps' own knob, declared here), lane l of a chunk
+// of U * lanes columns taking l, l + lanes, ..., each load coalesced across the lanes, all U
+// loads issued before the first store (docs/apsp.md); the columns past the last whole chunk go
+// one a lane.
+#include <string>
 #include <type_traits>
 
 #include "workloads/apsp/acc_kernels.hpp"
 #include "workloads/apsp/acc_present.hpp"
 
+namespace acclab::apsp {
+namespace {
+
+struct UnrollTunings {
+  std::string unroll = "auto";  // U, or auto for columns_per_lane's choice
+};
+
+const StepTunings<UnrollTunings>& unroll_tunings() {
+  static const StepTunings<UnrollTunings> tunings = [] {
+    StepTunings<UnrollTunings> t;
+    t.text({.key = "unroll",
+            .help = "optimize, managed: columns a vector lane relaxes an iteration, its loads "
+                    "issued together (auto: 16 from n = 16384 up, fewer on smaller rows)",
+            .presets = same_in_all_presets("auto"),
+            .choices = {"auto", "1", "2", "4", "8", "16"}},
+           &UnrollTunings::unroll);
+    return t;
+  }();
+  return tunings;
+}
+
+}  // namespace
+
+TuningSet unroll_tuning_set() { return unroll_tunings().set(); }
+
+}  // namespace acclab::apsp
+
 namespace acclab::apsp::acc {
+
+int lane_columns(const Params& params) {
+  const std::string unroll = unroll_tunings().read(params).unroll;
+  return columns_per_lane(unroll == "auto" ? 0 : std::stoi(unroll), problem_of(params).n);
+}
+
 namespace {
 
 constexpr int lanes = optimize_lanes;  // every kernel's vector_length
@@ -138,9 +173,9 @@ void relax_deviceptr_t(int n, float* d, int k) {
 }
 
 // Calls kernel(max_plus, U) with both as compile-time constants (std::bool_constant,
-// std::integral_constant), from the problem's semiring and columns_per_lane.
+// std::integral_constant), from the problem's semiring and the columns a lane relaxes.
 template <class Kernel>
-void dispatch(const Problem& p, Kernel&& kernel) {
+void dispatch(const Problem& p, int columns, Kernel&& kernel) {
   auto with_semiring = [&](auto u) {
     if (p.semiring == Semiring::max_plus) {
       kernel(std::true_type{}, u);
@@ -148,7 +183,7 @@ void dispatch(const Problem& p, Kernel&& kernel) {
       kernel(std::false_type{}, u);
     }
   };
-  switch (columns_per_lane(p)) {
+  switch (columns) {
     case 16: with_semiring(std::integral_constant<int, 16>{}); break;
     case 8: with_semiring(std::integral_constant<int, 8>{}); break;
     case 4: with_semiring(std::integral_constant<int, 4>{}); break;
@@ -159,30 +194,35 @@ void dispatch(const Problem& p, Kernel&& kernel) {
 
 }  // namespace
 
-void relax_present(const Problem& p, float* d, int k) {
-  dispatch(p, [&](auto max_plus, auto u) { relax_present_t<max_plus, u>(p.n, d, k); });
+void relax_present(const Problem& p, int columns, float* d, int k) {
+  dispatch(p, columns, [&](auto max_plus, auto u) { relax_present_t<max_plus, u>(p.n, d, k); });
 }
 
-void relax_present_paths(const Problem& p, float* d, std::int32_t* next, int k) {
-  dispatch(p, [&](auto max_plus, auto u) { relax_present_paths_t<max_plus, u>(p.n, d, next, k); });
+void relax_present_paths(const Problem& p, int columns, float* d, std::int32_t* next, int k) {
+  dispatch(p, columns,
+           [&](auto max_plus, auto u) { relax_present_paths_t<max_plus, u>(p.n, d, next, k); });
 }
 
-void relax_deviceptr(const Problem& p, float* d, int k) {
-  dispatch(p, [&](auto max_plus, auto u) { relax_deviceptr_t<max_plus, u>(p.n, d, k); });
+void relax_deviceptr(const Problem& p, int columns, float* d, int k) {
+  dispatch(p, columns, [&](auto max_plus, auto u) { relax_deviceptr_t<max_plus, u>(p.n, d, k); });
 }
 
 namespace {
 
 class Optimize : public PresentInstance {
  public:
-  using PresentInstance::PresentInstance;
+  explicit Optimize(const Params& params)
+      : PresentInstance(params), columns_(lane_columns(params)) {}
   void run() override {
     if (p_.paths) {
-      for (int k = 0; k < p_.n; ++k) relax_present_paths(p_, d_.data(), next_.data(), k);
+      for (int k = 0; k < p_.n; ++k) relax_present_paths(p_, columns_, d_.data(), next_.data(), k);
     } else {
-      for (int k = 0; k < p_.n; ++k) relax_present(p_, d_.data(), k);
+      for (int k = 0; k < p_.n; ++k) relax_present(p_, columns_, d_.data(), k);
     }
   }
+
+ private:
+  int columns_;
 };
 
 }  // namespace

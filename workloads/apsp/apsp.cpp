@@ -44,7 +44,7 @@ Problem parse_problem(const Params& params) {
     ProblemFields<Problem> f;
     f.integer("n", &Problem::n_given).integer("edges_per_vertex", &Problem::edges_per_vertex_given);
     f.text("semiring", &Problem::semiring_name).text("graph", &Problem::graph_name);
-    f.text("lookahead", &Problem::lookahead_name).text("unroll", &Problem::unroll_name);
+    f.text("lookahead", &Problem::lookahead_name);
     f.integer("devices", &Problem::devices).integer("block", &Problem::block);
     f.flag("paths", &Problem::paths).flag("share_gpus", &Problem::share_gpus);
     f.flag("alternate", &Problem::alternate);
@@ -63,7 +63,6 @@ Problem parse_problem(const Params& params) {
   p.lookahead = p.lookahead_name == "on"    ? Problem::Lookahead::on
                 : p.lookahead_name == "off" ? Problem::Lookahead::off
                                             : Problem::Lookahead::automatic;
-  p.unroll = p.unroll_name == "auto" || p.unroll_name.empty() ? 0 : std::stoi(p.unroll_name);
   return p;
 }
 
@@ -71,10 +70,10 @@ Problem parse_problem(const Params& params) {
 
 const Problem& problem_of(const Params& params) { return params.problem(parse_problem); }
 
-int columns_per_lane(const Problem& p) {
-  if (p.unroll > 0) return p.unroll;
+int columns_per_lane(int unroll, int n) {
+  if (unroll > 0) return unroll;
   int u = 16;
-  while (u > 1 && 4 * optimize_lanes * u > p.n) u /= 2;
+  while (u > 1 && 4 * optimize_lanes * u > n) u /= 2;
   return u;
 }
 
@@ -124,12 +123,6 @@ Workload make_workload() {
        .help = "multidevice, cuda_blocked_multi: 1 lets partitions share GPUs (partition q on GPU "
                "q mod GPUs), each with its own queues: the exchange checked on one GPU",
        .presets = same_in_all_presets("0")},
-      {.key = "unroll",
-       .type = ParamType::text,
-       .help = "optimize, managed: columns a vector lane relaxes an iteration, its loads issued "
-               "together (auto: 16 from n = 16384 up, fewer on smaller rows)",
-       .presets = same_in_all_presets("auto"),
-       .choices = {"auto", "1", "2", "4", "8", "16"}},
       alternate_param("optimize_resident and omp_target_resident only"),
       {.key = "paths",
        .type = ParamType::boolean,

@@ -53,7 +53,7 @@ enum class Generator { seed, random };
 struct Problem {
   // As given (validate names them so), before they are narrowed to the fields below.
   std::int64_t n_given = 0, edges_per_vertex_given = 0;
-  std::string semiring_name, graph_name, lookahead_name, unroll_name;
+  std::string semiring_name, graph_name, lookahead_name;
   std::string proc_grid;  // mpi_*: PrxPc, or empty for MPI_Dims_create's
 
   int n = 0;
@@ -69,7 +69,6 @@ struct Problem {
   enum class Lookahead { automatic, on, off } lookahead = Lookahead::automatic;
   bool share_gpus = false;  // multidevice, cuda_blocked_multi: partition q on GPU q mod GPUs
   bool paths = false;       // keep the successor matrix (paths=1)
-  int unroll = 0;           // optimize, managed: columns a lane relaxes an iteration (0: auto)
   bool alternate = true;    // optimize_resident: odd steps walk the rows bottom-up
 
   std::int64_t elements() const { return std::int64_t(n) * n; }
@@ -84,11 +83,11 @@ const Problem& problem_of(const Params& params);
 
 // optimize's and managed's vector lanes a row (their kernels' vector_length).
 inline constexpr int optimize_lanes = 256;
-// The columns a lane relaxes an iteration there (acc_managed_optimize.cpp): the unroll
-// parameter, or with auto the largest of 16, 8, 4 and 2 that leaves at least four chunks of
-// optimize_lanes * U columns in a row (1 when none does), so that the columns past the last
-// chunk, which go one a lane, stay under a quarter of it.
-int columns_per_lane(const Problem& p);
+// The columns a lane relaxes an iteration there (acc_managed_optimize.cpp) on rows of n: `unroll`
+// (their knob of that name) where it is not 0, or for 0 (auto) the largest of 16, 8, 4 and 2
+// that leaves at least four chunks of optimize_lanes * U columns in a row (1 when none does), so
+// that the columns past the last chunk, which go one a lane, stay under a quarter of it.
+int columns_per_lane(int unroll, int n);
 
 Workload make_workload();
 

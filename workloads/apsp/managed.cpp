@@ -21,7 +21,8 @@ namespace {
 
 class Managed : public ApspInstance {
  public:
-  using ApspInstance::ApspInstance;
+  explicit Managed(const Params& params)
+      : ApspInstance(params), columns_(acc::lane_columns(params)) {}
   ~Managed() override {
 #ifdef ACCLAB_HAVE_CUDA
     if (managed_) cudaFree(managed_);
@@ -54,13 +55,14 @@ class Managed : public ApspInstance {
     std::memcpy(matrix_, initial_.data(), sizeof(float) * initial_.size());
   }
   void run() override {
-    for (int k = 0; k < p_.n; ++k) acc::relax_deviceptr(p_, matrix_, k);
+    for (int k = 0; k < p_.n; ++k) acc::relax_deviceptr(p_, columns_, matrix_, k);
   }
   void finish() override {
     std::memcpy(d_.data(), matrix_, sizeof(float) * d_.size());
   }
 
  private:
+  int columns_;  // columns a lane relaxes an iteration (the unroll knob)
   float* managed_ = nullptr;
   std::vector<float> host_;
   float* matrix_ = nullptr;
