@@ -22,23 +22,25 @@ const StepTunings<CudaTunings>& cuda_tunings() {
   static const StepTunings<CudaTunings> tunings = [] {
     StepTunings<CudaTunings> t;
     t.integer({.key = "cuda_planes",
-               .help = "cuda only: planes each thread block marches through along z: 4, 8, 16, "
-                       "32, 64, or 0 for all nz in one chunk",
+               .help = "cuda and mpi_cuda: planes each thread block marches through along z: "
+                       "4, 8, 16, 32, 64, or 0 for all nz in one chunk",
                .presets = same_in_all_presets("4"),
                .minimum = 0},
               &CudaTunings::planes);
     t.integer({.key = "cuda_tile_y",
-               .help = "cuda only: thread rows of a block's 32-wide (i, j) tile: 4, 8 or 16",
+               .help = "cuda and mpi_cuda: thread rows of a block's 32-wide (i, j) tile: 4, 8 "
+                       "or 16",
                .presets = same_in_all_presets("4")},
               &CudaTunings::tile_y);
     t.flag({.key = "cuda_x4",
-            .help = "cuda only: 1 gives each thread four cells along x (float4) where nx % 4 == 0",
+            .help = "cuda and mpi_cuda: 1 gives each thread four cells along x (float4) where "
+                    "nx % 4 == 0",
             .presets = same_in_all_presets("1")},
            &CudaTunings::x4);
     t.flag({.key = "cuda_pdl",
-            .help = "cuda only: 1 launches each step as a programmatic dependent of the one "
-                    "before (its launch overlaps that step's end) on devices of compute "
-                    "capability 9.0 and up",
+            .help = "cuda and mpi_cuda: 1 launches each step as a programmatic dependent of "
+                    "the one before (its launch overlaps that step's end) on devices of "
+                    "compute capability 9.0 and up",
             .presets = same_in_all_presets("1")},
            &CudaTunings::pdl);
     // The shapes cuda_kernels.cu compiles.
