@@ -15,6 +15,12 @@
 
 #include "core/error.hpp"
 #include "support.hpp"
+#include "workloads/apsp/apsp.hpp"
+#include "workloads/diffusion3d/diffusion3d.hpp"
+#include "workloads/iccg/iccg.hpp"
+#include "workloads/jacobi2d/jacobi2d.hpp"
+#include "workloads/matmul/matmul.hpp"
+#include "workloads/vector/vector.hpp"
 
 namespace acclab {
 namespace {
@@ -162,6 +168,36 @@ TEST(LadderTableTest, RowsNameFilesAndParametersThatExist) {
                                 [&](const ParamSpec& spec) { return spec.key == tuning; }))
             << tuning;
       }
+    }
+  }
+}
+
+// A knob only one step reads (or one step and its MPI twin, mpi_<step>) is declared with that
+// step (its row's tuning set), not as a workload parameter: a workload parameter is shared by
+// several steps, and a reader looks for a step's own knobs in its own file (docs/architecture.md).
+TEST(LadderTableTest, NoWorkloadParameterIsTheKnobOfOneStepAlone) {
+  const std::map<std::string, std::vector<LadderRow> (*)()> ladders = {
+      {"vector", vector::ladder},     {"jacobi2d", jacobi2d::ladder},
+      {"diffusion3d", diffusion3d::ladder}, {"matmul", matmul::ladder},
+      {"apsp", apsp::ladder},         {"iccg", iccg::ladder}};
+  ASSERT_EQ(ladders.size(), workloads_with_a_table().size());
+  for (const auto& [workload, ladder] : ladders) {
+    const std::vector<LadderRow> rows = ladder();
+    std::set<std::string> step_local;
+    for (const auto& row : rows) {
+      for (const auto& spec : row.tuning_set.params) step_local.insert(spec.key);
+    }
+    std::map<std::string, std::set<std::string>> readers;  // workload parameter -> base steps
+    for (const auto& row : rows) {
+      const std::string base = row.name.rfind("mpi_", 0) == 0 ? row.name.substr(4) : row.name;
+      for (const auto& key : row.tunings) {
+        if (!step_local.count(key)) readers[key].insert(base);
+      }
+    }
+    for (const auto& [key, steps] : readers) {
+      EXPECT_GT(steps.size(), 1u) << workload << ": the workload parameter " << key
+                                  << " is the knob of " << *steps.begin()
+                                  << " alone: declare it with the step (StepTunings)";
     }
   }
 }
