@@ -25,10 +25,7 @@
 set -uo pipefail
 results=apsp machine_suffix=x${GPUS:-N}  # xN where GPUS is left to nvidia-smi
 source "$(dirname "$0")/bench-common.sh"
-if ldd "$acclab" | grep "not found"; then exit 1; fi
-dry=${DRY:-0}
-if [[ $dry == 1 ]]; then gpus=${GPUS:-2}; else gpus=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}; fi
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+multi_gpu_setup
 
 if [[ ${PART:-scaling} == largest ]]; then
   if [[ $dry == 1 ]]; then n=${LARGEST:-3000}; else n=${LARGEST:-200000}; fi

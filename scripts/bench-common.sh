@@ -38,6 +38,27 @@ run() {
   python3 scripts/results-table.py "$out/$name.json"
 }
 
+# acc_launch_shapes WHAT ARGS...: the gangs, workers and vector length libgomp launches each
+# OpenACC kernel of `acclab run ARGS` with (GOMP_DEBUG=1, one repetition), counted; WHAT names
+# the problem in the heading.
+acc_launch_shapes() {
+  local what=$1
+  shift
+  echo "== launch shapes (GOMP_DEBUG=1, $what)"
+  GOMP_DEBUG=1 "$acclab" run "$@" --reps 1 2>&1 | grep "launch gangs" | sed 's/.*kernel //' |
+    sort | uniq -c
+}
+
+# multi_gpu_setup: the multi-GPU scripts' start. Stops where the bundle misses a library; sets
+# dry (DRY=1: a check of the script on one GPU) and gpus (GPUS, else 2 for a dry run, else
+# nvidia-smi's count), and prints the cards.
+multi_gpu_setup() {
+  if ldd "$acclab" | grep "not found"; then exit 1; fi
+  dry=${DRY:-0}
+  if [[ $dry == 1 ]]; then gpus=${GPUS:-2}; else gpus=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}; fi
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+}
+
 # launch NAME RANKS ARGS...: run() under mpirun with RANKS ranks (as root, unbound, so that a
 # rank's OpenMP threads are not held to one core).
 launch() {

@@ -11,9 +11,7 @@ set -uo pipefail
 results=diffusion3d
 source "$(dirname "$0")/bench-common.sh"
 if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
-  echo "== launch shapes (GOMP_DEBUG=1, 1 step)"
-  GOMP_DEBUG=1 "$acclab" run diffusion3d --preset seed --set steps=1 --variant 'acc_*' --reps 1 2>&1 |
-    grep "launch gangs" | sed 's/.*kernel //' | sort | uniq -c
+  acc_launch_shapes "1 step" diffusion3d --preset seed --set steps=1 --variant 'acc_*'
 fi
 # CHECK=1: every OpenACC loop shape and every tuning value of cuda verified on the GPU, on grids that no tile,
 # chunk or vector length divides.

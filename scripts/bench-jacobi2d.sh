@@ -8,9 +8,7 @@ set -uo pipefail
 results=jacobi2d
 source "$(dirname "$0")/bench-common.sh"
 if [[ ${GOMP_LAUNCHES:-1} == 1 ]]; then
-  echo "== launch shapes (GOMP_DEBUG=1, 2 sweeps)"
-  GOMP_DEBUG=1 "$acclab" run jacobi2d --preset seed --set iters=2 --variant 'acc_*' --reps 1 2>&1 |
-    grep "launch gangs" | sed 's/.*kernel //' | sort | uniq -c
+  acc_launch_shapes "2 sweeps" jacobi2d --preset seed --set iters=2 --variant 'acc_*'
 fi
 run jacobi2d_seed ladder jacobi2d --preset seed --reps 5
 run jacobi2d_seed_tuned_sync run jacobi2d --preset seed --variant acc_tuned --set async=0 --reps 5

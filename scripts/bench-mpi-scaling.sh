@@ -18,10 +18,7 @@
 set -uo pipefail
 results=mpi machine_suffix=x${GPUS:-N}  # xN where GPUS is left to nvidia-smi
 source "$(dirname "$0")/bench-common.sh"
-if ldd "$acclab" | grep "not found"; then exit 1; fi
-dry=${DRY:-0}
-if [[ $dry == 1 ]]; then gpus=${GPUS:-2}; else gpus=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}; fi
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+multi_gpu_setup
 steps=${STEPS:-mpi_cuda,mpi_acc_overlap,mpi_acc_staged}
 if [[ $dry == 1 ]]; then
   reps=1 jacobi_rows=2048 jacobi_size=(--set rows=2048 --set cols=2048) cube=96
