@@ -315,6 +315,17 @@ TEST(CliUsageTest, UnknownSubcommandIsNamed) {
   EXPECT_TRUE(is_usage_error(run_acclab({"frobnicate"}), {"frobnicate"}));
 }
 
+// CLI11's own sentences ("The following argument was not expected: b a", words last first)
+// read unlike every other refusal: acclab names the command, the words in order, and --help.
+TEST(CliUsageTest, ParseErrorsAreSaidInAcclabsWords) {
+  const Outcome extra = run_acclab({"run", "vector", "a", "b"});
+  EXPECT_TRUE(is_usage_error(extra, {"run: unexpected arguments a b", "acclab run --help"}))
+      << extra;
+  EXPECT_TRUE(is_usage_error(run_acclab({"run"}), {"run: workload is required"}));
+  EXPECT_TRUE(is_usage_error(run_acclab({"run", "vector", "--reps"}), {"--reps expects a value"}));
+  EXPECT_TRUE(is_usage_error(run_acclab({}), {"a command is required: list, info, run"}));
+}
+
 // ---- explain ---------------------------------------------------------------------------------
 
 #ifdef ACCLAB_HAVE_OPENACC

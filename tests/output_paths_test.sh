@@ -99,6 +99,51 @@ for command in run apsp iccg; do
     test -L dangling -a -f created -a -s created
 done
 
+# A FIFO nobody reads yet: acclab says that it waits, and a reader that comes later gets the
+# output; SIGTERM while it waits ends it with a line (never a silent hang).
+wait_for_line() {  # $1: text; waits up to 60 s for it in err
+  for _ in $(seq 600); do grep -q "$1" err && return 0; sleep 0.1; done
+  return 1
+}
+rm -f fifo got
+mkfifo fifo
+iccg_cmd fifo > out 2> err &
+writer=$!
+check "iccg --out FIFO WITHOUT READER: says it waits" wait_for_line "waiting for a reader"
+timeout 60 cat fifo > got
+wait $writer
+status=$?
+check "iccg --out FIFO WITHOUT READER: exit 0 once read ($status)" test $status -eq 0
+check "iccg --out FIFO WITHOUT READER: the late reader got the output" test -s got
+# acclab itself in the background (a shell function there would be a subshell's PID).
+"$acclab" iccg "$matrix" --out fifo > out 2> err &
+writer=$!
+wait_for_line "waiting for a reader"
+kill -TERM $writer
+wait $writer
+status=$?
+check "iccg --out FIFO, SIGTERM while waiting: exit 143 ($status)" test $status -eq 143
+check "iccg --out FIFO, SIGTERM while waiting: says so" grep -q "terminated (SIGTERM)" err
+check "iccg --out FIFO, SIGTERM while waiting: two lines ($(cat err))" test "$(wc -l < err)" -eq 2
+
+# Ctrl-C during a run: one line, status 130, and the output's old content kept. Job control on,
+# so that the background job keeps SIGINT (a non-interactive shell's jobs ignore it otherwise).
+echo "old content" > interrupted.json
+set -m
+"$acclab" run jacobi2d --preset seed --reps 50 --format json --out interrupted.json > out 2> err &
+runner=$!
+set +m
+sleep 2
+kill -INT $runner
+wait $runner
+status=$?
+check "run interrupted by SIGINT: exit 130 ($status)" test $status -eq 130
+check "run interrupted by SIGINT: says so ($(tail -c 200 err))" grep -q "interrupted (SIGINT)" err
+check "run interrupted by SIGINT: the old output kept" \
+  test "$(cat interrupted.json)" = "old content"
+check "run interrupted by SIGINT: no temporary left" \
+  test -z "$(find . -maxdepth 1 -name '.interrupted.json.tmp-*')"
+
 # "-" is stdout, written directly.
 "$acclab" run vector --variant original --reps 1 --format json --out - > stdout.json 2> err
 status=$?

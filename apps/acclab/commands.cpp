@@ -12,6 +12,7 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <system_error>
 
 #include "apsp_command.hpp"
 #include "compare_command.hpp"
@@ -21,6 +22,7 @@
 #include "progress.hpp"
 #include "report_command.hpp"
 #include "safe_text.hpp"
+#include "standard_output.hpp"
 #include "tune_command.hpp"
 #include "core/atomic_file.hpp"
 #include "core/build_config.hpp"
@@ -465,6 +467,52 @@ int info_command(bool probe, const std::string& format) {
   return 0;
 }
 
+// CLI11's messages in acclab's words ("The following argument was not expected: x" beside
+// acclab's "--reps 0: must be at least 1"): what was wrong, and where the command's options are
+// listed.
+std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
+  std::string command;
+  for (const CLI::App* sub : app.get_subcommands()) {
+    command += (command.empty() ? "" : " ") + sub->get_name();
+  }
+  const std::string help =
+      fmt::format("acclab {}{}--help lists what it takes", command, command.empty() ? "" : " ");
+  if (command.empty()) command = "acclab";
+  const std::string what = e.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    const auto colon = what.find(": ");
+    // CLI11 lists the unexpected words last first.
+    std::vector<std::string> words;
+    std::istringstream listed(colon == std::string::npos ? what : what.substr(colon + 2));
+    for (std::string word; listed >> word;) words.insert(words.begin(), word);
+    return fmt::format("{}: unexpected argument{} {} ({})", command, words.size() > 1 ? "s" : "",
+                       fmt::join(words, " "), help);
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e)) {
+    if (what.rfind("A subcommand", 0) == 0) {
+      return "a command is required: list, info, run, ladder, tune, compare, report, explain, "
+             "apsp or iccg (acclab --help)";
+    }
+    const auto end = what.find(" is required");
+    return fmt::format("{}: {} is required ({})", command,
+                       end == std::string::npos ? what : what.substr(0, end), help);
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
+    const auto colon = what.find(':');
+    const std::string option = colon == std::string::npos ? what : what.substr(0, colon);
+    return fmt::format("{}: {} expects a value ({})", command, option, help);
+  }
+  if (dynamic_cast<const CLI::ConversionError*>(&e) && what.rfind("Could not convert: ", 0) == 0) {
+    std::string rest = what.substr(std::string("Could not convert: ").size());
+    const auto equals = rest.find(" = ");
+    if (equals != std::string::npos) {
+      return fmt::format("{} {}: not a value it takes ({})", rest.substr(0, equals),
+                         rest.substr(equals + 3), help);
+    }
+  }
+  return what;
+}
+
 int one_command(int argc, char** argv) {
   command_line().assign(argv, argv + argc);
   CLI::App app{"acclab: optimisation ladders for directive-based GPU acceleration"};
@@ -539,7 +587,7 @@ int one_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    print_error_line(e.what());
+    print_error_line(parse_error_line(app, e));
     return 2;
   }
 
@@ -563,6 +611,15 @@ int one_command(int argc, char** argv) {
   } catch (const UsageError& e) {
     print_error_line(e.what());
     return 2;
+  } catch (const std::system_error& e) {
+    // fmt::print throws when standard output refuses bytes: reported as standard output's
+    // failure (standard_output::finish), not as an internal error.
+    if (std::ferror(stdout) != 0) {
+      standard_output::note_failure(e.code().value());
+      return 2;
+    }
+    print_error_line(fmt::format("error: {}", e.what()));
+    return 1;
   } catch (const std::exception& e) {
     // Not the user's fault (a device or runtime failure outside any one variant): status 1.
     print_error_line(fmt::format("error: {}", e.what()));
@@ -605,7 +662,7 @@ int cli_main(int argc, char** argv) {
     mpi::finalize();
     return 2;
   }
-  const int status = mpi::agree(one_command(argc, argv), "").status;
+  const int status = mpi::agree(standard_output::finish(one_command(argc, argv)), "").status;
   mpi::finalize();
   return status;
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <array>
@@ -35,9 +36,28 @@ std::array<Slot, max_temporaries> temporaries;
 std::once_flag handlers_installed;
 constexpr std::array<int, 4> cleanup_signals = {SIGINT, SIGTERM, SIGHUP, SIGABRT};
 
+// What the handler writes before the signal takes its course, so that an interrupted command
+// never ends without a word (the shell's status 130 or 143 alone does not say which program
+// stopped). SIGABRT has its own message from whoever aborted.
+const char* stop_line(int signal_number) {
+  switch (signal_number) {
+    case SIGINT: return "acclab: interrupted (SIGINT)\n";
+    case SIGTERM: return "acclab: terminated (SIGTERM)\n";
+    case SIGHUP: return "acclab: hung up (SIGHUP)\n";
+    default: return nullptr;
+  }
+}
+
 extern "C" void remove_temporaries_and_reraise(int signal_number) {
   for (auto& slot : temporaries) {
     if (slot.state.load() == active_slot) ::unlink(slot.path);
+  }
+  if (const char* line = stop_line(signal_number)) {
+    // After a progress line redrawn in place on a terminal, the message starts a line of its own.
+    if (::isatty(STDERR_FILENO) == 1) {
+      [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, "\n", 1);
+    }
+    [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, line, std::strlen(line));
   }
   struct sigaction fallback {};
   fallback.sa_handler = SIG_DFL;
@@ -47,7 +67,8 @@ extern "C" void remove_temporaries_and_reraise(int signal_number) {
 }
 
 // Only where the signal still has its default course: a handler someone else installed (a
-// debugger's, a test runner's) is left alone.
+// debugger's, a test runner's) is left alone, and so is a signal the shell ignores (a command
+// started with `nohup` or in the background of a non-interactive shell keeps ignoring it).
 void install_handlers() {
   for (int signal_number : cleanup_signals) {
     struct sigaction current {};
@@ -106,6 +127,8 @@ void remove_stale_temporaries(const std::filesystem::path& target) {
 }
 
 }  // namespace
+
+void install_interrupt_handlers() { std::call_once(handlers_installed, install_handlers); }
 
 namespace {
 
@@ -281,9 +304,31 @@ void AtomicFile::open_direct() {
     fd_ = ::fcntl(*descriptor_, F_DUPFD_CLOEXEC, 0);
   } else {
     // No O_CREAT, no O_TRUNC: the node exists, and it is written, never replaced.
-    fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd_ < 0 && errno == ENXIO) fd_ = await_fifo_reader();
+    // Non-blocking only to find out whether a FIFO has a reader: the writes block as usual.
+    if (fd_ >= 0) {
+      const int flags = ::fcntl(fd_, F_GETFL);
+      if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) != 0) fail(errno);
+    }
   }
   if (fd_ < 0) fail(errno);
+}
+
+int AtomicFile::await_fifo_reader() const {
+  // A blocking open would wait in silence for as long as nobody reads: say why acclab waits,
+  // then look for a reader ten times a second (SIGINT and SIGTERM stop it with their line).
+  std::cout.flush();
+  std::fflush(stdout);
+  fmt::print(stderr, "acclab: {}{}: waiting for a reader of this FIFO (Ctrl-C stops)\n",
+             option_.empty() ? "" : option_ + " ", shown_.string());
+  std::fflush(stderr);
+  for (;;) {
+    const int fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd >= 0 || errno != ENXIO) return fd;
+    const struct timespec tenth = {0, 100'000'000};
+    ::nanosleep(&tenth, nullptr);
+  }
 }
 
 void AtomicFile::write(const void* data, std::size_t size) {

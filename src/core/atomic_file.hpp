@@ -6,7 +6,8 @@
 //     the link itself stays a link, a dangling link's target is created;
 //   - a character device (/dev/null, /dev/stdout, a terminal), a FIFO, or "-" (stdout) is
 //     written directly, never unlinked or renamed over, even as root; write and close errors
-//     (ENOSPC from /dev/full) are reported;
+//     (ENOSPC from /dev/full) are reported; a FIFO with no reader is waited for with a line on
+//     stderr that says so, never in silence;
 //   - a block device, a socket or a folder is refused before any work starts.
 // docs/bad-input.md lists these rules with the rest of the contract.
 #pragma once
@@ -44,6 +45,12 @@ std::filesystem::path output_target(const std::string& option, const std::filesy
 void check_output_path(const std::string& option, const std::filesystem::path& path,
                        const std::vector<std::filesystem::path>& inputs = {});
 
+// Installs, for SIGINT, SIGTERM and SIGHUP (where they still have their default course), the
+// handler AtomicFile uses: it removes the temporaries, prints one line naming the signal, and
+// lets the signal end the process as it would have (status 130, 143, 129). Called at start-up,
+// so that a command stopped before it writes anything still says so.
+void install_interrupt_handlers();
+
 // A new file beside `path` (hidden, named after it and this process) that becomes `path` on
 // commit() and is removed otherwise: by the destructor, and by a handler of SIGINT, SIGTERM,
 // SIGHUP and SIGABRT when the process is stopped before either (the signal then takes its
@@ -78,6 +85,7 @@ class AtomicFile {
  private:
   [[noreturn]] void fail(int error) const;
   void open_direct();
+  int await_fifo_reader() const;
 
   std::filesystem::path shown_, target_, temp_;  // shown_: the path as the user gave it
   std::string option_;
