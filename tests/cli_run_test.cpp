@@ -326,6 +326,32 @@ TEST(CliUsageTest, ParseErrorsAreSaidInAcclabsWords) {
   EXPECT_TRUE(is_usage_error(run_acclab({}), {"a command is required: list, info, run"}));
 }
 
+// --version: what a bug report needs, from the build's own record: the commit this binary was
+// built from (as every JSON report records it) and a line for each backend.
+TEST(CliVersionTest, NamesCommitCompilerAndEveryBackend) {
+  const Outcome text = run_acclab({"--version"});
+  ASSERT_EQ(text.status, 0) << text;
+  const Outcome json = run_acclab({"--version", "--format", "json"});
+  ASSERT_EQ(json.status, 0) << json;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["schema"], "acclab.version/1");
+  const auto commit = doc["commit"].get<std::string>();
+  EXPECT_FALSE(commit.empty());
+  EXPECT_NE(text.out.find("commit    " + commit), std::string::npos) << text;
+  std::vector<std::string> names;
+  for (const auto& backend : doc["backends"]) names.push_back(backend["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"serial", "openmp", "openacc", "omptarget", "cuda",
+                                             "mpi"}));
+  for (const auto& name : names) {
+    EXPECT_NE(text.out.find("\n" + name + " "), std::string::npos) << name << "\n" << text;
+  }
+  // The same binary's run report names the same commit.
+  const Outcome run = run_acclab({"info", "--format", "json"});
+  ASSERT_EQ(run.status, 0) << run;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["build"]["commit"], commit);
+  EXPECT_TRUE(is_usage_error(run_acclab({"--version", "--format", "xml"}), {"--format xml"}));
+}
+
 // ---- explain ---------------------------------------------------------------------------------
 
 #ifdef ACCLAB_HAVE_OPENACC

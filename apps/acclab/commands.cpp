@@ -24,6 +24,7 @@
 #include "safe_text.hpp"
 #include "standard_output.hpp"
 #include "tune_command.hpp"
+#include "version.hpp"
 #include "core/atomic_file.hpp"
 #include "core/build_config.hpp"
 #include "core/error.hpp"
@@ -467,6 +468,32 @@ int info_command(bool probe, const std::string& format) {
   return 0;
 }
 
+// acclab --version [--format text|json].
+int version_command(int argc, char** argv) {
+  std::string format = "text";
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--format" && i + 1 < argc) {
+      format = argv[++i];
+    } else if (word.starts_with("--format=")) {
+      format = std::string(word.substr(9));
+    } else {
+      print_error_line(fmt::format("--version: unexpected argument {} (it takes --format text|json)",
+                                   word));
+      return 2;
+    }
+  }
+  if (format == "json") {
+    std::cout << json_text(version_json(), 2) << '\n';
+  } else if (format == "text") {
+    std::cout << version_text();
+  } else {
+    print_error_line(fmt::format("--format {}: expected text or json", format));
+    return 2;
+  }
+  return 0;
+}
+
 // CLI11's messages in acclab's words ("The following argument was not expected: x" beside
 // acclab's "--reps 0: must be at least 1"): what was wrong, and where the command's options are
 // listed.
@@ -517,7 +544,9 @@ int one_command(int argc, char** argv) {
   command_line().assign(argv, argv + argc);
   CLI::App app{"acclab: optimisation ladders for directive-based GPU acceleration"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(ACCLAB_VERSION));
+  app.set_version_flag("--version", version_text(),
+                       "version, commit, compiler and backends built, a line each (--format "
+                       "json: acclab.version/1)");
 
   std::string list_format = "table";
   auto* list = app.add_subcommand("list", "list workloads and their variants");
@@ -565,6 +594,8 @@ int one_command(int argc, char** argv) {
       "compare", "compare result files of run or ladder: ratios, intervals and verdicts per step");
   add_compare_options(compare, compare_args);
 
+  // --version takes --format, which CLI11 keeps for the commands: read here.
+  if (argc > 1 && std::string_view(argv[1]) == "--version") return version_command(argc, argv);
   // CLI11 answers an unknown command with "A subcommand is required"; name the word instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
