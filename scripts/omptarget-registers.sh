@@ -50,6 +50,7 @@ offload_ptx() {
     return
   fi
   local name command
+  [[ -e $image ]] && image=$(realpath "$image")
   name=${image#"$build"/}
   command=$(cd "$build" && ninja -t commands "$name" | tail -1) || true
   [[ $command == *-foffload=nvptx* ]] ||
