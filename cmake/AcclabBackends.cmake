@@ -80,8 +80,8 @@ endif()
 # installed, else run on the host (target regions fall back to the initial device). GCC 12's
 # nvptx mkoffload builds one offload image per link and refuses one holding both OpenACC and
 # OpenMP code ("either -fopenacc or -fopenmp must be set"): the omptarget sources are linked
-# into a shared library of their own (acclab_omptarget, cmake/AcclabVariants.cmake), whose image
-# libgomp registers beside the executable's OpenACC one.
+# into shared libraries of their own (acclab_omptarget_<workload>, cmake/AcclabVariants.cmake),
+# whose images libgomp registers beside the executable's OpenACC one.
 option(ACCLAB_ENABLE_OMPTARGET "Build the OpenMP target offload steps (omptarget)" ON)
 set(ACCLAB_HAVE_OMPTARGET OFF)
 if(ACCLAB_ENABLE_OMPTARGET)

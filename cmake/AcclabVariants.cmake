@@ -7,7 +7,8 @@
 #                  OPENMP b.cpp ...   # OpenMP host threads
 #                  OPENACC c.cpp ...  # OpenACC (GPU via GCC's nvptx offload, or host fallback)
 #                  OMPTARGET e.cpp ...# OpenMP target regions (GPU via GCC's nvptx offload, or
-#                                     # the host): linked into the shared library acclab_omptarget
+#                                     # the host): linked into the shared library
+#                                     # acclab_omptarget_<NAME>, an offload image of its own
 #                  CUDA d.cu ...)     # built only where a CUDA toolkit was found
 #
 # A workload's files come from its ladder table through acclab_ladder() below.
@@ -35,28 +36,50 @@ if(ACCLAB_HAVE_CUDA)
 endif()
 file(MAKE_DIRECTORY ${ACCLAB_NOTES_DIR})
 
-# The OpenMP target objects, in a shared library of their own: GCC 12 builds one nvptx offload
+# The OpenMP target objects, in shared libraries of their own: GCC 12 builds one nvptx offload
 # image per link and refuses to mix OpenACC and OpenMP code in it. Each shared object registers
-# its own image with libgomp. Its code calls into the executable (the workloads' shared classes,
+# its own image with libgomp. Their code calls into the executable (the workloads' shared classes,
 # the registry's types): the executables export their symbols (acclab_link_objects).
+#
+# One library a workload (acclab_omptarget_<workload>; the kit's runtime queries in
+# acclab_omptarget_kit), not one for all: the driver links an image as one program, and since
+# libgomp's device runtime calls `parallel` bodies through function pointers, every entry of an
+# image gets the registers of the heaviest body anywhere in it. In one image, matmul's tuned
+# blocks (254 registers) held every resident step to 8 warps a team; see
+# bench/results/cpu-ptxas/omptarget-registers/NOTES.md and tests/omptarget_registers_test.sh.
 if(ACCLAB_HAVE_OMPTARGET)
-  add_library(acclab_omptarget SHARED)
-  target_include_directories(acclab_omptarget PRIVATE
+  # What the executables link: every acclab_omptarget_<name> library, however many are added.
+  add_library(acclab_omptarget_images INTERFACE)
+endif()
+
+# The shared library of the OpenMP target sources of `name` (a workload, or kit), made on first use.
+function(_acclab_omptarget_library name out_target)
+  set(target acclab_omptarget_${name})
+  set(${out_target} ${target} PARENT_SCOPE)
+  if(TARGET ${target})
+    return()
+  endif()
+  add_library(${target} SHARED)
+  # All in the build's top folder, where the scripts look for them.
+  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
+  target_include_directories(${target} PRIVATE
     $<TARGET_PROPERTY:acclab_objects,INTERFACE_INCLUDE_DIRECTORIES>)
-  target_compile_definitions(acclab_omptarget PRIVATE
+  target_compile_definitions(${target} PRIVATE
     $<TARGET_PROPERTY:acclab_objects,INTERFACE_COMPILE_DEFINITIONS>)
-  target_link_libraries(acclab_omptarget PRIVATE fmt::fmt nlohmann_json::nlohmann_json)
+  target_link_libraries(${target} PRIVATE fmt::fmt nlohmann_json::nlohmann_json)
   # -Wno-unused-variable: GCC 12 calls pointers named only in the maps of an empty target data
   # region unused, as it does for OpenACC's.
-  target_compile_options(acclab_omptarget PRIVATE -Wall -Wextra -Wno-missing-field-initializers
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-missing-field-initializers
                          -Wno-unused-variable ${ACCLAB_OMPTARGET_FLAGS})
-  target_link_options(acclab_omptarget PRIVATE ${ACCLAB_OMPTARGET_LINK_FLAGS})
-  add_dependencies(acclab_omptarget acclab_objects)  # generated headers
+  target_link_options(${target} PRIVATE ${ACCLAB_OMPTARGET_LINK_FLAGS})
+  add_dependencies(${target} acclab_objects)  # generated headers
   if(ACCLAB_OMPTARGET_NOTES_FLAGS)
-    set_property(TARGET acclab_omptarget PROPERTY CXX_COMPILER_LAUNCHER
+    set_property(TARGET ${target} PROPERTY CXX_COMPILER_LAUNCHER
                  ${PROJECT_SOURCE_DIR}/cmake/truncate-notes.sh ${CMAKE_CXX_COMPILER_LAUNCHER})
   endif()
-endif()
+  target_link_libraries(acclab_omptarget_images INTERFACE ${target})
+  set_property(GLOBAL APPEND PROPERTY ACCLAB_OMPTARGET_LIBRARIES ${target})
+endfunction()
 
 function(acclab_sources)
   cmake_parse_arguments(ARG "" "NAME" "PLAIN;OPENMP;OPENACC;OMPTARGET;CUDA" ${ARGN})
@@ -86,19 +109,20 @@ function(acclab_sources)
       list(APPEND sources ${path})
     endforeach()
   endif()
-  if(ACCLAB_HAVE_OMPTARGET)
+  if(ACCLAB_HAVE_OMPTARGET AND ARG_OMPTARGET)
+    _acclab_omptarget_library(${ARG_NAME} omptarget_library)
     set(omptarget_sources "")
     foreach(src IN LISTS ARG_OMPTARGET)
       set(path ${CMAKE_CURRENT_SOURCE_DIR}/${src})
       get_filename_component(stem ${src} NAME_WE)
       if(ACCLAB_OMPTARGET_NOTES_FLAGS)
         file(MAKE_DIRECTORY ${ACCLAB_NOTES_DIR}/${ARG_NAME})
-        set_source_files_properties(${path} TARGET_DIRECTORY acclab_omptarget PROPERTIES
+        set_source_files_properties(${path} TARGET_DIRECTORY ${omptarget_library} PROPERTIES
           COMPILE_OPTIONS "${ACCLAB_OMPTARGET_NOTES_FLAGS}=${ACCLAB_NOTES_DIR}/${ARG_NAME}/${stem}.txt")
       endif()
       list(APPEND omptarget_sources ${path})
     endforeach()
-    target_sources(acclab_omptarget PRIVATE ${omptarget_sources})
+    target_sources(${omptarget_library} PRIVATE ${omptarget_sources})
   endif()
   if(ACCLAB_HAVE_CUDA)
     foreach(src IN LISTS ARG_CUDA)
@@ -115,8 +139,8 @@ function(acclab_link_objects target)
     target_link_options(${target} PRIVATE ${ACCLAB_OPENACC_LINK_FLAGS})
   endif()
   if(ACCLAB_HAVE_OMPTARGET)
-    target_link_libraries(${target} PRIVATE acclab_omptarget)
-    set_property(TARGET ${target} PROPERTY ENABLE_EXPORTS ON)  # for acclab_omptarget's calls
+    target_link_libraries(${target} PRIVATE acclab_omptarget_images)
+    set_property(TARGET ${target} PROPERTY ENABLE_EXPORTS ON)  # for the libraries' calls
   endif()
   if(ACCLAB_HAVE_CUDA)
     target_link_libraries(${target} PRIVATE CUDA::cudart)

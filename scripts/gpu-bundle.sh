@@ -21,6 +21,11 @@ mkdir -p "$out"
 cp "$binary" "$out/acclab"
 [[ -d $build/notes ]] && cp -r "$build/notes" "$out/notes"
 
+# The OpenMP target steps' libraries (libacclab_omptarget_<workload>.so, an offload image each)
+# are found through the build's RUNPATH: one missing here would be missing in the bundle too.
+missing=$(ldd "$binary" | awk '/not found/ {print $1}' | tr '\n' ' ')
+[[ -z $missing ]] || { echo "gpu-bundle: $binary needs libraries not found: $missing" >&2; exit 2; }
+
 # Libraries the binary links, less the C runtime every Linux has (a newer libstdc++ on the
 # GPU machine serves an older binary).
 ldd "$binary" | awk '/=> \// {print $3}' | while read -r lib; do

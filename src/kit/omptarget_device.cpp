@@ -1,4 +1,4 @@
-// OpenMP target runtime queries, compiled with the OpenMP target flags (in acclab_omptarget).
+// OpenMP target runtime queries, compiled with the OpenMP target flags (in acclab_omptarget_kit).
 #include <omp.h>
 
 #include "core/machine.hpp"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine: the OpenMP target steps timed once with each library build-variants.sh
-# made (ALT_DIR/LABEL/libacclab_omptarget.so) and with the bundle's own ("base", -misa=sm_80),
+# made (ALT_DIR/LABEL/libacclab_omptarget_*.so) and with the bundle's own ("base", -misa=sm_80),
 # in one call, with OpenACC's counterparts once for the ratio. Reports to OUT/LABEL/*.json.
 #
 # usage: run.sh BUNDLE_DIR ALT_DIR OUT LABEL...
