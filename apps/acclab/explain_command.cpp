@@ -64,8 +64,10 @@ int explain_command(const std::string& target, const Registry& registry) {
   }
   std::error_code ignored;
   const auto exe_dir = std::filesystem::read_symlink("/proc/self/exe", ignored).parent_path();
-  const auto notes =
-      find_notes(source.file, {exe_dir / "notes", std::filesystem::path(ACCLAB_NOTES_DIR)});
+  // Beside the binary (the GPU bundle), where `cmake --install` puts them, or in the build.
+  const auto notes = find_notes(source.file, {exe_dir / "notes",
+                                              exe_dir.parent_path() / "share" / "acclab" / "notes",
+                                              std::filesystem::path(ACCLAB_NOTES_DIR)});
   if (!notes) {
     throw UsageError(fmt::format("explain {}: no compiler notes for {} beside the binary or in {}",
                                  target, source.file, ACCLAB_NOTES_DIR));

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "compare_command.hpp"
@@ -29,20 +30,40 @@
 namespace acclab {
 namespace {
 
-// The page's renderer: in $ACCLAB_SCRIPTS where set (an installed or moved acclab), else in the
-// scripts folder of the source tree this binary was built from.
+}  // namespace
+
+std::optional<std::filesystem::path> scripts_folder() {
+  const char* from_environment = std::getenv("ACCLAB_SCRIPTS");
+  if (from_environment && *from_environment) return std::filesystem::path(from_environment);
+  std::error_code ignored;
+  const auto exe_dir = std::filesystem::read_symlink("/proc/self/exe", ignored).parent_path();
+  for (const auto& folder : {exe_dir.parent_path() / "share" / "acclab" / "scripts",
+                             std::filesystem::path(ACCLAB_SCRIPTS_DIR)}) {
+    if (::access((folder / "report-html.py").c_str(), X_OK) == 0) return folder;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// The page's renderer, report-html.py in scripts_folder().
 std::filesystem::path renderer() {
   const char* from_environment = std::getenv("ACCLAB_SCRIPTS");
-  const bool overridden = from_environment && *from_environment;
-  const std::filesystem::path folder = overridden ? from_environment : ACCLAB_SCRIPTS_DIR;
-  const std::filesystem::path script = folder / "report-html.py";
-  if (::access(script.c_str(), X_OK) != 0) {
-    throw UsageError(fmt::format(
-        "cannot draw the report: no executable report-html.py in {} ({}; ACCLAB_SCRIPTS names "
-        "acclab's scripts folder)",
-        folder.string(), overridden ? "ACCLAB_SCRIPTS" : "the source tree acclab was built in"));
+  const auto folder = scripts_folder();
+  if (folder && ::access((*folder / "report-html.py").c_str(), X_OK) == 0) {
+    return *folder / "report-html.py";
   }
-  return script;
+  if (folder) {
+    throw UsageError(fmt::format(
+        "cannot draw the report: no executable report-html.py in {} (ACCLAB_SCRIPTS names "
+        "acclab's scripts folder)",
+        from_environment));
+  }
+  throw UsageError(fmt::format(
+      "cannot draw the report: no executable report-html.py in ../share/acclab/scripts beside "
+      "acclab (where it is installed) nor in {} (the source tree it was built in); "
+      "ACCLAB_SCRIPTS names acclab's scripts folder",
+      ACCLAB_SCRIPTS_DIR));
 }
 
 struct ChildResult {

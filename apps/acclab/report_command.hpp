@@ -6,6 +6,9 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,12 @@ struct ReportArgs {
 };
 
 void add_report_options(CLI::App* cmd, ReportArgs& args);
+
+// The folder of the scripts acclab runs (report-html.py): $ACCLAB_SCRIPTS where set; else
+// ../share/acclab/scripts beside the running binary, where `cmake --install` and the Debian
+// package put them; else the source tree's scripts/ that the build named. Nothing where neither
+// holds the renderer.
+std::optional<std::filesystem::path> scripts_folder();
 
 // Returns 0 with the page written. Throws UsageError (status 2, nothing written) for bad usage,
 // a file that is not a result, an output path that cannot be written or a page that cannot be

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/acclab/report_command.hpp"
 #include "core/build_config.hpp"
 #include "core/provenance.hpp"
 
@@ -53,7 +54,8 @@ nlohmann::json version_json() {
           {"commit", source.commit},
           {"dirty", source.dirty},
           {"compiler", ACCLAB_CXX_COMPILER},
-          {"backends", backends()}};
+          {"backends", backends()},
+          {"scripts", scripts_folder() ? nlohmann::json(scripts_folder()->string()) : nullptr}};
 }
 
 std::string version_text() {
@@ -62,6 +64,9 @@ std::string version_text() {
   text += fmt::format("commit    {}{}\n", v["commit"].get<std::string>(),
                       v["dirty"].get<bool>() ? " (with uncommitted changes)" : "");
   text += fmt::format("compiler  {}\n", v["compiler"].get<std::string>());
+  text += fmt::format("scripts   {}\n", v["scripts"].is_string()
+                                             ? v["scripts"].get<std::string>()
+                                             : "not found (acclab report cannot draw pages)");
   for (const auto& backend : v["backends"]) {
     const bool built = backend["built"].get<bool>();
     text += fmt::format("{:<9} {}{}\n", backend["name"].get<std::string>(),

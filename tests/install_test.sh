@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# acclab as people install it: `cmake --install` into a prefix, then moved elsewhere, and the
+# Debian package `cpack -G DEB` makes, unpacked: the binary finds its OpenMP target libraries,
+# its report renderer and its compiler notes under its own prefix (cmake/AcclabInstall.cmake),
+# never in the source or build tree, and runs a step, explains one and draws a report.
+# usage: install_test.sh BUILD_DIR
+set -u
+build=$(realpath "$1")
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/checks.sh"
+unset ACCLAB_SCRIPTS ACCLAB_PROGRESS_INTERVAL
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+# Whatever the tree is called now: $1 is the prefix, $2 what the case is called.
+check_tree() {
+  local prefix=$1 what=$2 acclab=$1/bin/acclab
+  check "$what: bin/acclab exists" test -x "$acclab"
+  local missing
+  missing=$(ldd "$acclab" | grep "not found")
+  check "$what: every library found ($missing)" test -z "$missing"
+  local outside
+  outside=$(ldd "$acclab" | grep -E "libacclab_omptarget|libcudart" | grep -v "$prefix/")
+  check "$what: acclab's own libraries come from the prefix ($outside)" test -z "$outside"
+  local scripts
+  scripts=$("$acclab" --version --format json | json "d['scripts']")
+  check "$what: the report renderer from the prefix ($scripts)" \
+    test "$scripts" = "$prefix/share/acclab/scripts"
+  "$acclab" run vector --variant original,acc_kernels --reps 1 --quiet --format json \
+    --out "$dir/run.json" 2> "$dir/err"
+  check "$what: run verifies ($(head -c 300 "$dir/err"))" test $? -eq 0
+  "$acclab" explain vector/acc_kernels > "$dir/explain" 2> "$dir/err"
+  check "$what: explain runs ($(head -c 300 "$dir/err"))" test $? -eq 0
+  check "$what: explain reads the installed notes" \
+    grep -q "notes     $prefix/share/acclab/notes/" "$dir/explain"
+  "$acclab" report "$dir/run.json" --out "$dir/page.html" 2> "$dir/err"
+  check "$what: report draws its page ($(head -c 300 "$dir/err"))" test $? -eq 0
+  check "$what: the page holds the run" grep -q "acc_kernels" "$dir/page.html"
+  check "$what: the docs installed" test -s "$prefix/share/doc/acclab/README.md"
+}
+
+cmake --install "$build" --prefix "$dir/prefix" > "$dir/install.log" 2>&1
+check "cmake --install: exit 0 ($(tail -c 300 "$dir/install.log"))" test $? -eq 0
+check_tree "$dir/prefix" "installed"
+mv "$dir/prefix" "$dir/moved"
+check_tree "$dir/moved" "installed, then moved"
+rm -rf "$dir/moved"
+
+# The Debian package, unpacked rather than installed (dpkg -i would change this machine).
+if command -v cpack > /dev/null && command -v dpkg-deb > /dev/null; then
+  (cd "$dir" && cpack -G DEB --config "$build/CPackConfig.cmake" > cpack.log 2>&1)
+  check "cpack -G DEB: exit 0 ($(tail -c 300 "$dir/cpack.log"))" test $? -eq 0
+  deb=$(ls "$dir"/acclab_*_amd64.deb 2> /dev/null | head -1)
+  check "cpack -G DEB: acclab_<version>_amd64.deb" test -n "$deb"
+  if [[ -n $deb ]]; then
+    depends=$(dpkg-deb -f "$deb" Depends)
+    for package in libgomp1 libfmt9 python3-matplotlib; do
+      check "the package depends on $package ($depends)" grep -q "$package" <<< "$depends"
+    done
+    dpkg-deb -x "$deb" "$dir/unpacked"
+    check_tree "$dir/unpacked/usr" "the Debian package"
+  fi
+else
+  echo "note: no cpack or dpkg-deb here: the Debian package rows are left out"
+fi
+
+echo "$failures failure(s)"
+exit $((failures > 0))
