@@ -69,10 +69,10 @@ inline constexpr double kAlpha = 0.05;
 
 // The practical threshold of a verdict, in percent: a significant difference of medians smaller
 // than this is `same`. Two processes of one binary differ by more than the repetitions of one
-// process do (threads placed anew, clocks, memory placement): on an H100 by 1 to 9 % for GPU
-// steps and up to 13.5 % for an OpenMP step, on a two-core CPU machine by several percent
-// (docs/compare.md gives the measurements). 5 % hides most of that without hiding a change a
-// user would act on; --noise sets another, and --invocations makes the test see it.
+// process do (threads and memory placed anew, clocks as they are), so the U test on one process's
+// repetitions calls such moves changes; 5 % hides the common ones without hiding a change a user
+// would act on (docs/compare.md gives the measurements). --noise sets another, and
+// --invocations lets the test see the moves between processes.
 inline constexpr double kNoisePercent = 5;
 
 // Whether `ratio` (a time over a baseline's) differs from 1 by more than `noise_percent`, either
