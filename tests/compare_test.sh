@@ -318,7 +318,8 @@ check "ladder --noise 100000: every speedup within noise" \
 check "ladder table: ~ marks a speedup within noise" \
   grep -qE '^course +acc_loop .* ~[0-9.]+x +~[0-9.]+x ' "$dir/ladder.txt"
 check "ladder table: the legend says what ~ means, with the threshold" \
-  grep -q '^~ within noise: .* less than 100000% (--noise)' "$dir/ladder.txt"
+  grep -q '^~ within noise: runs not told apart .* less than 100000% apart (--noise)' \
+  "$dir/ladder.txt"
 "$acclab" ladder "${steps[@]}" --noise 0 --format csv > "$dir/ladder.csv" 2> "$dir/err"
 check "ladder csv: the interval's ends and the flag in columns" \
   test "$(python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[1]

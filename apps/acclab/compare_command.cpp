@@ -524,9 +524,9 @@ std::string compare_text(const Comparison& c, const CompareArgs& args) {
   }
   line("");
   line(fmt::format(
-      "noise threshold {}% (--noise): faster or slower only where the test finds a difference "
-      "AND the medians differ by more than {}%; otherwise same",
-      args.noise_percent, args.noise_percent));
+      "noise threshold {}% (--noise): faster/slower need p < {} and medians more than {}% "
+      "apart; else same",
+      args.noise_percent, stats::kAlpha, args.noise_percent));
   for (std::size_t f = 1; f < c.files.size(); ++f) {
     const ResultFile& file = c.files[f];
     const std::string a = c.files.front().label, b = file.label;

@@ -144,8 +144,8 @@ class TableReporter : public Reporter {
                  "step (unavailable and failed steps are skipped, and steps that computed part "
                  "of the result: computed_fraction < 1)\n");
       fmt::print(out_,
-                 "~ within noise: the U test cannot tell the two steps' {} apart, or their "
-                 "medians differ by less than {}% (--noise); intervals in json and csv\n",
+                 "~ within noise: {} not told apart (U test) or medians less than {}% apart "
+                 "(--noise); intervals in json, csv\n",
                  context_.invocations > 1 ? "invocations" : "runs",
                  context_.noise_percent.value_or(stats::kNoisePercent));
     }
