@@ -426,6 +426,21 @@ def ceilings_of(files):
     return named(found["gb"]), named(found["gf"])
 
 
+def speedup_text(result, key):
+    """A ladder's speedup as its table prints it: ~ where it is within noise (acclab.run/1's
+    KEY_within_noise), the interval KEY_interval as the cell's title."""
+    value = number(result.get(key))
+    if value is None:
+        return "-"
+    text = ("~" if result.get(key + "_within_noise") is True else "") + f"{value:.2f}x"
+    interval = result.get(key + "_interval")
+    if isinstance(interval, list) and len(interval) == 2 and all(
+            number(x) is not None for x in interval):
+        return (f'<span title="95% interval [{number(interval[0]):.2f}, '
+                f'{number(interval[1]):.2f}]">{esc(text)}</span>')
+    return esc(text)
+
+
 def steps_table(steps, several_runs):
     headers = ["#"] + (["run"] if several_runs else []) + [
         "variant", "backend", "step", "place", "status", "median", "min", "max", "reps",
@@ -457,10 +472,8 @@ def steps_table(steps, several_runs):
             fixed(s.gbytes, 1) if s.timed else "-",
             intensity_text if s.timed else "-",
             "-" if s.limit_fraction is None else f"{100 * s.limit_fraction:.1f}",
-            "-" if number(r.get("speedup_vs_first")) is None
-            else f"{number(r['speedup_vs_first']):.2f}x",
-            "-" if number(r.get("speedup_vs_previous")) is None
-            else f"{number(r['speedup_vs_previous']):.2f}x",
+            speedup_text(r, "speedup_vs_first"),
+            speedup_text(r, "speedup_vs_previous"),
             "<code>" + " ".join(esc(f"{k}={text(v)}") for k, v in sorted(s.params.items()))
             + "</code>",
             ('<ul class="notes">' + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
@@ -579,8 +592,9 @@ def comparison_section(payload):
     out.append(f'<p class="muted">B/A: median time over the baseline\'s (below 1: faster); 95% '
                f"interval: {esc(stats.get('interval'))} ({esc(stats.get('resamples'))} "
                f"resamples); p and verdict: {esc(stats.get('test'))} test at alpha = "
-               f"{esc(stats.get('alpha'))} (too few reps: below {esc(stats.get('min_reps'))} "
-               "runs on a side); %limit: each run's share of its own machine's measured limit "
+               f"{esc(stats.get('alpha'))}, faster or slower only beyond the noise threshold of "
+               f"{esc(stats.get('noise_percent', 0))}% (too few reps: below "
+               f"{esc(stats.get('min_reps'))} runs on a side); %limit: each run's share of its own machine's measured limit "
                "(docs/compare.md).</p></section>")
     return "".join(out)
 

@@ -169,5 +169,50 @@ TEST(CompareTimes, ADifferenceWithinTheNoiseIsTheSame) {
   EXPECT_EQ(c.verdict, Verdict::same);
 }
 
+// A difference the test finds (every run of B 3 % longer, p far below 0.05) but smaller than the
+// practical threshold is `same`; beyond it, or with a lower threshold, it is a verdict.
+TEST(CompareTimes, ASignificantDifferenceWithinTheNoiseThresholdIsTheSame) {
+  const Sample a = {1.000, 1.002, 0.998, 1.001, 0.999, 1.003, 0.997, 1.0005, 0.9995, 1.0};
+  Sample b3, b10, quick10;
+  for (double x : a) {
+    b3.push_back(1.03 * x);
+    b10.push_back(1.10 * x);
+    quick10.push_back(x / 1.10);
+  }
+  const StepComparison three = compare_times(a, b3);  // the default threshold, 5 %
+  EXPECT_LT(*three.p_value, 0.001);
+  EXPECT_TRUE(three.significant);
+  EXPECT_FALSE(three.beyond_noise);
+  EXPECT_EQ(three.verdict, Verdict::same);
+  ASSERT_TRUE(three.interval.has_value());
+  EXPECT_GT(three.interval->low, 1.0);  // the interval still says 3 %
+  EXPECT_EQ(compare_times(a, b3, 2.0).verdict, Verdict::slower);
+  EXPECT_EQ(compare_times(a, b3, 0.0).verdict, Verdict::slower);
+  EXPECT_EQ(compare_times(a, b10).verdict, Verdict::slower);
+  EXPECT_EQ(compare_times(a, b10, 12.0).verdict, Verdict::same);
+  EXPECT_EQ(compare_times(a, quick10).verdict, Verdict::faster);
+  EXPECT_EQ(compare_times(b3, a).verdict, Verdict::same);
+  EXPECT_EQ(compare_times(b3, a, 2.0).verdict, Verdict::faster);
+}
+
+TEST(CompareTimes, TheThresholdIsTheSameBothWays) {
+  EXPECT_FALSE(beyond_noise(1.05, 5));
+  EXPECT_TRUE(beyond_noise(1.0501, 5));
+  EXPECT_FALSE(beyond_noise(1 / 1.05, 5));
+  EXPECT_TRUE(beyond_noise(1 / 1.0501, 5));
+  EXPECT_FALSE(beyond_noise(0.96, 5));  // a speedup of 1.042
+  EXPECT_TRUE(beyond_noise(1.001, 0));
+  EXPECT_FALSE(beyond_noise(1.0, 0));
+}
+
+TEST(CompareTimes, TooFewInvocationsIsItsOwnVerdict) {
+  const Sample four = {1, 1.1, 0.9, 1.05};
+  const StepComparison c = compare_times(four, four, kNoisePercent, kAlpha,
+                                         Verdict::too_few_invocations);
+  EXPECT_EQ(c.verdict, Verdict::too_few_invocations);
+  EXPECT_EQ(to_string(c.verdict), "too few invocations");
+  EXPECT_FALSE(c.p_value.has_value());
+}
+
 }  // namespace
 }  // namespace acclab::stats

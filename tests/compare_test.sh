@@ -97,6 +97,103 @@ check "--fail-if-slower 10 on the same runs: exit 0 ($status)" test "$status" -e
 check "the other way round: faster" \
   test "$(json "$dir/faster.json" "d['rows'][0]['verdict']")" = faster
 
+# --- the noise threshold: a difference the test finds but smaller than --noise is `same` ---------
+# original's 15 runs set 0.1 % apart, and copies of them 3 % and 10 % longer: the U test separates
+# each copy completely from A (p far below 0.05), so only the threshold decides.
+edit "$dir/a.json" "$dir/tight.json" "
+r = next(r for r in d['results'] if r['variant'] == 'original')
+r['times_s'] = [0.01 * (1 + 0.001 * k) for k in range(15)]"
+for pct in 3 10; do
+  edit "$dir/tight.json" "$dir/tight$pct.json" "
+r = next(r for r in d['results'] if r['variant'] == 'original')
+r['times_s'] = [(1 + $pct / 100) * t for t in r['times_s']]"
+done
+"$acclab" compare "$dir/tight.json" "$dir/tight3.json" --format json > "$dir/t3.json" 2> "$dir/err"
+check "3 % slower, p < 0.05: same under the default 5 % threshold" \
+  test "$(json "$dir/t3.json" "(lambda r: (r['verdict'], r['p_value'] < 0.001, r['significant'],
+          r['beyond_noise'], round(r['ratio'], 6)))(d['rows'][0])")" \
+  = "('same', True, True, False, 1.03)"
+check "3 % slower: the threshold in the JSON, 5 %" \
+  test "$(json "$dir/t3.json" "d['statistics']['noise_percent']")" = 5.0
+check "3 % slower: the interval still says 3 % (above 1)" \
+  test "$(json "$dir/t3.json" "d['rows'][0]['ratio_low'] > 1")" = True
+check "3 % slower: tested the repetitions of one process" \
+  test "$(json "$dir/t3.json" "d['rows'][0]['tested']")" = repetitions
+"$acclab" compare "$dir/tight.json" "$dir/tight3.json" --noise 2 --format json \
+  > "$dir/t3n2.json" 2> "$dir/err"
+check "3 % slower, --noise 2: slower" \
+  test "$(json "$dir/t3n2.json" "(d['rows'][0]['verdict'], d['statistics']['noise_percent'])")" \
+  = "('slower', 2.0)"
+"$acclab" compare "$dir/tight.json" "$dir/tight10.json" --format json > "$dir/t10.json" \
+  2> "$dir/err"
+check "10 % slower: slower under the default threshold" \
+  test "$(json "$dir/t10.json" "d['rows'][0]['verdict']")" = slower
+"$acclab" compare "$dir/tight.json" "$dir/tight10.json" --noise 12 --format json \
+  > "$dir/t10n12.json" 2> "$dir/err"
+check "10 % slower, --noise 12: same" \
+  test "$(json "$dir/t10n12.json" "d['rows'][0]['verdict']")" = same
+"$acclab" compare "$dir/tight.json" "$dir/tight3.json" > "$dir/t3.txt" 2> "$dir/err"
+check "text: the threshold printed above the table" \
+  grep -q '^noise threshold 5% (--noise)' "$dir/t3.txt"
+check "text: the 3 % row same, ratio 1.030" \
+  grep -qE '^vector/original +small +15 +15 .* 1\.030 +\[1\.0[0-9]+, 1\.0[0-9]+\] .* same +\{' \
+  "$dir/t3.txt"
+check "text: says what was tested" grep -q '^tested: the repetitions of one process' "$dir/t3.txt"
+"$acclab" compare "$dir/tight.json" "$dir/tight3.json" --noise 2 --format csv > "$dir/t3.csv" \
+  2> "$dir/err"
+check "csv: the threshold and what was tested in each row" \
+  test "$(python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[0]
+print(r['verdict'], r['tested'], r['noise_percent'])" "$dir/t3.csv")" = "slower repetitions 2"
+# --fail-if-slower fails on a verdict: below the threshold no step fails, whatever PCT.
+"$acclab" compare "$dir/tight.json" "$dir/tight3.json" --fail-if-slower 2 > /dev/null 2> "$dir/err"
+status=$?
+check "--fail-if-slower 2 on 3 % slower within --noise 5: exit 0 ($status)" test "$status" -eq 0
+"$acclab" compare "$dir/tight.json" "$dir/tight3.json" --fail-if-slower 2 --noise 2 > /dev/null \
+  2> "$dir/err"
+status=$?
+check "--fail-if-slower 2 --noise 2 on 3 % slower: exit 1 ($status)" test "$status" -eq 1
+one_line_exit_2 "--noise -1" "--noise -1: expected a percentage" \
+  "$acclab" compare "$dir/a.json" "$dir/a.json" --noise -1
+
+# --- invocations: each process's median, tested where both files have several ------------------
+# Five invocations' medians, each 0.1 % apart, and a copy 10 % slower: tested between the
+# invocations (5 against 5), whatever the repetitions inside them say.
+edit "$dir/tight.json" "$dir/inv.json" "
+r = next(r for r in d['results'] if r['variant'] == 'original')
+r['invocations_median_s'] = [0.01 * (1 + 0.001 * k) for k in range(5)]"
+edit "$dir/inv.json" "$dir/inv10.json" "
+r = next(r for r in d['results'] if r['variant'] == 'original')
+r['invocations_median_s'] = [1.1 * t for t in r['invocations_median_s']]"
+"$acclab" compare "$dir/inv.json" "$dir/inv10.json" --format json > "$dir/inv-cmp.json" \
+  2> "$dir/err"
+check "invocations 10 % slower: slower, tested between the 5 invocations" \
+  test "$(json "$dir/inv-cmp.json" "(lambda r: (r['verdict'], r['tested'], r['invocations'],
+          round(r['ratio'], 6)))(d['rows'][0])")" \
+  = "('slower', 'invocations', {'baseline': 5, 'file': 5}, 1.1)"
+check "invocations: a step with one process on a side tests its repetitions" \
+  test "$(json "$dir/inv-cmp.json" "d['rows'][1]['tested']")" = repetitions
+"$acclab" compare "$dir/inv.json" "$dir/inv10.json" > "$dir/inv.txt" 2> "$dir/err"
+check "invocations (text): the counts as invocations, and said below the table" \
+  grep -qE '^vector/original +small +5 inv +5 inv .* slower' "$dir/inv.txt"
+check "invocations (text): the line that says which was tested" \
+  grep -q '^tested: the invocations (each process.s median) where reps says inv' "$dir/inv.txt"
+# The repetitions 10 % apart but the invocations' medians the same: same (the processes decide).
+edit "$dir/inv.json" "$dir/inv-reps10.json" "
+r = next(r for r in d['results'] if r['variant'] == 'original')
+r['times_s'] = [1.1 * t for t in r['times_s']]"
+"$acclab" compare "$dir/inv.json" "$dir/inv-reps10.json" --format json > "$dir/inv-r.json" \
+  2> "$dir/err"
+check "invocations alike, repetitions 10 % apart: same" \
+  test "$(json "$dir/inv-r.json" "d['rows'][0]['verdict']")" = same
+edit "$dir/inv10.json" "$dir/inv3.json" "
+r = next(r for r in d['results'] if r['variant'] == 'original')
+r['invocations_median_s'] = r['invocations_median_s'][:3]"
+"$acclab" compare "$dir/inv.json" "$dir/inv3.json" --format json > "$dir/inv3-cmp.json" \
+  2> "$dir/err"
+check "3 invocations against 5: too few invocations, the ratio kept" \
+  test "$(json "$dir/inv3-cmp.json" "(lambda r: (r['verdict'], r['p_value'], r['ratio'] > 1))(
+          d['rows'][0])")" = "('too few invocations', None, True)"
+
 # Below 5 runs on a side: the ratio, no interval, no verdict.
 edit "$dir/slow.json" "$dir/four.json" "
 for r in d['results']: r['times_s'] = r['times_s'][:4]"
@@ -166,6 +263,68 @@ for attempt in 1 2 3 4 5; do
   fi
 done
 check "two real runs of the same step: same (in one of five pairs)" test "$real_same" = yes
+
+# --invocations N: N processes of the same command, merged; compare then tests the processes.
+small=(vector --variant original --set nx=256 --set ny=64 --set nt=3 --reps 3 --quiet)
+mkdir "$dir/tmp"
+for side in A B; do
+  TMPDIR="$dir/tmp" "$acclab" run "${small[@]}" --invocations 5 --format json \
+    --out "$dir/inv$side.json" 2> "$dir/err"
+  status=$?
+  check "run --invocations 5 ($side): exit 0 ($status; $(head -c 300 "$dir/err"))" \
+    test "$status" -eq 0
+done
+check "--invocations 5: 5 medians, 15 runs, the document says 5 invocations" \
+  test "$(json "$dir/invA.json" "(d['invocations'], len(d['results'][0]['invocations_median_s']),
+          len(d['results'][0]['times_s']), d['results'][0]['reps'])")" = "(5, 5, 15, 3)"
+check "--invocations 5: the median is the invocations' median, each within min and max" \
+  test "$(json "$dir/invA.json" "(lambda r: r['time_s']['median'] ==
+          sorted(r['invocations_median_s'])[2] and all(r['time_s']['min'] <= m <=
+          r['time_s']['max'] for m in r['invocations_median_s']))(d['results'][0])")" = True
+check "--invocations 5: the command line recorded is the one given" \
+  test "$(json "$dir/invA.json" "'--invocations' in d['command_line']")" = True
+check "--invocations 5: no temporary file left behind" test -z "$(ls -A "$dir/tmp")"
+"$acclab" compare "$dir/invA.json" "$dir/invB.json" --format json > "$dir/invAB.json" 2> "$dir/err"
+check "compare of two --invocations 5 files tests the invocations" \
+  test "$(json "$dir/invAB.json" "(d['rows'][0]['tested'], d['rows'][0]['invocations'])")" \
+  = "('invocations', {'baseline': 5, 'file': 5})"
+"$acclab" run "${small[@]}" --invocations 2 > "$dir/inv.txt" 2> "$dir/err"
+status=$?
+check "--invocations 2, table: exit 0, the step's row ($status)" \
+  grep -qE '^course +original +serial .* verified' "$dir/inv.txt"
+one_line_exit_2 "--invocations 0" "--invocations 0: must be at least 1" \
+  "$acclab" run "${small[@]}" --invocations 0
+one_line_exit_2 "--invocations 2 --profile" "--invocations 2 and --profile" \
+  "$acclab" run "${small[@]}" --invocations 2 --profile
+
+# The ladder's vs 1st and vs prev carry an interval and a within-noise flag; --noise moves it.
+steps=(vector --variant 'original,acc_loop' --set nx=256 --set ny=64 --set nt=3 --reps 5 --quiet)
+"$acclab" ladder "${steps[@]}" --format json --out "$dir/ladder.json" 2> "$dir/err"
+status=$?
+check "ladder: exit 0 ($status; $(head -c 300 "$dir/err"))" test "$status" -eq 0
+check "ladder: vs 1st carries its interval and a within-noise flag, the threshold recorded" \
+  test "$(json "$dir/ladder.json" "(lambda r: (len(r['speedup_vs_first_interval']),
+          r['speedup_vs_first_interval'][0] <= r['speedup_vs_first_interval'][1],
+          type(r['speedup_vs_first_within_noise']).__name__,
+          type(r['speedup_vs_previous_within_noise']).__name__, d['noise_percent']))(
+          d['results'][1])")" = "(2, True, 'bool', 'bool', 5.0)"
+"$acclab" ladder "${steps[@]}" --noise 100000 --format json --out "$dir/ladder-n.json" \
+  2> "$dir/err"
+check "ladder --noise 100000: every speedup within noise" \
+  test "$(json "$dir/ladder-n.json" "(d['results'][1]['speedup_vs_first_within_noise'],
+          d['results'][1]['speedup_vs_previous_within_noise'], d['noise_percent'])")" \
+  = "(True, True, 100000.0)"
+"$acclab" ladder "${steps[@]}" --noise 100000 > "$dir/ladder.txt" 2> "$dir/err"
+check "ladder table: ~ marks a speedup within noise" \
+  grep -qE '^course +acc_loop .* ~[0-9.]+x +~[0-9.]+x ' "$dir/ladder.txt"
+check "ladder table: the legend says what ~ means, with the threshold" \
+  grep -q '^~ within noise: runs not told apart .* less than 100000% apart (--noise)' \
+  "$dir/ladder.txt"
+"$acclab" ladder "${steps[@]}" --noise 0 --format csv > "$dir/ladder.csv" 2> "$dir/err"
+check "ladder csv: the interval's ends and the flag in columns" \
+  test "$(python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[1]
+print(float(r['speedup_vs_first_low']) <= float(r['speedup_vs_first_high']),
+      r['speedup_vs_first_within_noise'] in ('true', 'false'))" "$dir/ladder.csv")" = "True True"
 
 # --- bad input: one line naming the file, exit 2, nothing written --------------------------------
 out="$dir/never.txt"

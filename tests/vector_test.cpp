@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/registry.hpp"
+#include "core/report.hpp"
 #include "core/runner.hpp"
 #include "support.hpp"
 
@@ -428,6 +429,61 @@ TEST(LadderSpeedupTest, SkipsResultsThatWereNotVerified) {
   EXPECT_EQ(results[4].speedup_vs_previous, 2.0);
   EXPECT_EQ(results[5].speedup_vs_first, 4.0);
   EXPECT_EQ(results[5].speedup_vs_previous, 2.0);
+}
+
+// Each speedup carries the interval of its ratio of medians and whether it is within noise: a
+// halving of the time is a speedup, 1 % is not, whatever its p; --noise moves the line.
+TEST(LadderSpeedupTest, IntervalsAndWithinNoise) {
+  Variant steps[3];
+  for (int i = 0; i < 3; ++i) {
+    steps[i].name = "step" + std::to_string(i + 1);
+    steps[i].family = "course";
+    steps[i].step = i + 1;
+  }
+  const std::vector<double> base = {1.000, 1.001, 0.999, 1.002, 0.998, 1.0005, 0.9995};
+  auto result = [&](const Variant& v, double scale) {
+    Result r;
+    r.variant = &v;
+    r.status = Status::verified;
+    for (double t : base) r.times_s.push_back(scale * t);
+    r.median_s = scale;
+    return r;
+  };
+  // step2 half step1's time; step3 1 % slower than step2, every run of it (U: p < 0.05).
+  std::vector<Result> results = {result(steps[0], 1.0), result(steps[1], 0.5),
+                                 result(steps[2], 0.505)};
+  compute_ladder_speedups(results);
+  EXPECT_FALSE(results[0].speedup_vs_first_check.has_value());  // 1 by definition
+  ASSERT_TRUE(results[1].speedup_vs_first_check.has_value());
+  const auto& halved = *results[1].speedup_vs_first_check;
+  EXPECT_FALSE(halved.within_noise);
+  EXPECT_LE(halved.low, 2.0);
+  EXPECT_GE(halved.high, 2.0);
+  EXPECT_GT(halved.low, 1.9);
+  EXPECT_LT(halved.high, 2.1);
+  ASSERT_TRUE(results[2].speedup_vs_previous_check.has_value());
+  EXPECT_TRUE(results[2].speedup_vs_previous_check->within_noise);
+  EXPECT_LT(results[2].speedup_vs_previous_check->high, 1.0);  // significant, but 1 %
+  EXPECT_FALSE(results[2].speedup_vs_first_check->within_noise);
+
+  const nlohmann::json j = result_to_json(results[2]);
+  ASSERT_TRUE(j["speedup_vs_previous_interval"].is_array());
+  EXPECT_EQ(j["speedup_vs_previous_interval"].size(), 2u);
+  EXPECT_EQ(j["speedup_vs_previous_within_noise"], true);
+  EXPECT_EQ(j["speedup_vs_first_within_noise"], false);
+  EXPECT_FALSE(result_to_json(results[0]).contains("speedup_vs_first_interval"));
+
+  // A threshold below 1 %: the 1 % step is a slowdown; above 100 %: even the halving is noise.
+  compute_ladder_speedups(results, 0.5);
+  EXPECT_FALSE(results[2].speedup_vs_previous_check->within_noise);
+  compute_ladder_speedups(results, 150);
+  EXPECT_TRUE(results[1].speedup_vs_first_check->within_noise);
+
+  // Below 5 runs on a side: the speedup, no check.
+  for (auto& r : results) r.times_s.resize(4);
+  compute_ladder_speedups(results);
+  EXPECT_TRUE(results[1].speedup_vs_first.has_value());
+  EXPECT_FALSE(results[1].speedup_vs_first_check.has_value());
 }
 
 }  // namespace

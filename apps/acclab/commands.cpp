@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "compare_command.hpp"
 #include "explain_command.hpp"
 #include "iccg_command.hpp"
+#include "invocations.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
 #include "report_command.hpp"
@@ -81,6 +83,8 @@ struct RunArgs {
   bool quiet = false;  // no progress lines on stderr
   std::string tunings;  // acclab tune --save-tunings's file: its matching entries applied
   std::string report;   // the HTML page of the results (acclab report's), written at the end
+  int invocations = 1;  // separate processes of the command, merged (invocations.hpp)
+  double noise_percent = stats::kNoisePercent;  // ladder: vs 1st / vs prev within noise below it
 };
 
 void add_run_options(CLI::App* cmd, RunArgs& args) {
@@ -109,6 +113,18 @@ void add_run_options(CLI::App* cmd, RunArgs& args) {
                   "apply the tunings FILE (acclab tune --save-tunings) holds for this device and "
                   "compiler to the steps it names (--set wins); each such result's note says so")
       ->check(non_empty_path());
+  cmd->add_option("--invocations", args.invocations,
+                  "run the command in N separate processes, each with its own warm-up, and merge "
+                  "them: each step keeps every process's median (invocations_median_s), which "
+                  "compare and the ladder then test (default 1: this process alone)")
+      ->type_name("N");
+  if (cmd->get_name() == "ladder") {
+    cmd->add_option("--noise", args.noise_percent,
+                    fmt::format("the practical threshold of vs 1st and vs prev, in percent "
+                                "(default {}): a speedup within it is marked ~ (within noise)",
+                                stats::kNoisePercent))
+        ->type_name("PCT");
+  }
   cmd->add_flag("--corrupt-result", args.corrupt_result,
                 "testing: perturb each result before verification, which must then fail")
       ->group("");
@@ -193,11 +209,74 @@ void check_names(const RunArgs& args) {
   require_utf8_name("--devices", args.devices);
 }
 
+void check_invocations(const RunArgs& args) {
+  if (args.invocations < 1) {
+    throw UsageError(fmt::format("--invocations {}: must be at least 1", args.invocations));
+  }
+  if (!(args.noise_percent >= 0 && std::isfinite(args.noise_percent))) {
+    throw UsageError(
+        fmt::format("--noise {}: expected a percentage, 0 or more", args.noise_percent));
+  }
+  if (args.invocations == 1) return;
+  // Each invocation would start a process outside the MPI job, which mpirun's environment (in
+  // the copy every child inherits) would make a rank of a job that does not know it.
+  if (mpi::launched_by_mpirun()) {
+    throw UsageError(fmt::format(
+        "--invocations {}: not under mpirun (each invocation is a process of its own: run "
+        "mpirun {} times, or drop --invocations)",
+        args.invocations, args.invocations));
+  }
+  if (args.profile) {
+    throw UsageError(fmt::format(
+        "--invocations {} and --profile: a profile is of one process (profile one invocation)",
+        args.invocations));
+  }
+}
+
 // Whether any of `variants` that can run here runs on a GPU.
 bool any_on_gpu(Runner& runner, const std::vector<const Variant*>& variants) {
   return std::any_of(variants.begin(), variants.end(), [&](const Variant* v) {
     return !runner.unavailable_reason(*v) && runner.place_of(*v) == Place::gpu;
   });
+}
+
+// Every variant of `variants` once per parameter set, in this process, with its progress lines.
+std::vector<Result> run_steps(const RunArgs& args, const Registry& registry,
+                              const Workload& workload, Runner& runner,
+                              const std::vector<Params>& parameter_list,
+                              const std::vector<const Variant*>& variants,
+                              std::optional<AppliedTunings>& tuned) {
+  Progress progress(args.quiet);
+  RunOptions options;
+  options.reps = args.reps;
+  options.corrupt_result = args.corrupt_result;
+  options.profile = args.profile;
+  options.progress = [&](const std::string& what) { progress.update(what); };
+  options.run_started = [&](int run, int reps) { progress.run(run, reps); };
+
+  std::vector<Result> results;
+  progress.begin(static_cast<int>(parameter_list.size() * variants.size()));
+  int step = 0;
+  for (const Params& set : parameter_list) {
+    for (const Variant* variant : variants) {
+      progress.step(step++, variant->id());
+      std::string from;  // "tunings from FILE" where --tunings applied to this variant
+      const Params params = tuned ? tuned->apply(*variant, set, &from) : set;
+      results.push_back(runner.run(*variant, workload, params, options));
+      results.back().params = reported_params(registry, *variant, params);
+      if (!from.empty()) {
+        Result& r = results.back();
+        r.note = r.note.empty() ? from : from + "; " + r.note;
+      }
+      if (!args.devices.empty()) {  // which count this row is, in the table's note column
+        Result& r = results.back();
+        r.note = fmt::format("devices={}", params.integer("devices")) +
+                 (r.note.empty() ? "" : "; " + r.note);
+      }
+    }
+  }
+  progress.finish();
+  return results;
 }
 
 int run_command(const std::string& command, const RunArgs& args, Registry& registry) {
@@ -231,6 +310,7 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
     }
     parameter_list = parameter_sets(command, args, workload, preset);
     if (args.reps < 1) throw UsageError(fmt::format("--reps {}: must be at least 1", args.reps));
+    check_invocations(args);
     if (!mpi::built() && args.variant.find("mpi_") != std::string::npos) {
       throw UsageError(fmt::format(
           "--variant {}: this acclab was built without MPI, so it has no mpi_* steps (install "
@@ -289,55 +369,39 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
     std::fflush(stderr);
   }
 
-  Progress progress(args.quiet);
-  RunOptions options;
-  options.reps = args.reps;
-  options.corrupt_result = args.corrupt_result;
-  options.profile = args.profile;
-  options.progress = [&](const std::string& what) { progress.update(what); };
-  options.run_started = [&](int run, int reps) { progress.run(run, reps); };
-
   std::vector<Result> results;
-  progress.begin(static_cast<int>(parameter_list.size() * variants.size()));
-  int step = 0;
-  for (const Params& set : parameter_list) {
-    for (const Variant* variant : variants) {
-      progress.step(step++, variant->id());
-      std::string from;  // "tunings from FILE" where --tunings applied to this variant
-      const Params params = tuned ? tuned->apply(*variant, set, &from) : set;
-      results.push_back(runner.run(*variant, workload, params, options));
-      results.back().params = reported_params(registry, *variant, params);
-      if (!from.empty()) {
-        Result& r = results.back();
-        r.note = r.note.empty() ? from : from + "; " + r.note;
-      }
-      if (!args.devices.empty()) {  // which count this row is, in the table's note column
-        Result& r = results.back();
-        r.note = fmt::format("devices={}", params.integer("devices")) +
-                 (r.note.empty() ? "" : "; " + r.note);
-      }
-    }
-  }
-  progress.finish();
-  if (command == "ladder") compute_ladder_speedups(results);
-
   ReportContext context;
+  if (args.invocations > 1) {
+    const auto& argv = command_line();
+    MergedRun merged = merge_invocations(
+        run_invocations(args.invocations, argv.front(), {argv.begin() + 1, argv.end()},
+                        args.quiet),
+        registry);
+    results = std::move(merged.results);
+    context = std::move(merged.context);
+  } else {
+    results = run_steps(args, registry, workload, runner, parameter_list, variants, tuned);
+    context.host = machine.host_json();
+    context.devices = machine.devices_json();
+    context.compiler = machine.compiler_json();
+    context.build = machine.build_json();
+    context.openacc_runs_on = machine.openacc_place();
+    // Only where an OpenMP target step ran: the probe launches a target region, and libgomp's
+    // team start-up in it is what compute-sanitizer's synccheck reports as divergent barriers.
+    const bool omptarget_ran = std::any_of(results.begin(), results.end(), [](const Result& r) {
+      return r.variant && r.variant->backend == Backend::omptarget;
+    });
+    if (omptarget_ran) context.omptarget_runs_on = machine.omptarget_place();
+    context.limits = machine.limits_json();
+  }
+  if (command == "ladder") {
+    compute_ladder_speedups(results, args.noise_percent);
+    context.noise_percent = args.noise_percent;
+  }
   context.command = command;
   context.workload = args.workload;
   context.preset = preset;
-  context.host = machine.host_json();
-  context.devices = machine.devices_json();
-  context.compiler = machine.compiler_json();
-  context.build = machine.build_json();
   context.command_line = command_line();
-  context.openacc_runs_on = machine.openacc_place();
-  // Only where an OpenMP target step ran: the probe launches a target region, and libgomp's team
-  // start-up in it is what compute-sanitizer's synccheck reports as divergent barriers.
-  const bool omptarget_ran = std::any_of(results.begin(), results.end(), [](const Result& r) {
-    return r.variant && r.variant->backend == Backend::omptarget;
-  });
-  if (omptarget_ran) context.omptarget_runs_on = machine.omptarget_place();
-  context.limits = machine.limits_json();
 
   reporter->report_context(context);
   reporter->report_runs(results);

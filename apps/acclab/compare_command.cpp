@@ -36,6 +36,8 @@ struct Step {
   nlohmann::json params = nlohmann::json::object();
   std::string status;
   std::vector<double> times_s;
+  // Each invocation's median (acclab run --invocations N: N processes), empty for one process.
+  std::vector<double> invocations_median_s;
   std::optional<double> limit_fraction;
 
   // What a step is matched by, as JSON text: no name can run into the next, and nlohmann::json
@@ -133,6 +135,16 @@ ResultFile read_result_file(const std::string& path, std::string label) {
         bad(fmt::format("times_s holds {}, not a positive number of seconds", json_text(t)));
       }
       step.times_s.push_back(t.get<double>());
+    }
+    if (r.contains("invocations_median_s") && !r["invocations_median_s"].is_null()) {
+      if (!r["invocations_median_s"].is_array()) bad("invocations_median_s is not a list");
+      for (const auto& t : r["invocations_median_s"]) {
+        if (!t.is_number() || !(t.get<double>() > 0) || !std::isfinite(t.get<double>())) {
+          bad(fmt::format("invocations_median_s holds {}, not a positive number of seconds",
+                          json_text(t)));
+        }
+        step.invocations_median_s.push_back(t.get<double>());
+      }
     }
     if (r.contains("limit_fraction") && !r["limit_fraction"].is_null()) {
       if (!r["limit_fraction"].is_number()) bad("limit_fraction is not a number");
@@ -267,13 +279,41 @@ std::vector<ProvenanceDifference> provenance_differences(const std::vector<Resul
 
 // --- the comparison ----------------------------------------------------------------------------
 
+// What a row's test compared: each side's timed runs of one process, or where both files ran
+// the step in several processes (run --invocations), each process's median.
+enum class Tested { repetitions, invocations };
+
+const char* to_string(Tested tested) {
+  return tested == Tested::invocations ? "invocations" : "repetitions";
+}
+
 struct Row {
   const ResultFile* baseline;
   const ResultFile* file;
   const Step* before;  // the baseline's step
   const Step* after;   // the same step in `file`
+  Tested tested;
   stats::StepComparison comparison;
+
+  const std::vector<double>& sample(const Step& step) const {
+    return tested == Tested::invocations ? step.invocations_median_s : step.times_s;
+  }
 };
+
+// The runs of one process vary less than processes do (each process places its threads and
+// memory anew): where both sides hold two or more invocations, the test is between those.
+Row compared_row(const ResultFile& baseline, const ResultFile& file, const Step& before,
+                 const Step& after, double noise_percent) {
+  const bool invocations =
+      before.invocations_median_s.size() >= 2 && after.invocations_median_s.size() >= 2;
+  Row row{&baseline, &file, &before, &after,
+          invocations ? Tested::invocations : Tested::repetitions, {}};
+  row.comparison =
+      stats::compare_times(row.sample(before), row.sample(after), noise_percent, stats::kAlpha,
+                           invocations ? stats::Verdict::too_few_invocations
+                                       : stats::Verdict::too_few_reps);
+  return row;
+}
 
 // A step of one file that has no comparison: in that file alone, or not timed on one side.
 struct Unmatched {
@@ -304,7 +344,7 @@ std::string not_comparable(const Step& step, const ResultFile& file) {
                      file.label);
 }
 
-Comparison compare_files(std::vector<ResultFile> files,
+Comparison compare_files(std::vector<ResultFile> files, double noise_percent,
                          NothingInCommon nothing_in_common = NothingInCommon::refuse) {
   Comparison c;
   c.files = std::move(files);
@@ -329,8 +369,7 @@ Comparison compare_files(std::vector<ResultFile> files,
         c.unmatched.push_back({&baseline, &file, &before, why});
         continue;
       }
-      c.rows.push_back(
-          {&baseline, &file, &before, &after, stats::compare_times(before.times_s, after.times_s)});
+      c.rows.push_back(compared_row(baseline, file, before, after, noise_percent));
     }
     for (const Step& after : file.steps) {
       if (!baseline.index.contains(after.key())) {
@@ -393,9 +432,13 @@ nlohmann::json compare_json(const Comparison& c, const CompareArgs& args,
         {"preset", r.before->preset},
         {"params", r.before->params},
         {"reps", {{"baseline", r.before->times_s.size()}, {"file", r.after->times_s.size()}}},
+        {"invocations",
+         {{"baseline", std::max<std::size_t>(1, r.before->invocations_median_s.size())},
+          {"file", std::max<std::size_t>(1, r.after->invocations_median_s.size())}}},
+        {"tested", to_string(r.tested)},
         {"median_s",
-         {{"baseline", stats::median(r.before->times_s)},
-          {"file", stats::median(r.after->times_s)}}},
+         {{"baseline", stats::median(r.sample(*r.before))},
+          {"file", stats::median(r.sample(*r.after))}}},
         {"limit_fraction",
          {{"baseline", optional_json(r.before->limit_fraction)},
           {"file", optional_json(r.after->limit_fraction)}}},
@@ -403,6 +446,8 @@ nlohmann::json compare_json(const Comparison& c, const CompareArgs& args,
         {"ratio_low", s.interval ? nlohmann::json(s.interval->low) : nlohmann::json(nullptr)},
         {"ratio_high", s.interval ? nlohmann::json(s.interval->high) : nlohmann::json(nullptr)},
         {"p_value", optional_json(s.p_value)},
+        {"significant", s.p_value ? nlohmann::json(s.significant) : nlohmann::json(nullptr)},
+        {"beyond_noise", s.p_value ? nlohmann::json(s.beyond_noise) : nlohmann::json(nullptr)},
         {"verdict", stats::to_string(s.verdict)},
     });
   }
@@ -422,6 +467,7 @@ nlohmann::json compare_json(const Comparison& c, const CompareArgs& args,
       {"statistics",
        {{"test", "two-sided Mann-Whitney U"},
         {"alpha", stats::kAlpha},
+        {"noise_percent", args.noise_percent},
         {"min_reps", stats::kMinReps},
         {"interval", "percentile bootstrap of the ratio of medians"},
         {"confidence", stats::kConfidence},
@@ -447,7 +493,14 @@ std::string percent_text(const std::optional<double>& fraction) {
   return fraction ? fmt::format("{:.1f}", 100 * *fraction) : "-";
 }
 
-std::string compare_text(const Comparison& c) {
+// A side's count in the text table: its timed runs, or its processes where those were tested.
+std::string count_text(const Row& r, const Step& step) {
+  return r.tested == Tested::invocations
+             ? fmt::format("{} inv", step.invocations_median_s.size())
+             : std::to_string(step.times_s.size());
+}
+
+std::string compare_text(const Comparison& c, const CompareArgs& args) {
   std::string out;
   // Every line printable: paths, host names and flags come from the files, and may hold bytes
   // that would move a terminal's cursor.
@@ -469,6 +522,11 @@ std::string compare_text(const Comparison& c) {
       }
     }
   }
+  line("");
+  line(fmt::format(
+      "noise threshold {}% (--noise): faster/slower need p < {} and medians more than {}% "
+      "apart; else same",
+      args.noise_percent, stats::kAlpha, args.noise_percent));
   for (std::size_t f = 1; f < c.files.size(); ++f) {
     const ResultFile& file = c.files[f];
     const std::string a = c.files.front().label, b = file.label;
@@ -481,10 +539,10 @@ std::string compare_text(const Comparison& c) {
       table.push_back({
           r.before->workload + "/" + r.before->variant,
           r.before->preset,
-          std::to_string(r.before->times_s.size()),
-          std::to_string(r.after->times_s.size()),
-          format_seconds(stats::median(r.before->times_s)),
-          format_seconds(stats::median(r.after->times_s)),
+          count_text(r, *r.before),
+          count_text(r, *r.after),
+          format_seconds(stats::median(r.sample(*r.before))),
+          format_seconds(stats::median(r.sample(*r.after))),
           fmt::format("{:.3f}", s.ratio),
           s.interval ? fmt::format("[{:.3f}, {:.3f}]", s.interval->low, s.interval->high) : "-",
           s.p_value ? fmt::format("{:.2g}", *s.p_value) : "-",
@@ -515,6 +573,20 @@ std::string compare_text(const Comparison& c) {
       }
       line(text);
     }
+    std::size_t by_invocations = 0, by_repetitions = 0;
+    for (const auto& r : c.rows) {
+      if (r.file != &file) continue;
+      ++(r.tested == Tested::invocations ? by_invocations : by_repetitions);
+    }
+    if (by_invocations == 0) {
+      line("tested: the repetitions of one process on each side (run --invocations N tests N "
+           "processes)");
+    } else if (by_repetitions == 0) {
+      line("tested: the invocations (each process's median) on each side");
+    } else {
+      line(fmt::format("tested: the invocations (each process's median) where reps says inv, "
+                       "the repetitions of one process elsewhere"));
+    }
     for (const auto& u : c.unmatched) {
       if (u.other != &file && u.file != &file) continue;
       line(fmt::format("  not compared: {}: {}", u.step->shown(), u.reason));
@@ -523,20 +595,20 @@ std::string compare_text(const Comparison& c) {
   line("");
   line("B/A: median time over the baseline's (below 1: faster); 95% interval: bootstrap of that");
   line(fmt::format(
-      "ratio ({} resamples of each side's runs); p and verdict: two-sided Mann-Whitney U test",
+      "ratio ({} resamples of each side's runs); p: two-sided Mann-Whitney U test; verdict:",
       stats::kResamples));
   line(fmt::format(
-      "at alpha = {} (too few reps: below {} runs on a side); %limit: each run's share of its own",
-      stats::kAlpha, stats::kMinReps));
-  line("machine's measured limit (docs/compare.md)");
+      "faster/slower where p < {} and B/A beyond {}% (too few reps: below {} runs on a side);",
+      stats::kAlpha, args.noise_percent, stats::kMinReps));
+  line("%limit: each run's share of its own machine's measured limit (docs/compare.md)");
   return out;
 }
 
-std::string csv_text(const Comparison& c) {
+std::string csv_text(const Comparison& c, const CompareArgs& args) {
   std::string out =
       "baseline,file,workload,variant,preset,params,reps_baseline,reps_file,median_baseline_s,"
       "median_file_s,ratio,ratio_low,ratio_high,p_value,verdict,limit_fraction_baseline,"
-      "limit_fraction_file\n";
+      "limit_fraction_file,tested,invocations_baseline,invocations_file,noise_percent\n";
   const auto number = [](const std::optional<double>& value) {
     return value ? fmt::format("{}", *value) : std::string();
   };
@@ -551,8 +623,8 @@ std::string csv_text(const Comparison& c) {
         json_text(r.before->params),
         std::to_string(r.before->times_s.size()),
         std::to_string(r.after->times_s.size()),
-        number(stats::median(r.before->times_s)),
-        number(stats::median(r.after->times_s)),
+        number(stats::median(r.sample(*r.before))),
+        number(stats::median(r.sample(*r.after))),
         number(s.ratio),
         number(s.interval ? std::optional(s.interval->low) : std::nullopt),
         number(s.interval ? std::optional(s.interval->high) : std::nullopt),
@@ -560,6 +632,10 @@ std::string csv_text(const Comparison& c) {
         stats::to_string(s.verdict),
         number(r.before->limit_fraction),
         number(r.after->limit_fraction),
+        to_string(r.tested),
+        std::to_string(std::max<std::size_t>(1, r.before->invocations_median_s.size())),
+        std::to_string(std::max<std::size_t>(1, r.after->invocations_median_s.size())),
+        fmt::format("{}", args.noise_percent),
     };
     std::vector<std::string> quoted;
     for (const auto& f : fields) quoted.push_back(csv_field(f));
@@ -585,7 +661,8 @@ ComparedResults read_and_compare(const std::vector<std::string>& paths,
     read.not_compared = "one result file";
     return read;
   }
-  const Comparison comparison = compare_files(std::move(files), NothingInCommon::leave_out);
+  const Comparison comparison =
+      compare_files(std::move(files), stats::kNoisePercent, NothingInCommon::leave_out);
   if (comparison.rows.empty()) {
     read.not_compared = fmt::format("{}", fmt::join(comparison.files_not_compared, "; "));
   } else {
@@ -601,9 +678,14 @@ void add_compare_options(CLI::App* cmd, CompareArgs& args) {
   cmd->add_option("--format", args.format, "text (the default; table is the same), json or csv");
   cmd->add_option("--out", args.out, "write the report to FILE instead of stdout")
       ->check(non_empty_path());
+  cmd->add_option("--noise", args.noise_percent,
+                  fmt::format("the practical threshold, in percent (default {}): a difference of "
+                              "medians within it is `same` however small its p",
+                              stats::kNoisePercent))
+      ->type_name("PCT");
   cmd->add_option("--fail-if-slower", args.fail_if_slower_percent,
-                  "exit 1 when a step is significantly slower than in the baseline by more than "
-                  "PCT percent (verdict slower and ratio above 1 + PCT/100)")
+                  "exit 1 when a step's verdict is slower (significant and beyond --noise) and "
+                  "its ratio above 1 + PCT/100")
       ->type_name("PCT");
 }
 
@@ -628,6 +710,10 @@ int compare_command(const CompareArgs& args, const std::vector<std::string>& com
     throw UsageError(fmt::format("--fail-if-slower {}: expected a percentage, 0 or more",
                                  *args.fail_if_slower_percent));
   }
+  if (!(args.noise_percent >= 0 && std::isfinite(args.noise_percent))) {
+    throw UsageError(
+        fmt::format("--noise {}: expected a percentage, 0 or more", args.noise_percent));
+  }
   // Before reading: the report must not replace one of the files it compares.
   if (!args.out.empty()) {
     const std::vector<std::filesystem::path> inputs(args.files.begin(), args.files.end());
@@ -637,12 +723,12 @@ int compare_command(const CompareArgs& args, const std::vector<std::string>& com
   for (std::size_t i = 0; i < args.files.size(); ++i) {
     files.push_back(read_result_file(args.files[i], label_of(i)));
   }
-  const Comparison comparison = compare_files(std::move(files));
+  const Comparison comparison = compare_files(std::move(files), args.noise_percent);
 
   const std::string text = args.format == "json"
                                ? json_text(compare_json(comparison, args, command_line), 2) + "\n"
-                           : args.format == "csv" ? csv_text(comparison)
-                                                  : compare_text(comparison);
+                           : args.format == "csv" ? csv_text(comparison, args)
+                                                  : compare_text(comparison, args);
   if (args.out.empty()) {
     std::cout << text;
     std::cout.flush();
@@ -663,8 +749,8 @@ int compare_command(const CompareArgs& args, const std::vector<std::string>& com
   }
   if (slower.empty()) return 0;
   print_error_line(
-      fmt::format("compare: {} step{} significantly slower than the baseline by "
-                  "more than {}%: {}",
+      fmt::format("compare: {} step{} slower than the baseline (significant, beyond the noise "
+                  "threshold) by more than {}%: {}",
                   slower.size(), slower.size() == 1 ? "" : "s", *args.fail_if_slower_percent,
                   fmt::join(slower, ", ")));
   return 1;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/compare_stats.hpp"
+
 namespace acclab {
 
 struct CompareArgs {
@@ -16,12 +18,13 @@ struct CompareArgs {
   std::string format = "text";
   std::string out;
   std::optional<double> fail_if_slower_percent;
+  double noise_percent = stats::kNoisePercent;  // the practical threshold of a verdict
 };
 
 void add_compare_options(CLI::App* cmd, CompareArgs& args);
 
-// Returns 0, or 1 when --fail-if-slower found a step significantly slower than the baseline by
-// more than its percentage (one line on stderr naming the steps; the report is written first).
+// Returns 0, or 1 when --fail-if-slower found a step slower than the baseline (its verdict, so
+// significant and beyond --noise) by more than its percentage (one line on stderr naming the steps; the report is written first).
 // Throws UsageError (status 2, nothing written) for bad usage or a file that is not a result, and
 // for a file that has no step in common with the baseline.
 int compare_command(const CompareArgs& args, const std::vector<std::string>& command_line);

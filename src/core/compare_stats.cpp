@@ -137,23 +137,36 @@ std::string to_string(Verdict verdict) {
       return "same";
     case Verdict::too_few_reps:
       return "too few reps";
+    case Verdict::too_few_invocations:
+      return "too few invocations";
   }
   return "?";
 }
 
-StepComparison compare_times(std::span<const double> a, std::span<const double> b, double alpha) {
+bool beyond_noise(double ratio, double noise_percent) {
+  const double factor = 1 + noise_percent / 100;
+  return ratio > factor || ratio * factor < 1;
+}
+
+StepComparison compare_times(std::span<const double> a, std::span<const double> b,
+                             double noise_percent, double alpha, Verdict few) {
   StepComparison result;
+  result.verdict = few;
   result.ratio = median({b.begin(), b.end()}) / median({a.begin(), a.end()});
   if (a.size() < std::size_t(kMinReps) || b.size() < std::size_t(kMinReps)) return result;
   result.interval = bootstrap_median_ratio(a, b);
   const MannWhitney test = mann_whitney_u(a, b);
   result.p_value = test.p_value;
-  if (test.p_value >= alpha) {
-    result.verdict = Verdict::same;
+  result.significant = test.p_value < alpha;
+  // The direction the test found, which the ratio of medians follows but for odd samples: a
+  // verdict needs the ratio beyond the threshold on the side the test found.
+  const bool b_larger = test.u_second > double(a.size()) * double(b.size()) / 2;
+  result.beyond_noise =
+      beyond_noise(result.ratio, noise_percent) && (result.ratio > 1) == b_larger;
+  if (result.significant && result.beyond_noise) {
+    result.verdict = b_larger ? Verdict::slower : Verdict::faster;
   } else {
-    // The direction the test found, which the ratio of medians follows but for odd samples.
-    result.verdict =
-        test.u_second > double(a.size()) * double(b.size()) / 2 ? Verdict::slower : Verdict::faster;
+    result.verdict = Verdict::same;
   }
   return result;
 }

@@ -54,30 +54,49 @@ RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const 
                                      int resamples = kResamples, std::uint64_t seed = kSeed,
                                      double confidence = kConfidence);
 
-enum class Verdict { faster, slower, same, too_few_reps };
+enum class Verdict { faster, slower, same, too_few_reps, too_few_invocations };
 
-// "faster", "slower", "same", "too few reps": the words of every report.
+// "faster", "slower", "same", "too few reps", "too few invocations": the words of every report.
 std::string to_string(Verdict verdict);
 
-// Below this many timed runs on either side, no verdict and no interval. With 3 runs against 3
-// no ordering reaches p < 0.05 (the smallest two-sided p is 2/20); with 4 against 4 only a
-// complete separation does (2/70), so one stray run decides. A bootstrap of so few values knows
-// little more than the values themselves. Google Benchmark's compare.py refuses below 5 too.
+// Below this many timed runs (or invocations, where those are compared) on either side, no
+// verdict and no interval. With 3 runs against 3 no ordering reaches p < 0.05 (the smallest
+// two-sided p is 2/20); with 4 against 4 only a complete separation does (2/70), so one stray
+// run decides. A bootstrap of so few values knows little more than the values themselves.
+// Google Benchmark's compare.py refuses below 5 too.
 inline constexpr int kMinReps = 5;
 inline constexpr double kAlpha = 0.05;
 
+// The practical threshold of a verdict, in percent: a significant difference of medians smaller
+// than this is `same`. Two processes of one binary differ by more than the repetitions of one
+// process do (threads and memory placed anew, clocks as they are), so the U test on one process's
+// repetitions calls such moves changes; 5 % hides the common ones without hiding a change a user
+// would act on (docs/compare.md gives the measurements). --noise sets another, and
+// --invocations lets the test see the moves between processes.
+inline constexpr double kNoisePercent = 5;
+
+// Whether `ratio` (a time over a baseline's) differs from 1 by more than `noise_percent`, either
+// way alike: above 1 + noise/100, or below its inverse (a speedup of more than 1 + noise/100).
+bool beyond_noise(double ratio, double noise_percent);
+
 struct StepComparison {
   double ratio = 0;                       // median(b) / median(a)
-  std::optional<RatioInterval> interval;  // absent below kMinReps runs on a side
-  std::optional<double> p_value;          // absent below kMinReps runs on a side
+  std::optional<RatioInterval> interval;  // absent below kMinReps values on a side
+  std::optional<double> p_value;          // absent below kMinReps values on a side
   Verdict verdict = Verdict::too_few_reps;
+  // Where a p-value exists: p < alpha, and the ratio beyond the noise threshold.
+  bool significant = false;
+  bool beyond_noise = false;
 };
 
 // The comparison of one step's times `b` with its baseline times `a` (both positive, neither
-// empty): the ratio of medians, and from kMinReps runs on each side the interval and the
-// verdict of the U test at `alpha`: `slower` or `faster` (b's times tend to be the larger, or
-// the smaller, as U says) when p < alpha, `same` otherwise.
+// empty): the ratio of medians, and from kMinReps values on each side the interval and the
+// verdict: `slower` or `faster` when the U test at `alpha` finds a difference (b's times tend to
+// be the larger, or the smaller, as U says) AND the ratio of medians lies beyond
+// `noise_percent` in that direction; `same` otherwise. `few` is the verdict below kMinReps
+// values (too_few_invocations where `a` and `b` are invocations' medians).
 StepComparison compare_times(std::span<const double> a, std::span<const double> b,
-                             double alpha = kAlpha);
+                             double noise_percent = kNoisePercent, double alpha = kAlpha,
+                             Verdict few = Verdict::too_few_reps);
 
 }  // namespace acclab::stats

@@ -44,8 +44,12 @@ class TableReporter : public Reporter {
   void finalize() override {
     const bool ladder = context_.command == "ladder";
     std::string params = results_.empty() ? "" : json_text(results_.front().params.json());
-    fmt::print(out_, "acclab {} {}  preset {}  {}\n", context_.command, context_.workload,
-               context_.preset, params);
+    fmt::print(out_, "acclab {} {}  preset {}  {}{}\n", context_.command, context_.workload,
+               context_.preset, params,
+               context_.invocations > 1
+                   ? fmt::format("  {} invocations (median: of their medians)",
+                                 context_.invocations)
+                   : "");
     std::string gpus = context_.devices.empty()
                            ? "no GPU"
                            : fmt::format("{} x {}", context_.devices.size(),
@@ -95,11 +99,15 @@ class TableReporter : public Reporter {
           dash(r.limit_fraction.has_value(),
                [&] { return fmt::format("{:.1f}", 100 * *r.limit_fraction); }));
       if (ladder) {
-        fmt::print(out_, " {:>8} {:>8}",
-                   dash(r.speedup_vs_first.has_value(),
-                        [&] { return fmt::format("{:.2f}x", *r.speedup_vs_first); }),
-                   dash(r.speedup_vs_previous.has_value(),
-                        [&] { return fmt::format("{:.2f}x", *r.speedup_vs_previous); }));
+        // "~": within noise, as compute_ladder_speedups decided.
+        const auto speedup = [&](const std::optional<double>& value,
+                                 const std::optional<Result::SpeedupCheck>& check) {
+          return dash(value.has_value(), [&] {
+            return fmt::format("{}{:.2f}x", check && check->within_noise ? "~" : "", *value);
+          });
+        };
+        fmt::print(out_, " {:>8} {:>8}", speedup(r.speedup_vs_first, r.speedup_vs_first_check),
+                   speedup(r.speedup_vs_previous, r.speedup_vs_previous_check));
       }
       std::string note = outputs_text(r.outputs);
       if (r.mpi.is_object() && r.mpi.contains("ranks")) {
@@ -135,6 +143,11 @@ class TableReporter : public Reporter {
                  "vs 1st / vs prev: speedup against the family's first and previous verified "
                  "step (unavailable and failed steps are skipped, and steps that computed part "
                  "of the result: computed_fraction < 1)\n");
+      fmt::print(out_,
+                 "~ within noise: {} not told apart (U test) or medians less than {}% apart "
+                 "(--noise); intervals in json, csv\n",
+                 context_.invocations > 1 ? "invocations" : "runs",
+                 context_.noise_percent.value_or(stats::kNoisePercent));
     }
     print_profiles(out_, results_);
   }
@@ -188,7 +201,13 @@ class CsvReporter : public Reporter {
                                     "gbytes_per_s",
                                     "limit_fraction",
                                     "speedup_vs_first",
+                                    "speedup_vs_first_low",
+                                    "speedup_vs_first_high",
+                                    "speedup_vs_first_within_noise",
                                     "speedup_vs_previous",
+                                    "speedup_vs_previous_low",
+                                    "speedup_vs_previous_high",
+                                    "speedup_vs_previous_within_noise",
                                     "status",
                                     "error",
                                     "note"};
@@ -202,6 +221,11 @@ class CsvReporter : public Reporter {
           value = json_text(j["time_s"][key.substr(0, key.size() - 2)]);
         } else if (key == "params") {
           value = json_text(j["params"]);
+        } else if (key.ends_with("_low") || key.ends_with("_high")) {
+          const bool low = key.ends_with("_low");
+          const auto interval =
+              j.value(key.substr(0, key.rfind('_')) + "_interval", nlohmann::json());
+          value = interval.is_array() ? json_text(interval[low ? 0 : 1]) : "";
         } else {
           const auto v = j.value(key, nlohmann::json());
           value = v.is_string() ? v.get<std::string>() : json_text(v);
@@ -235,6 +259,8 @@ nlohmann::json run_document(const ReportContext& context, const std::vector<Resu
   document["openacc_runs_on"] = context.openacc_runs_on;
   if (!context.omptarget_runs_on.empty()) document["omptarget_runs_on"] = context.omptarget_runs_on;
   document["limits"] = context.limits;
+  if (context.noise_percent) document["noise_percent"] = *context.noise_percent;
+  if (context.invocations > 1) document["invocations"] = context.invocations;
   document["results"] = nlohmann::json::array();
   for (const auto& r : results) document["results"].push_back(result_to_json(r));
   return document;
@@ -281,11 +307,19 @@ nlohmann::json result_to_json(const Result& r) {
                     {"notes", profile_notes(r)}};
   }
   if (!r.mpi.is_null()) j["mpi"] = r.mpi;
+  if (!r.invocations_median_s.empty()) j["invocations_median_s"] = r.invocations_median_s;
+  const auto check = [&](const char* name, const std::optional<Result::SpeedupCheck>& c) {
+    if (!c) return;
+    j[fmt::format("{}_interval", name)] = {c->low, c->high};
+    j[fmt::format("{}_within_noise", name)] = c->within_noise;
+  };
   if (r.speedup_vs_first) j["speedup_vs_first"] = *r.speedup_vs_first;
+  check("speedup_vs_first", r.speedup_vs_first_check);
   if (r.speedup_vs_previous) {
     j["speedup_vs_previous"] = *r.speedup_vs_previous;
     j["previous_variant"] = r.previous_variant;
   }
+  check("speedup_vs_previous", r.speedup_vs_previous_check);
   return j;
 }
 

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct ReportContext {
   std::string openacc_runs_on;                      // Machine::openacc_place()
   std::string omptarget_runs_on;                    // Machine::omptarget_place()
   nlohmann::json limits = nlohmann::json::object();
+  // The ladder's practical threshold (compute_ladder_speedups), in percent; unset for run.
+  std::optional<double> noise_percent;
+  int invocations = 1;  // processes merged into the results (run --invocations)
 };
 
 // Shaped like Google Benchmark's reporters: context first, then the runs, then finalize.

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 
+#include "core/compare_stats.hpp"
 #include "core/error.hpp"
 #include "core/host_load.hpp"
 #include "core/mpi_env.hpp"
@@ -255,7 +256,26 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
   return result;
 }
 
-void compute_ladder_speedups(std::vector<Result>& results) {
+namespace {
+
+// The check of speedup = median(earlier) / median(later): stats::compare_times with the later
+// step as the baseline gives that ratio and its interval.
+std::optional<Result::SpeedupCheck> speedup_check(const Result& earlier, const Result& later,
+                                                  double noise_percent) {
+  const bool invocations =
+      earlier.invocations_median_s.size() >= 2 && later.invocations_median_s.size() >= 2;
+  const auto& a = invocations ? later.invocations_median_s : later.times_s;
+  const auto& b = invocations ? earlier.invocations_median_s : earlier.times_s;
+  if (a.size() < std::size_t(stats::kMinReps) || b.size() < std::size_t(stats::kMinReps)) {
+    return std::nullopt;
+  }
+  const stats::StepComparison c = stats::compare_times(a, b, noise_percent);
+  return Result::SpeedupCheck{c.interval->low, c.interval->high, c.verdict == stats::Verdict::same};
+}
+
+}  // namespace
+
+void compute_ladder_speedups(std::vector<Result>& results, double noise_percent) {
   std::map<std::string, const Result*> first, previous;
   for (auto& r : results) {
     if (r.status != Status::verified || r.median_s <= 0) continue;
@@ -267,6 +287,8 @@ void compute_ladder_speedups(std::vector<Result>& results) {
       r.speedup_vs_first = first[family]->median_s / r.median_s;
       r.speedup_vs_previous = previous[family]->median_s / r.median_s;
       r.previous_variant = previous[family]->variant->name;
+      r.speedup_vs_first_check = speedup_check(*first[family], r, noise_percent);
+      r.speedup_vs_previous_check = speedup_check(*previous[family], r, noise_percent);
     } else {
       first[family] = &r;
       r.speedup_vs_first = 1.0;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/compare_stats.hpp"
 #include "core/machine.hpp"
 #include "core/profile.hpp"
 #include "core/registry.hpp"
@@ -40,7 +41,10 @@ struct Result {
   Params params;
   Place place = Place::host;
   int reps = 0;
-  std::vector<double> times_s;  // one per timed run
+  std::vector<double> times_s;  // one per timed run (of every invocation, in order)
+  // Each process's median where the result merges several (run --invocations N); empty for one
+  // process. median_s is then the median of these, min_s and max_s over every run.
+  std::vector<double> invocations_median_s;
   double min_s = 0, median_s = 0, max_s = 0;
   double setup_s = 0;
   std::optional<double> transfer_s;  // data movement inside one run, measured alone
@@ -61,6 +65,15 @@ struct Result {
   std::optional<double> speedup_vs_first;
   std::optional<double> speedup_vs_previous;
   std::string previous_variant;  // the step speedup_vs_previous compares with (verified ones only)
+  // How sure a speedup is: the bootstrap interval of the ratio of medians and whether it stays
+  // within the noise threshold (stats::compare_times: `same`), from kMinReps values a side (each
+  // process's median where both steps have several, else the timed runs); absent below that.
+  struct SpeedupCheck {
+    double low = 0, high = 0;
+    bool within_noise = false;
+  };
+  std::optional<SpeedupCheck> speedup_vs_first_check;
+  std::optional<SpeedupCheck> speedup_vs_previous_check;
 
   std::optional<double> transfer_share() const {
     if (!transfer_s || median_s <= 0) return std::nullopt;
@@ -98,9 +111,11 @@ class Runner {
   Machine& machine_;
 };
 
-// Fills speedup_vs_first / speedup_vs_previous for results of one ladder (same family, in
-// step order, skipping results that were not verified and results whose outputs say they
-// computed part of the problem: computed_fraction below 1, as a --set cap asked).
-void compute_ladder_speedups(std::vector<Result>& results);
+// Fills speedup_vs_first / speedup_vs_previous and their checks for results of one ladder (same
+// family, in step order, skipping results that were not verified and results whose outputs say
+// they computed part of the problem: computed_fraction below 1, as a --set cap asked). A speedup
+// within `noise_percent` of 1, or one the U test cannot tell from noise, is within noise.
+void compute_ladder_speedups(std::vector<Result>& results,
+                             double noise_percent = stats::kNoisePercent);
 
 }  // namespace acclab
