@@ -283,7 +283,8 @@ int tune_command(const TuneArgs& args, Registry& registry,
   Progress progress(args.quiet);
   progress.begin(static_cast<int>(std::min<std::uint64_t>(planned, 1u << 30)));
   int point_number = 0;
-  for (auto& step : steps) {
+  for (auto step_it = steps.begin(); step_it != steps.end(); ++step_it) {
+    auto& step = *step_it;
     if (stop_signal != 0) {
       if (step.status.empty()) step.status = "not reached";
       continue;
@@ -291,6 +292,15 @@ int tune_command(const TuneArgs& args, Registry& registry,
     if (!step.status.empty()) continue;
     const Variant& variant = *step.variant;
     const auto started = std::chrono::steady_clock::now();
+    if (args.budget_s > 0) {
+      // The points planned are a guess; the budget is a bound: each step still to search has
+      // its own budget of seconds after this one's.
+      const auto later = std::count_if(std::next(step_it), steps.end(),
+                                       [](const auto& s) { return s.status.empty(); });
+      progress.budget(started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(args.budget_s)),
+                      args.budget_s * static_cast<double>(later));
+    }
     tune::SearchOptions options;
     options.strategy = step.strategy;
     options.seed = args.seed;
