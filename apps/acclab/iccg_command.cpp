@@ -16,6 +16,7 @@
 #include "core/mpi_env.hpp"
 #include "core/report.hpp"
 #include "core/runner.hpp"
+#include "integer_option.hpp"
 #include "io/text_vector.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
@@ -29,11 +30,13 @@ void add_iccg_options(CLI::App* cmd, IccgArgs& args) {
       ->required();
   cmd->add_option("--rhs", args.rhs, "right-hand side: n numbers (default b = A 1)")
       ->check(non_empty_path());
-  cmd->add_option("--colors", args.colors,
-                  "0 CM, -1 RCM, <= -2 CM-RCM with |c| colours, >= 2 multicolour (default -20)");
+  add_integer_option(cmd, "--colors", args.colors, std::numeric_limits<int>::min(),
+                     std::numeric_limits<int>::max(),
+                     "0 CM, -1 RCM, <= -2 CM-RCM with |c| colours, >= 2 multicolour (default -20)");
   cmd->add_option("--tol", args.tol,
                   "stop when ||b - A x|| / ||b|| < tol, 2.2e-16 <= tol < 1 (default 1e-8)");
-  cmd->add_option("--maxiter", args.maxiter, "give up after this many iterations (10000)");
+  add_integer_option(cmd, "--maxiter", args.maxiter, 1, iccg::max_iterations_limit,
+                     "give up after this many iterations (10000)");
   cmd->add_option("--shift", args.shift,
                   "factor (1 + S) times the diagonal (shifted IC(0), for matrices on which IC(0) "
                   "breaks down; default 0: none)");
