@@ -122,6 +122,11 @@ void print_json(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
 }
 
 // The report as lines: the variant, the system, the outcome and the times.
+// "1 thread", "16 threads".
+std::string counted(std::int64_t count, std::string_view noun) {
+  return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
+}
+
 void print_table(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
                  const iccg::MatrixSystem& system, const iccg::MatrixSolution& s,
                  Machine& machine) {
@@ -133,24 +138,24 @@ void print_table(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
                                 ? "on the host: OpenACC's host fallback, no GPU"
                                 : "on the host";
   fmt::print("variant {} ({}), {}\n", choice.variant->name, choice.reason, place);
-  fmt::print("iccg {}: {} rows, {} nonzeros, {} colours{}\n", args.matrix, s.rows, s.nonzeros,
-             s.colors,
+  fmt::print("iccg {}: {}, {}, {}{}\n", args.matrix, counted(s.rows, "row"),
+             counted(s.nonzeros, "nonzero"), counted(s.colors, "colour"),
              args.shift > 0 ? fmt::format(", shifted IC(0): the diagonal times {:g} (--shift {:g})",
                                           1 + args.shift, args.shift)
                             : std::string());
   fmt::print(
-      "{} after {} iterations{}: ||b - A x|| / ||b|| = {:.3g} {} --tol {:g} (recurrence "
+      "{} after {}{}: ||b - A x|| / ||b|| = {:.3g} {} --tol {:g} (recurrence "
       "{:.3g})\n",
-      s.converged ? "converged" : "NOT converged", s.iterations,
-      s.restarts > 0 ? fmt::format(" ({} restarts from b - A x)", s.restarts) : "", s.residual,
-      s.residual < args.tol ? "<" : ">=", args.tol, s.recurrence);
+      s.converged ? "converged" : "NOT converged", counted(s.iterations, "iteration"),
+      s.restarts > 0 ? fmt::format(" ({} from b - A x)", counted(s.restarts, "restart")) : "",
+      s.residual, s.residual < args.tol ? "<" : ">=", args.tol, s.recurrence);
   fmt::print(
       "read {:.3f} s, setup (ordering) {:.3f} s, solve {:.3f} s ({:.1f} µs and {:.1f} GB/s "
-      "an iteration, {}; timed after an untimed warm-up of {} iteration)\n",
+      "an iteration, {}; timed after an untimed warm-up of {})\n",
       system.read_s, s.setup_s, s.solve_s, 1e6 * s.seconds_per_iteration, s.gbytes_per_s,
-      original ? fmt::format("{} threads", s.threads)
+      original ? counted(s.threads, "thread")
                : fmt::format("{}'s solve alone: {:.3f} s", choice.variant->name, s.run_s),
-      s.warm_up_iterations);
+      counted(s.warm_up_iterations, "iteration"));
   if (s.error_from_ones) fmt::print("b = A 1: max |x - 1| = {:.3g}\n", *s.error_from_ones);
 }
 
