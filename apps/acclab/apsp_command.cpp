@@ -233,12 +233,12 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   const auto format = out_format == "csv" ? io::DenseFormat::csv : io::DenseFormat::binary;
   if (args.format == "json") {
     // The file first, so that the report names only a file that was written.
-    if (!args.out.empty()) solution.write_distances(args.out, format);
+    if (!args.out.empty()) solution.write_distances(args.out, format, "--out");
     print_json(args, graph, solution, out_format, machine);
   } else {
     print_table(graph, solution);
     if (!args.out.empty()) {
-      solution.write_distances(args.out, format);
+      solution.write_distances(args.out, format, "--out");
       fmt::print("distance matrix ({}) written to {}\n", out_format, args.out);
     }
   }
