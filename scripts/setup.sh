@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   gcc-12-offload-nvptx libgomp-plugin-nvptx1   # GCC OpenACC offload to NVIDIA GPUs
   libcli11-dev nlohmann-json3-dev libfmt-dev
+  zlib1g-dev                                   # gzip'd input files (.mtx.gz)
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev                              # matmul's cpu_blas
   libopenmpi-dev openmpi-bin                   # the mpi_* steps and mpirun

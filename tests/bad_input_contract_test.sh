@@ -30,6 +30,12 @@ printf '0 1 -1\n1 2 -1\n2 0 -1\n' > "$T/negcycle.txt"
 printf '0 1 1\n1 2 1\n2 0 1\n' > "$T/poscycle.txt"
 cp "$DATA/matrices/494_bus.mtx" "$T/spd.mtx"
 python3 -c 'print("\n".join(["1e-170"] * 494))' > "$T/tiny_rhs.txt"
+gzip -c "$T/spd.mtx" | head -c 3000 > "$T/cut.mtx.gz"
+# The whole stream with bytes of its compressed data (past the 10-byte header) overwritten.
+gzip -c "$T/spd.mtx" | python3 -c 'import sys; d = bytearray(sys.stdin.buffer.read())
+d[200:260] = b"\xff" * 60; sys.stdout.buffer.write(d)' > "$T/corrupt.mtx.gz"
+{ gzip -c "$T/poscycle.txt"; printf 'not gzip\n'; } > "$T/trailing.txt.gz"
+printf '\3757zXZ\0\0\4' > "$T/m.mtx.xz"
 python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$T/sock"
 
 rows=$(sed -n '/<!-- contract:begin -->/,/<!-- contract:end -->/p' "$root/docs/bad-input.md" |

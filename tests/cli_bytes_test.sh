@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Arguments are bytes. One that is not UTF-8 in a path (--out, a graph, a matrix) is written into
-# the JSON report as U+FFFD: exit 0 and a report that parses. One that must name something (a
+# the JSON report as U+FFFD, with its exact bytes in a KEY_bytes member beside it
+# (docs/bad-input.md): exit 0, a report that parses, and the path recovered byte for byte. One that must name something (a
 # workload, a variant, a --set value) is refused before any work: one line, exit 2. No error
 # line puts a control byte or a stray byte on the terminal: they are shown as \xNN, while
 # well-formed UTF-8 (an accent) is kept as it is.
@@ -18,14 +19,23 @@ mkdir "$odd"
 cp "$data/graphs/polbooks.mtx" "$data/matrices/bcsstk01.mtx" "$odd/"
 
 # The file is JSON in UTF-8 (Python's decoder is strict) whose command_line and `key` hold
-# U+FFFD where the argument had its bad byte.
-valid_json() {  # $1: file; $2: the key whose value names the odd folder
-  python3 - "$1" "$2" <<'EOF'
-import json, sys
+# U+FFFD where the argument had its bad byte, and whose command_line_bytes and KEY_bytes give
+# back the arguments as they were: `path` exactly, the UTF-8 arguments as null.
+valid_json() {  # $1: file; $2: the key whose value names the odd folder; $3: that path
+  python3 - "$1" "$2" "$3" <<'EOF'
+import json, os, sys
 with open(sys.argv[1], encoding="utf-8", errors="strict") as f:
     report = json.load(f)
+key, path = sys.argv[2], os.fsencode(sys.argv[3])
 words = " ".join(report["command_line"])
-sys.exit(not ("odd\ufffddir" in words and "odd\ufffddir" in report[sys.argv[2]]))
+raw = report["command_line_bytes"]
+argv = [bytes(b) if b is not None else os.fsencode(a) for a, b in zip(report["command_line"], raw)]
+ok = ("odd\ufffddir" in words and "odd\ufffddir" in report[key] and
+      bytes(report[key + "_bytes"]) == path and path in argv and
+      len(raw) == len(report["command_line"]) and raw[0] is None and raw[1] is None)
+if not ok:
+    print(report.get(key + "_bytes"), raw, file=sys.stderr)
+sys.exit(not ok)
 EOF
 }
 
@@ -44,6 +54,13 @@ check "run --out ODD: the report is UTF-8 JSON with U+FFFD in command_line" \
 import json, sys
 r = json.load(open(sys.argv[1], encoding='utf-8'))
 sys.exit(not any('odd\ufffddir' in w for w in r['command_line']))" "$odd/run.json"
+check "run --out ODD: command_line_bytes gives the path back byte for byte" \
+  python3 -c "
+import json, os, sys
+r = json.load(open(sys.argv[1], encoding='utf-8'))
+raw = r['command_line_bytes']
+sys.exit(not (bytes(raw[-1]) == os.fsencode(sys.argv[2]) and raw[1] is None))" "$odd/run.json" \
+  "$odd/run.json"
 
 "$acclab" run vector --variant original --set nt=1 --reps 1 --format csv \
   --out "$odd/run.csv" > "$dir/out" 2> "$dir/err"
@@ -55,14 +72,22 @@ check "run --out ODD --format csv: exit 0 ($status: $(cat "$dir/err"))" test "$s
 status=$?
 check "apsp ODD/graph --format json: exit 0 ($status: $(cat "$dir/err"))" test "$status" -eq 0
 check "apsp: the report is UTF-8 JSON, the graph's name with U+FFFD" \
-  valid_json "$dir/apsp.json" graph
+  valid_json "$dir/apsp.json" graph "$odd/polbooks.mtx"
+check "apsp: --out's path given back by out_bytes" \
+  python3 -c "import json, os, sys; r = json.load(open(sys.argv[1]))
+sys.exit(bytes(r['out_bytes']) != os.fsencode(sys.argv[2]))" "$dir/apsp.json" "$odd/d.bin"
 
 "$acclab" iccg "$odd/bcsstk01.mtx" --format json --out "$odd/x.mtx" \
   > "$dir/iccg.json" 2> "$dir/err"
 status=$?
 check "iccg ODD/matrix --format json: exit 0 ($status: $(cat "$dir/err"))" test "$status" -eq 0
 check "iccg: the report is UTF-8 JSON, the matrix's name with U+FFFD" \
-  valid_json "$dir/iccg.json" matrix
+  valid_json "$dir/iccg.json" matrix "$odd/bcsstk01.mtx"
+# A document whose strings are all UTF-8 has no _bytes member.
+"$acclab" iccg "$data/matrices/bcsstk01.mtx" --format json > "$dir/plain.json" 2> "$dir/err"
+check "iccg with UTF-8 paths: no _bytes member" \
+  python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
+sys.exit(any(k.endswith('_bytes') for k in r))" "$dir/plain.json"
 
 # ---- a name with a bad byte: refused up front, shown escaped
 refused() {  # $1: what; the rest: acclab's arguments

@@ -352,6 +352,43 @@ TEST(CliVersionTest, NamesCommitCompilerAndEveryBackend) {
   EXPECT_TRUE(is_usage_error(run_acclab({"--version", "--format", "xml"}), {"--format xml"}));
 }
 
+// An integer option given a value its type cannot hold, or no integer at all, is refused in
+// acclab's words with the option's range (CLI11's own answer is "Could not convert").
+TEST(CliUsageTest, IntegerOptionsNameTheirRange) {
+  const std::string matrix = test::data_file("matrices/494_bus.mtx");
+  const std::string graph = test::data_file("graphs/polbooks.mtx");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"run", "vector", "--reps", "99999999999999"},
+       "--reps 99999999999999: must be an integer from 1 to 2147483647"},
+      {{"ladder", "vector", "--reps", "five"}, "--reps five: must be an integer from 1 to"},
+      {{"run", "vector", "--reps", "0"}, "--reps 0: must be an integer from 1 to 2147483647"},
+      {{"tune", "jacobi2d", "--evals", "3000000000"}, "--evals 3000000000: must be an integer"},
+      {{"tune", "jacobi2d", "--reps", "-2"}, "--reps -2: must be an integer from 1 to"},
+      {{"tune", "jacobi2d", "--seed", "-1"},
+       "--seed -1: must be an integer from 0 to 18446744073709551615"},
+      {{"tune", "jacobi2d", "--seed", "18446744073709551616"}, "--seed 18446744073709551616:"},
+      {{"apsp", graph, "--devices", "99999999999"},
+       "--devices 99999999999: must be an integer "
+       "from 1 to 64"},
+      {{"apsp", graph, "--query", "1", "9223372036854775808"},
+       "--query 9223372036854775808: must be an integer"},
+      {{"apsp", "--seed-graph", "1e3"}, "--seed-graph 1e3: must be an integer"},
+      {{"iccg", matrix, "--maxiter", "99999999999999"},
+       "--maxiter 99999999999999: must be an integer from 1 to 1000000000"},
+      {{"iccg", matrix, "--colors", "-99999999999"}, "--colors -99999999999: must be an integer"},
+  };
+  for (const auto& [args, message] : cases) {
+    const test::Outcome o = run_acclab(args, std::chrono::seconds(60));
+    EXPECT_TRUE(is_usage_error(o, {message})) << args[0] << " " << args[args.size() - 2];
+    EXPECT_EQ(o.err.find("Could not convert"), std::string::npos) << o.err;
+  }
+  // In range, the value is taken as before.
+  const test::Outcome ok = run_acclab({"run", "vector", "--variant", "original", "--set", "nt=1",
+                                       "--reps", "+2", "--format", "json"});
+  ASSERT_EQ(ok.status, 0) << ok;
+  EXPECT_EQ(parse_json(ok.out)["results"][0]["reps"], 2);
+}
+
 // ---- explain ---------------------------------------------------------------------------------
 
 #ifdef ACCLAB_HAVE_OPENACC

@@ -323,6 +323,27 @@ TEST(IccgFileCommandTest, NamesTheVariantAndWhyItWasChosen) {
   EXPECT_NE(named.out.find("max |x - 1| = "), std::string::npos) << named.out;
 }
 
+// Counts of one are said in the singular ("1 thread", "1 iteration"), of others in the plural.
+TEST(IccgFileCommandTest, CountsOfOneAreSingular) {
+  const char* old = std::getenv("OMP_NUM_THREADS");
+  const std::string saved = old ? old : "";
+  setenv("OMP_NUM_THREADS", "1", 1);
+  const test::Outcome o =
+      run_acclab({"iccg", data_file("matrices/494_bus.mtx"), "--variant", "original"});
+  if (old) {
+    setenv("OMP_NUM_THREADS", saved.c_str(), 1);
+  } else {
+    unsetenv("OMP_NUM_THREADS");
+  }
+  ASSERT_EQ(o.status, 0) << o;
+  EXPECT_NE(o.out.find(", 1 thread; timed after an untimed warm-up of 1 iteration)"),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(o.out.find("1 threads"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(" 494 rows, "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(" iterations: ||b - A x||"), std::string::npos) << o.out;
+}
+
 TEST(IccgFileCommandTest, JsonCarriesTheLadderFieldsAndTheVariant) {
   const std::string lfat5 = data_file("matrices/LFAT5.mtx");
   const test::Outcome o = run_acclab({"iccg", lfat5, "--variant", "optimized", "--shift", "1",

@@ -3,7 +3,7 @@
 # process substitution gives the answer the file gives: acclab apsp on the three graph formats
 # (Matrix Market, DIMACS, edge list; the format detection reads the start of the stream before
 # the reader does), acclab iccg's matrix and its --rhs (plain list, Matrix Market array and
-# coordinate).
+# coordinate). The same inputs gzip'd, from files and pipes alike (told by their first bytes).
 # usage: input_streams_test.sh ACCLAB_BINARY DATA_DIR
 set -u
 acclab=$(realpath "$1")
@@ -152,4 +152,60 @@ status=$?
 check "iccg matrix and --rhs through pipes, spooled: exit 0 ($status: $(head -c 200 err))" \
   test $status -eq 0
 check "iccg matrix and --rhs through pipes, spooled: the files' solution" same_solution
+
+# ---- gzip'd inputs: the plain file's answer, told by the first bytes and not the name --------------
+for graph in g.txt g.gr g.mtx; do
+  "$acclab" apsp "$graph" --semiring min-plus > file.out 2> err
+  want=$(digest file.out)
+  gzip -c "$graph" > "$graph.gz"
+  "$acclab" apsp "$graph.gz" --semiring min-plus > gz.out 2> err
+  status=$?
+  check "apsp $graph.gz: exit 0 ($status: $(head -c 200 err))" test $status -eq 0
+  check "apsp $graph.gz: the plain file's digest" test "$(digest gz.out)" = "$want"
+  gzip -c "$graph" | "$acclab" apsp /dev/stdin --semiring min-plus > gz.out 2> err
+  status=$?
+  check "apsp: $graph gzip'd through a pipe: exit 0 ($status: $(head -c 200 err))" \
+    test $status -eq 0
+  check "apsp: $graph gzip'd through a pipe: the plain file's digest" \
+    test "$(digest gz.out)" = "$want"
+done
+# A name that says nothing of gzip, and two gzip members one after the other (as `cat a.gz b.gz`
+# makes; gzip -d reads them as one text).
+"$acclab" apsp g.txt --semiring min-plus > file.out 2> err
+{ head -n 5000 g.txt | gzip -c; tail -n +5001 g.txt | gzip -c; } > two_members
+"$acclab" apsp two_members --semiring min-plus > gz.out 2> err
+status=$?
+check "apsp: two gzip members in a file named without .gz: exit 0 ($status: $(head -c 200 err))" \
+  test $status -eq 0
+check "apsp: two gzip members: the plain file's digest" \
+  test "$(digest gz.out)" = "$(digest file.out)"
+gzip -c "$matrix" > m.mtx.gz
+gzip -c b_coord.mtx > b.mtx.gz
+rm -f x_stream.mtx
+"$acclab" iccg m.mtx.gz --rhs b.mtx.gz --out x_stream.mtx > iccg.out 2> err
+status=$?
+check "iccg M.mtx.gz --rhs b.mtx.gz: exit 0 ($status: $(head -c 200 err))" test $status -eq 0
+check "iccg M.mtx.gz --rhs b.mtx.gz: the plain files' solution" same_solution
+rm -f x_stream.mtx
+gzip -c "$matrix" | "$acclab" iccg /dev/stdin --rhs <(gzip -c b.txt) --out x_stream.mtx \
+  > iccg.out 2> err
+status=$?
+check "iccg gzip'd matrix and --rhs through pipes: exit 0 ($status: $(head -c 200 err))" \
+  test $status -eq 0
+check "iccg gzip'd matrix and --rhs through pipes: the files' solution" same_solution
+# A gzip stream cut short or corrupt: one line naming the input, exit 2, no output.
+gzip -c g.txt | head -c 20000 | "$acclab" apsp /dev/stdin --out cut.out > /dev/null 2> err
+status=$?
+check "a gzip'd graph cut short through a pipe: exit 2 ($status)" test $status -eq 2
+check "a gzip'd graph cut short: one line" test "$(wc -l < err)" -eq 1
+check "a gzip'd graph cut short: it names the input and says so ($(cat err))" \
+  grep -q '^acclab: /dev/stdin: truncated gzip data' err
+check "a gzip'd graph cut short: no output file" test ! -e cut.out
+gzip -c "$matrix" | python3 -c 'import sys; d = bytearray(sys.stdin.buffer.read())
+d[300:340] = bytes(40); sys.stdout.buffer.write(d)' > bad.mtx.gz
+"$acclab" iccg bad.mtx.gz > /dev/null 2> err
+status=$?
+check "a corrupt gzip'd matrix: exit 2, one line ($status, $(cat err))" \
+  test $status -eq 2 -a "$(wc -l < err)" -eq 1
+check "a corrupt gzip'd matrix: it names the file" grep -q '^acclab: bad.mtx.gz: corrupt gzip data' err
 exit $((failures > 0))

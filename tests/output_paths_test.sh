@@ -51,6 +51,8 @@ for command in run apsp iccg; do
     check "$command --out FULL-DEVICE: exit 2 ($status)" test $status -eq 2
     check "$command --out FULL-DEVICE: one line" test "$(wc -l < err)" -eq 1
     check "$command --out FULL-DEVICE: says the disk is full" grep -q "No space left on device" err
+    check "$command --out FULL-DEVICE: names the option and the path ($(cat err))" \
+      grep -q "^acclab: --out full: " err
     check "$command --out FULL-DEVICE: still a character device" \
       test "$(kind full)" = "character special file"
 

@@ -312,6 +312,45 @@ TEST(TuneReport, JsonHasEveryPointAndTheSpeedupOverDefault) {
   EXPECT_NE(table.find(fmt::format("{:.2f}x", def / best)), std::string::npos) << table;
 }
 
+// A refusal (the step does not take the values) is not a failure: the two are counted apart, in
+// the table's columns and in the JSON.
+TEST(TuneReport, RefusedPointsAreCountedApartFromFailedOnes) {
+  tune::StepReport step;
+  step.variant = &variant_of("jacobi2d", "omp_target_tuned");
+  step.place = "host";
+  step.status = "searched";
+  step.strategy = tune::Strategy::exhaustive;
+  step.space = jacobi_space({"omp_teams=64", "omp_threads=128"});
+  int index = 0;
+  // Of the space's points: the second fails verification, the next three are refused.
+  step.evaluations =
+      tune::search(step.space, {.strategy = tune::Strategy::exhaustive}, [&](const tune::Point& p) {
+        tune::Evaluation e = bowl(p, tune::default_point(step.space));
+        const int i = index++;
+        if (i == 1) e.outcome = tune::Outcome::failed;
+        if (i >= 2 && i < 5) {
+          e = tune::Evaluation{.point = p, .outcome = tune::Outcome::refused};
+          e.detail = "--set omp_simd=0: refused";
+        }
+        return e;
+      });
+  ASSERT_GE(step.evaluations.size(), 6u);
+  EXPECT_EQ(step.failed(), 1);
+  EXPECT_EQ(step.refused(), 3);
+  EXPECT_EQ(step.measured(), static_cast<int>(step.evaluations.size()) - 3);
+  ReportContext context;
+  context.workload = "jacobi2d";
+  tune::TuneSettings settings{.preset = "small", .strategy = "exhaustive"};
+  const auto doc = tune::tune_json(context, settings, {step});
+  EXPECT_EQ(doc["steps"][0]["points_failed"], 1);
+  EXPECT_EQ(doc["steps"][0]["points_refused"], 3);
+  const std::string table = tune::tune_table(context, settings, {step});
+  EXPECT_NE(table.find(" tried failed refused  best tunings\n"), std::string::npos) << table;
+  EXPECT_NE(table.find(fmt::format(" {:>6} {:>6} {:>7}  ", step.evaluations.size(), 1, 3)),
+            std::string::npos)
+      << table;
+}
+
 TEST(TuneFile, MergeReplacesItsOwnEntriesAndKeepsOthers) {
   tune::StepReport step;
   step.variant = &variant_of("jacobi2d", "omp_target_tuned");

@@ -36,6 +36,10 @@ check "exhaustive: the step's refusals recorded as refused, with its reason" \
   test "$(json "$dir/ex.json" "all('omp_simd=0' in p['detail'] for p in d['steps'][0]['points']
           if p['status'] == 'refused') and any(p['status'] == 'refused'
           for p in d['steps'][0]['points'])")" = True
+# Those refusals say nothing against the step: no point failed, each refusal counted as one.
+check "exhaustive: refusals counted as refused, not failed" \
+  test "$(json "$dir/ex.json" "(lambda s: (s['points_failed'], s['points_refused'] ==
+          sum(p['status'] == 'refused' for p in s['points']) > 0))(d['steps'][0])")" = "(0, True)"
 check "exhaustive: the best is the fastest verified point" \
   test "$(json "$dir/ex.json" "(lambda s: s['points'][s['best']['index']]['median_s'] ==
           min(p['median_s'] for p in s['points'] if p['status'] == 'verified') and
@@ -58,8 +62,10 @@ check "corrupt loop points: exit 0, distribute points verified ($status)" test "
 check "corrupt loop points: every measured loop point failed verification" \
   test "$(json "$dir/bad.json" "all(p['status'] in ('failed', 'refused') and p['detail']
           for p in d['steps'][0]['points'] if p['tunings']['omp_construct'] == 'loop')")" = True
-check "corrupt loop points: the failures counted" \
-  test "$(json "$dir/bad.json" "d['steps'][0]['points_failed'] >= 4")" = True
+check "corrupt loop points: the failures counted, apart from the refusals" \
+  test "$(json "$dir/bad.json" "(lambda s: s['points_failed'] >= 4 and s['points_failed'] ==
+          sum(p['status'] == 'failed' for p in s['points']) and s['points_refused'] ==
+          sum(p['status'] == 'refused' for p in s['points']))(d['steps'][0])")" = True
 check "corrupt loop points: the best is a distribute point" \
   test "$(json "$dir/bad.json" "d['steps'][0]['best']['tunings']['omp_construct']")" = distribute
 "$acclab" tune jacobi2d --variant omp_target_tuned "${tiny[@]}" "${fixed[@]}" --reps 1 \
@@ -93,9 +99,47 @@ check "random: another seed draws others" test "$(sed -n 1p "$dir/order.5")" != 
 "$acclab" tune jacobi2d --variant 'acc_*' "${tiny[@]}" --reps 1 --quiet > "$dir/table" 2> "$dir/err"
 status=$?
 check "table: exit 0 ($status)" test "$status" -eq 0
-check "table: its columns" grep -qE '^step +strategy +default +best +speedup +tried +failed +best tunings$' "$dir/table"
+check "table: its columns" \
+  grep -qE '^step +strategy +default +best +speedup +tried +failed +refused +best tunings$' "$dir/table"
 check "table: acc_tuned's two async points, exhaustively" \
-  grep -qE '^jacobi2d/acc_tuned +exhaustive +[0-9.]+ .s +[0-9.]+ .s +[0-9.]+x +2 +0 +async=[01]$' "$dir/table"
+  grep -qE '^jacobi2d/acc_tuned +exhaustive +[0-9.]+ .s +[0-9.]+ .s +[0-9.]+x +2 +0 +0 +async=[01]$' "$dir/table"
+"$acclab" tune jacobi2d --variant omp_target_tuned "${tiny[@]}" "${fixed[@]}" --reps 1 \
+  --strategy exhaustive --quiet > "$dir/refusals" 2> "$dir/err"
+check "table: the step's refusals in their own column, none failed" \
+  grep -qE '^jacobi2d/omp_target_tuned +exhaustive .* 12 +0 +[1-9][0-9]* +omp_' "$dir/refusals"
+
+# --- the progress line within --budget ------------------------------------------------------------
+# Points of a good part of a second on the 514 grid: the time left shown never passes what the
+# budget leaves (elapsed + left <= budget, both in whole seconds as shown), and once the budget is
+# spent the line says the point running is being finished.
+budget_lines() {  # $1: budget in seconds, $2: stderr file
+  ACCLAB_PROGRESS_INTERVAL=0.05 "$acclab" tune jacobi2d --variant omp_target_tuned \
+    --set rows=514 --set cols=514 --set iters=200 "${fixed[@]}" --reps 3 --strategy local \
+    --budget "$1" --format json > "$dir/budget.json" 2> "$2"
+}
+budget_lines 3 "$dir/budget3.err"
+check "--budget 3: progress lines were printed" grep -q 'elapsed' "$dir/budget3.err"
+over=$(python3 - "$dir/budget3.err" <<'EOF'
+import re, sys
+def seconds(text):  # "1 min 05 s" or "7 s"
+    m = re.match(r'(?:(\d+) min )?(\d+) s$', text)
+    return int(m.group(1) or 0) * 60 + int(m.group(2))
+bad = []
+for line in open(sys.argv[1]):
+    m = re.search(r', ((?:\d+ min )?\d+ s) elapsed, (?:about|at most) ((?:\d+ min )?\d+ s) left',
+                  line)
+    if m and seconds(m.group(2)) > max(0, 3 - seconds(m.group(1))):
+        bad.append(line.strip())
+print(len(bad), bad[:1])
+EOF
+)
+check "--budget 3: no line says more time left than the budget leaves ($over)" \
+  test "${over%% *}" = 0
+budget_lines 0.3 "$dir/budget0.err"
+check "--budget 0.3: past it, the line says the current point is being finished" \
+  grep -q 'elapsed, budget spent: finishing the current point' "$dir/budget0.err"
+check "--budget 0.3: and never an estimate past the budget" \
+  test "$(grep -cE 'about ([1-9]|[0-9]+ min)' "$dir/budget0.err")" = 0
 
 # --- interrupted: the points so far, written whole ------------------------------------------------
 # Points of a few runs on a larger grid, so that the signal comes while points remain.

@@ -17,6 +17,7 @@
 #include "core/machine.hpp"
 #include "core/mpi_env.hpp"
 #include "core/report.hpp"
+#include "integer_option.hpp"
 #include "io/dense_matrix.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
@@ -140,9 +141,11 @@ void print_table(const apsp::UserGraph& graph, const apsp::GraphSolution& soluti
 void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
   auto* file = cmd->add_option(
       "file", args.file, "graph: DIMACS .gr, Matrix Market coordinate, or a 'u v [w]' edge list");
-  auto* seed = cmd->add_option("--seed-graph", args.seed_graph,
-                               "instead of a file: the seed's random graph of N vertices (C "
-                               "rand), and its 20 test lines");
+  auto* seed = add_integer_option(cmd, "--seed-graph", args.seed_graph,
+                                  std::numeric_limits<std::int64_t>::min(),
+                                  std::numeric_limits<std::int64_t>::max(),
+                                  "instead of a file: the seed's random graph of N vertices (C "
+                                  "rand), and its 20 test lines");
   file->excludes(seed);
   seed->excludes(file);
   cmd->add_option("--semiring", args.semiring, "max-plus (longest paths) or min-plus (shortest)");
@@ -150,15 +153,17 @@ void add_apsp_options(CLI::App* cmd, ApspArgs& args) {
                   "apsp variant (default cuda_blocked with a CUDA GPU, else multicore; under "
                   "mpirun with several ranks mpi_cuda with a CUDA GPU, else mpi_acc where OpenACC "
                   "runs on a GPU, else mpi_host)");
-  cmd->add_option("--devices", args.devices,
-                  "GPUs (partitions on the host) for the variants whose tunings include devices");
+  add_integer_option(cmd, "--devices", args.devices, 1, apsp::max_devices,
+                     "GPUs (partitions on the host) for the variants whose tunings include "
+                     "devices");
   cmd->add_option("--out", args.out,
                   "write the distance matrix here (written whole or not at all)")
       ->check(non_empty_path());
   cmd->add_option("--out-format", args.out_format,
                   "binary (default; io/dense_matrix.hpp gives the layout) or csv (n <= 4096)");
-  cmd->add_option("--query", args.query, "print the best path from U to V (ids as in the file)")
-      ->expected(2);
+  add_integers_option(cmd, "--query", args.query, 2, std::numeric_limits<std::int64_t>::min(),
+                      std::numeric_limits<std::int64_t>::max(),
+                      "print the best path from U to V (ids as in the file)");
   cmd->add_flag("--paths", args.paths,
                 "keep the successor matrix (n^2 int32 more; the variants whose tunings in "
                 "`acclab list` include paths): --query follows it, and paths from 8 sampled "
@@ -228,12 +233,12 @@ int apsp_command(const ApspArgs& args, const Registry& registry) {
   const auto format = out_format == "csv" ? io::DenseFormat::csv : io::DenseFormat::binary;
   if (args.format == "json") {
     // The file first, so that the report names only a file that was written.
-    if (!args.out.empty()) solution.write_distances(args.out, format);
+    if (!args.out.empty()) solution.write_distances(args.out, format, "--out");
     print_json(args, graph, solution, out_format, machine);
   } else {
     print_table(graph, solution);
     if (!args.out.empty()) {
-      solution.write_distances(args.out, format);
+      solution.write_distances(args.out, format, "--out");
       fmt::print("distance matrix ({}) written to {}\n", out_format, args.out);
     }
   }

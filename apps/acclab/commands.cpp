@@ -3,10 +3,9 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-
-#include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -19,6 +18,7 @@
 #include "compare_command.hpp"
 #include "explain_command.hpp"
 #include "iccg_command.hpp"
+#include "integer_option.hpp"
 #include "invocations.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
@@ -92,7 +92,8 @@ void add_run_options(CLI::App* cmd, RunArgs& args) {
   cmd->add_option("--variant", args.variant, "shell glob of variant names (default: all)");
   cmd->add_option("--preset", args.preset, "seed, small or large (default: small)");
   cmd->add_option("--set", args.sets, "override one parameter: key=value (repeatable)");
-  cmd->add_option("--reps", args.reps, "timed repetitions after the warm-up (default 5)");
+  add_integer_option(cmd, "--reps", args.reps, 1, std::numeric_limits<int>::max(),
+                     "timed repetitions after the warm-up (default 5)");
   cmd->add_option("--format", args.format, "table, json or csv");
   cmd->add_option("--out", args.out, "write the report to FILE instead of stdout")
       ->check(non_empty_path());

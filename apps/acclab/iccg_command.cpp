@@ -16,6 +16,7 @@
 #include "core/mpi_env.hpp"
 #include "core/report.hpp"
 #include "core/runner.hpp"
+#include "integer_option.hpp"
 #include "io/text_vector.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
@@ -29,11 +30,13 @@ void add_iccg_options(CLI::App* cmd, IccgArgs& args) {
       ->required();
   cmd->add_option("--rhs", args.rhs, "right-hand side: n numbers (default b = A 1)")
       ->check(non_empty_path());
-  cmd->add_option("--colors", args.colors,
-                  "0 CM, -1 RCM, <= -2 CM-RCM with |c| colours, >= 2 multicolour (default -20)");
+  add_integer_option(cmd, "--colors", args.colors, std::numeric_limits<int>::min(),
+                     std::numeric_limits<int>::max(),
+                     "0 CM, -1 RCM, <= -2 CM-RCM with |c| colours, >= 2 multicolour (default -20)");
   cmd->add_option("--tol", args.tol,
                   "stop when ||b - A x|| / ||b|| < tol, 2.2e-16 <= tol < 1 (default 1e-8)");
-  cmd->add_option("--maxiter", args.maxiter, "give up after this many iterations (10000)");
+  add_integer_option(cmd, "--maxiter", args.maxiter, 1, iccg::max_iterations_limit,
+                     "give up after this many iterations (10000)");
   cmd->add_option("--shift", args.shift,
                   "factor (1 + S) times the diagonal (shifted IC(0), for matrices on which IC(0) "
                   "breaks down; default 0: none)");
@@ -119,6 +122,11 @@ void print_json(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
 }
 
 // The report as lines: the variant, the system, the outcome and the times.
+// "1 thread", "16 threads".
+std::string counted(std::int64_t count, std::string_view noun) {
+  return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
+}
+
 void print_table(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
                  const iccg::MatrixSystem& system, const iccg::MatrixSolution& s,
                  Machine& machine) {
@@ -130,24 +138,24 @@ void print_table(const IccgArgs& args, const iccg::MatrixVariantChoice& choice,
                                 ? "on the host: OpenACC's host fallback, no GPU"
                                 : "on the host";
   fmt::print("variant {} ({}), {}\n", choice.variant->name, choice.reason, place);
-  fmt::print("iccg {}: {} rows, {} nonzeros, {} colours{}\n", args.matrix, s.rows, s.nonzeros,
-             s.colors,
+  fmt::print("iccg {}: {}, {}, {}{}\n", args.matrix, counted(s.rows, "row"),
+             counted(s.nonzeros, "nonzero"), counted(s.colors, "colour"),
              args.shift > 0 ? fmt::format(", shifted IC(0): the diagonal times {:g} (--shift {:g})",
                                           1 + args.shift, args.shift)
                             : std::string());
   fmt::print(
-      "{} after {} iterations{}: ||b - A x|| / ||b|| = {:.3g} {} --tol {:g} (recurrence "
+      "{} after {}{}: ||b - A x|| / ||b|| = {:.3g} {} --tol {:g} (recurrence "
       "{:.3g})\n",
-      s.converged ? "converged" : "NOT converged", s.iterations,
-      s.restarts > 0 ? fmt::format(" ({} restarts from b - A x)", s.restarts) : "", s.residual,
-      s.residual < args.tol ? "<" : ">=", args.tol, s.recurrence);
+      s.converged ? "converged" : "NOT converged", counted(s.iterations, "iteration"),
+      s.restarts > 0 ? fmt::format(" ({} from b - A x)", counted(s.restarts, "restart")) : "",
+      s.residual, s.residual < args.tol ? "<" : ">=", args.tol, s.recurrence);
   fmt::print(
       "read {:.3f} s, setup (ordering) {:.3f} s, solve {:.3f} s ({:.1f} µs and {:.1f} GB/s "
-      "an iteration, {}; timed after an untimed warm-up of {} iteration)\n",
+      "an iteration, {}; timed after an untimed warm-up of {})\n",
       system.read_s, s.setup_s, s.solve_s, 1e6 * s.seconds_per_iteration, s.gbytes_per_s,
-      original ? fmt::format("{} threads", s.threads)
+      original ? counted(s.threads, "thread")
                : fmt::format("{}'s solve alone: {:.3f} s", choice.variant->name, s.run_s),
-      s.warm_up_iterations);
+      counted(s.warm_up_iterations, "iteration"));
   if (s.error_from_ones) fmt::print("b = A 1: max |x - 1| = {:.3g}\n", *s.error_from_ones);
 }
 

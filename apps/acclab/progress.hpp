@@ -1,6 +1,7 @@
 // Progress of a long command on stderr, shared by acclab's commands.
 #pragma once
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,12 +11,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "core/mpi_env.hpp"
 #include "safe_text.hpp"
@@ -100,6 +100,16 @@ class Progress {
     reps_ = reps;
     run_start_ = now;
   }
+  // A time budget bounds what is left: the part of it still unspent now (at most
+  // `deadline` - now) and `later_s` seconds after the deadline (the budgets of the parts still
+  // to come). Past the deadline the line says the current step is being finished instead of an
+  // estimate that the budget would never allow.
+  void budget(std::chrono::steady_clock::time_point deadline, double later_s) {
+    if (!enabled_) return;
+    std::lock_guard lock(mutex_);
+    deadline_ = deadline;
+    later_budget_s_ = later_s;
+  }
   // Stops the ticker and erases the terminal's line. Called before the report is printed.
   void finish() {
     if (ticker_.joinable()) {
@@ -167,7 +177,19 @@ class Progress {
       text = what_;
     }
     text += fmt::format(", {} elapsed", format_duration(seconds(now - start_)));
-    if (steps_ > 0) {
+    if (steps_ > 0 && deadline_ && now >= *deadline_) {
+      text += ", budget spent: finishing the current point";
+      if (later_budget_s_ > 0) {
+        text += fmt::format(", then at most {} for the rest", format_duration(later_budget_s_));
+      }
+    } else if (steps_ > 0 && deadline_) {
+      // Whole seconds down: with the elapsed time rounded, the two never add up past the budget.
+      const double cap = seconds(*deadline_ - now) + later_budget_s_;
+      const double left = seconds_left(now);
+      text += left >= 0 && left < cap
+                  ? fmt::format(", about {} left", format_duration(std::floor(left)))
+                  : fmt::format(", at most {} left", format_duration(std::floor(cap)));
+    } else if (steps_ > 0) {
       const double left = seconds_left(now);
       text += left >= 0 ? fmt::format(", about {} left", format_duration(left))
                         : std::string(", time left not known yet");
@@ -203,6 +225,8 @@ class Progress {
   int run_ = -1;  // -1: no run yet in this step (setup)
   int reps_ = 0;
   std::vector<double> finished_steps_s_;
+  std::optional<Clock::time_point> deadline_;
+  double later_budget_s_ = 0;
   Clock::time_point start_, last_line_, step_start_, first_run_start_, run_start_;
   std::jthread ticker_;
 };

@@ -20,6 +20,7 @@
 #include "core/report.hpp"
 #include "core/runner.hpp"
 #include "core/tune.hpp"
+#include "integer_option.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
 #include "safe_text.hpp"
@@ -150,9 +151,10 @@ void add_tune_options(CLI::App* cmd, TuneArgs& args) {
   cmd->add_option("--preset", args.preset, "seed, small or large (default: small)");
   cmd->add_option("--set", args.sets,
                   "fix one parameter: key=value (repeatable); a tuning given here is not searched");
-  cmd->add_option("--reps", args.reps, "timed repetitions of each point (default 5)");
-  auto* evals = cmd->add_option(
-      "--evals", args.evals,
+  add_integer_option(cmd, "--reps", args.reps, 1, std::numeric_limits<int>::max(),
+                     "timed repetitions of each point (default 5)");
+  auto* evals = add_integer_option(
+      cmd, "--evals", args.evals, 1, std::numeric_limits<int>::max(),
       "points measured per step at most (default: every point for exhaustive, 64 otherwise)");
   auto* budget =
       cmd->add_option("--budget", args.budget_s, "seconds per step: no point starts after them");
@@ -160,7 +162,9 @@ void add_tune_options(CLI::App* cmd, TuneArgs& args) {
   cmd->add_option("--strategy", args.strategy,
                   "exhaustive, random or local (default auto: exhaustive up to 64 points, local "
                   "above)");
-  cmd->add_option("--seed", args.seed, "seed of the random draws (default 1)");
+  add_integer_option(cmd, "--seed", args.seed, std::uint64_t{0},
+                     std::numeric_limits<std::uint64_t>::max(),
+                     "seed of the random draws (default 1)");
   cmd->add_option("--format", args.format, "table or json");
   cmd->add_option("--out", args.out, "write the report to FILE instead of stdout")
       ->check(non_empty_path());
@@ -283,7 +287,8 @@ int tune_command(const TuneArgs& args, Registry& registry,
   Progress progress(args.quiet);
   progress.begin(static_cast<int>(std::min<std::uint64_t>(planned, 1u << 30)));
   int point_number = 0;
-  for (auto& step : steps) {
+  for (auto step_it = steps.begin(); step_it != steps.end(); ++step_it) {
+    auto& step = *step_it;
     if (stop_signal != 0) {
       if (step.status.empty()) step.status = "not reached";
       continue;
@@ -291,6 +296,15 @@ int tune_command(const TuneArgs& args, Registry& registry,
     if (!step.status.empty()) continue;
     const Variant& variant = *step.variant;
     const auto started = std::chrono::steady_clock::now();
+    if (args.budget_s > 0) {
+      // The points planned are a guess; the budget is a bound: each step still to search has
+      // its own budget of seconds after this one's.
+      const auto later = std::count_if(std::next(step_it), steps.end(),
+                                       [](const auto& s) { return s.status.empty(); });
+      progress.budget(started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(args.budget_s)),
+                      args.budget_s * static_cast<double>(later));
+    }
     tune::SearchOptions options;
     options.strategy = step.strategy;
     options.seed = args.seed;

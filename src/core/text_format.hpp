@@ -13,6 +13,10 @@ std::string format_seconds(double seconds);
 // value.dump(indent), every byte that is not part of well-formed UTF-8 written as U+FFFD. Every
 // report acclab prints goes through it: strings from the command line (an --out path, a graph
 // file's name) are bytes, and nlohmann::json's default dump throws on them, after all the work.
+// So that such a string can still be recovered, a member KEY that is (or is a list holding) one
+// gets a member KEY_bytes beside it with the exact bytes as numbers 0 to 255 (for a list, a
+// list of the same length, null for each string that is UTF-8), as journald's JSON export does
+// (docs/bad-input.md).
 std::string json_text(const nlohmann::json& value, int indent = -1);
 
 // `text` as one CSV field: as it is, or quoted (quotes doubled) where it holds a comma, a quote

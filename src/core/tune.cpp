@@ -316,7 +316,13 @@ const Evaluation* StepReport::default_evaluation() const {
 
 int StepReport::failed() const {
   return static_cast<int>(std::count_if(evaluations.begin(), evaluations.end(), [](const auto& e) {
-    return e.outcome != Outcome::verified;
+    return e.outcome == Outcome::failed;
+  }));
+}
+
+int StepReport::refused() const {
+  return static_cast<int>(std::count_if(evaluations.begin(), evaluations.end(), [](const auto& e) {
+    return e.outcome == Outcome::refused;
   }));
 }
 
@@ -387,7 +393,7 @@ nlohmann::json step_json(const StepReport& s) {
       {"points_tried", s.evaluations.size()},
       {"points_measured", s.measured()},
       {"points_failed", s.failed()},
-      {"points_refused", static_cast<int>(s.evaluations.size()) - s.measured()},
+      {"points_refused", s.refused()},
       {"default",
        s.evaluations.empty()
            ? nlohmann::json(nullptr)
@@ -465,10 +471,10 @@ std::string tune_table(const ReportContext& context, const TuneSettings& setting
                      context.host.value("cores", 0), gpus);
   std::size_t name_w = 4;
   for (const auto& s : steps) name_w = std::max(name_w, s.variant->id().size());
-  const std::string columns =
-      fmt::format("{{:<{}}} {{:<10}} {{:>10}} {{:>10}} {{:>8}} {{:>6}} {{:>6}}  {{}}\n", name_w);
+  const std::string columns = fmt::format(
+      "{{:<{}}} {{:<10}} {{:>10}} {{:>10}} {{:>8}} {{:>6}} {{:>6}} {{:>7}}  {{}}\n", name_w);
   out += fmt::format(fmt::runtime(columns), "step", "strategy", "default", "best", "speedup",
-                     "tried", "failed", "best tunings");
+                     "tried", "failed", "refused", "best tunings");
   std::vector<std::string> notes;
   for (const auto& s : steps) {
     const Evaluation* def = s.default_evaluation();
@@ -481,7 +487,7 @@ std::string tune_table(const ReportContext& context, const TuneSettings& setting
         def && best && s.evaluations[*best].median_s > 0
             ? fmt::format("{:.2f}x", def->median_s / s.evaluations[*best].median_s)
             : "-",
-        s.evaluations.size(), s.failed(),
+        s.evaluations.size(), s.failed(), s.refused(),
         best ? tunings_text(tunings_of(s.space, s.evaluations[*best].point)) : s.status);
     if (!s.note.empty()) notes.push_back(fmt::format("{}: {}", s.variant->id(), s.note));
     for (const auto& f : s.space.fixed) {
@@ -497,8 +503,9 @@ std::string tune_table(const ReportContext& context, const TuneSettings& setting
   }
   out +=
       "default = the preset's tunings; best = the fastest verified point (median of --reps timed "
-      "runs);\ntried = points measured or refused; failed = failed verification, raised an "
-      "error, or refused by the step\n";
+      "runs);\ntried = points measured or refused; failed = ran and failed verification or raised "
+      "an error;\nrefused = never ran: the step does not take those values (its own check) or the "
+      "machine cannot hold them\n";
   return out;
 }
 

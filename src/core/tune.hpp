@@ -135,7 +135,8 @@ struct StepReport {
   std::optional<std::size_t> best() const { return best_of(evaluations); }
   // The default point's evaluation where it was measured and verified.
   const Evaluation* default_evaluation() const;
-  int failed() const;    // failed and refused
+  int failed() const;    // ran and failed verification or raised an error
+  int refused() const;   // never ran: the step or the machine refused the values
   int measured() const;  // verified and failed (refused ones never ran)
   // 1-based count of points measured up to the first that came within `fraction` of the best
   // (0.05: 5 %); 0 without a best.

@@ -93,14 +93,15 @@ void write_csv(AtomicFile& file, std::span<const float> values, std::int64_t row
 }  // namespace
 
 void write_dense_matrix(const std::filesystem::path& path, std::span<const float> values,
-                        std::int64_t rows, std::int64_t cols, DenseFormat format) {
+                        std::int64_t rows, std::int64_t cols, DenseFormat format,
+                        const std::string& option) {
   std::int64_t count = 0;
   if (rows < 0 || cols < 0 || __builtin_mul_overflow(rows, cols, &count) ||
       values.size() != static_cast<std::size_t>(count)) {
     throw std::invalid_argument(fmt::format("write_dense_matrix: {} values for a {} x {} matrix",
                                             values.size(), rows, cols));
   }
-  AtomicFile file(path, "");
+  AtomicFile file(path, option);
   if (format == DenseFormat::binary) {
     write_binary(file, values, rows, cols);
   } else {

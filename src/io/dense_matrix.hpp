@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,9 +46,11 @@ struct DenseMatrix {
 };
 
 // Writes the row-major rows x cols matrix `values` to `path` in `format`, replacing any file
-// there. Throws std::invalid_argument if values.size() != rows * cols, UsageError on I/O failure.
+// there. Throws std::invalid_argument if values.size() != rows * cols, UsageError on I/O failure
+// ("OPTION FILE: reason", `option` being the command-line option that named the file, or "").
 void write_dense_matrix(const std::filesystem::path& path, std::span<const float> values,
-                        std::int64_t rows, std::int64_t cols, DenseFormat format);
+                        std::int64_t rows, std::int64_t cols, DenseFormat format,
+                        const std::string& option = "");
 
 // Reads a binary file written by write_dense_matrix. Throws UsageError "FILE: what is wrong"
 // for an unreadable file, bad magic bytes, an unknown version, or a size other than the header's

@@ -221,7 +221,9 @@ GraphFormat detect_graph_format(const std::filesystem::path& path) {
     if (words[0] == "c" || words[0] == "p" || words[0] == "a") return GraphFormat::dimacs;
     break;
   }
-  if (path.extension() == ".gr") return GraphFormat::dimacs;
+  // g.gr.gz: the name's suffix before the compression's.
+  const auto named = path.extension() == ".gz" ? path.stem() : path;
+  if (named.extension() == ".gr") return GraphFormat::dimacs;
   return GraphFormat::edge_list;
 }
 

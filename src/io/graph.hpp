@@ -5,16 +5,18 @@
 // - Matrix Market, when line 1 starts with "%%MatrixMarket": a square coordinate matrix whose
 //   entry (i, j, w) is the arc i -> j of weight w (matrix_market.hpp). Symmetric storage gives
 //   both directions (a diagonal entry once); pattern files give weight 1.
-// - DIMACS shortest-path (the 9th DIMACS challenge's .gr), when the name ends in ".gr" or the
-//   first non-blank line is a `c`, `p` or `a` line: `c` comment lines, one problem line
-//   "p sp NODES ARCS" before any arc, then exactly ARCS lines "a FROM TO WEIGHT" with 1-based
-//   vertex ids in 1..NODES. Weights may be any real number (within the range below), not only
-//   integers.
+// - DIMACS shortest-path (the 9th DIMACS challenge's .gr), when the name ends in ".gr" (or
+//   ".gr.gz") or the first non-blank line is a `c`, `p` or `a` line: `c` comment lines, one
+//   problem line "p sp NODES ARCS" before any arc, then exactly ARCS lines "a FROM TO WEIGHT"
+//   with 1-based vertex ids in 1..NODES. Weights may be any real number (within the range
+//   below), not only integers.
 // - Otherwise a plain edge list: lines "FROM TO WEIGHT" or "FROM TO" (weight 1), blank lines and
 //   whole-line comments starting with `#` or `%`. Vertex ids are 0-based and must not be
 //   negative. A plain list declares no vertex count, so n is the largest id + 1: a vertex with
 //   a larger id and no edges cannot be expressed (use DIMACS for that), and an id much larger
 //   than the others makes n, and the n x n distance matrix, that large.
+//
+// Any of them may be gzip'd (told by its first bytes, so also through a pipe): line_reader.hpp.
 //
 // In every format self-loops are kept, and so are parallel arcs (several arcs u -> v): the
 // caller decides what they mean (for paths, the best of them). apsp computes in float, so a

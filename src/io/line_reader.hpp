@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/gzip_input.hpp"
 
 namespace acclab::io {
 
@@ -190,7 +191,10 @@ class ReplayedInput {
   std::uintmax_t window_start_ = 0;
 };
 
-// A text file read one line at a time, with the number of the line last read (1-based).
+// A text file read one line at a time, with the number of the line last read (1-based). A gzip'd
+// file, told by its first bytes (a file, a pipe or /dev/stdin alike), is read as the text inside:
+// a corrupt or cut-off gzip stream is "FILE: corrupt gzip data (...)" or "FILE: truncated gzip
+// data ...".
 class LineReader {
  public:
   // Throws "FILE: cannot open (reason)" for a missing or unreadable file or a directory. A line
@@ -201,13 +205,19 @@ class LineReader {
     if (std::filesystem::is_directory(path_, ec)) fail_file(path_, "is a directory, not a file");
     if (!std::filesystem::is_regular_file(path_, ec)) {
       replayed_ = ReplayedInput::of(path_);
+      open_compressed();
       return;
     }
     stream_.open(path_, std::ios::binary);
     if (!stream_) fail_file(path_, fmt::format("cannot open ({})", std::strerror(errno)));
     const auto size = std::filesystem::file_size(path_, ec);
     if (!ec) file_size_ = size;
+    open_compressed();
   }
+
+  // The decompressing reader keeps a pointer to this one.
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
 
   // The next line without its end of line (LF or CRLF); false at the end of the file. Throws
   // "FILE: read error" when the end was not reached cleanly.
@@ -216,7 +226,9 @@ class LineReader {
     bool any = false;
     try {
       for (;;) {
-        const int c = replayed_ ? replayed_->at(bytes_read_) : stream_.rdbuf()->sbumpc();
+        const int c = gzip_       ? gzip_->next()
+                      : replayed_ ? replayed_->at(bytes_read_)
+                                  : stream_.rdbuf()->sbumpc();
         if (c == std::char_traits<char>::eof()) break;
         any = true;
         ++bytes_read_;
@@ -253,10 +265,55 @@ class LineReader {
   }
 
  private:
+  // An input that begins as gzip is read through its decompression from here on (its lines,
+  // line numbers and sizes are those of the text inside); one in another compression is
+  // refused with the command that decompresses it.
+  void open_compressed() {
+    std::string first;
+    if (replayed_) {
+      for (std::uintmax_t i = 0; i < 6; ++i) {
+        const int c = replayed_->at(i);
+        if (c == std::char_traits<char>::eof()) break;
+        first.push_back(static_cast<char>(c));
+      }
+    } else {
+      first.resize(6);
+      stream_.read(first.data(), static_cast<std::streamsize>(first.size()));
+      first.resize(static_cast<std::size_t>(stream_.gcount()));
+      stream_.clear();
+      stream_.seekg(0);
+    }
+    if (const auto other = other_compression(first)) {
+      fail_file(path_, fmt::format("compressed with {}: acclab reads plain text or gzip; "
+                                   "decompress it first",
+                                   *other));
+    }
+    if (!starts_as_gzip(first)) return;
+    file_size_.reset();  // the file's size is not the text's
+    gzip_ = std::make_unique<GzipInflater>(path_, [this](char* buffer, std::size_t capacity) {
+      std::size_t got = 0;
+      if (replayed_) {
+        for (; got < capacity; ++got) {
+          const int c = replayed_->at(raw_read_ + got);
+          if (c == std::char_traits<char>::eof()) break;
+          buffer[got] = static_cast<char>(c);
+        }
+      } else {
+        stream_.read(buffer, static_cast<std::streamsize>(capacity));
+        got = static_cast<std::size_t>(stream_.gcount());
+        if (stream_.bad()) fail_file(path_, "read error");
+      }
+      raw_read_ += got;
+      return got;
+    });
+  }
+
   std::filesystem::path path_;
   std::size_t max_line_bytes_;
   std::ifstream stream_;
   std::shared_ptr<ReplayedInput> replayed_;  // in place of stream_ for a pipe, FIFO or device
+  std::unique_ptr<GzipInflater> gzip_;       // the text inside a gzip'd input
+  std::uintmax_t raw_read_ = 0;              // the compressed bytes gzip_ has taken
   std::int64_t line_number_ = 0;
   std::uintmax_t bytes_read_ = 0;
   std::optional<std::uintmax_t> file_size_;

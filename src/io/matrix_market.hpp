@@ -7,7 +7,8 @@
 // `%` lines among the entries are skipped too (the format places comments before the size line,
 // but such lines carry no data). FIELD is real, integer or pattern; SYMMETRY is general or
 // symmetric. Not read: the dense `array` format, complex values, hermitian and skew-symmetric
-// storage.
+// storage. A gzip'd file (SuiteSparse's .mtx.gz) is read as it is, told by its first bytes
+// (line_reader.hpp).
 //
 // Every error is a UsageError "FILE:LINE: what is wrong" ("FILE: what is wrong" where no line
 // applies, such as a file that cannot be opened).

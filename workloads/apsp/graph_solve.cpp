@@ -394,12 +394,13 @@ std::span<const float> GraphSolution::distances() const {
   return static_cast<const ApspInstance&>(*instance).result();
 }
 
-void GraphSolution::write_distances(const std::string& path, io::DenseFormat format) const {
+void GraphSolution::write_distances(const std::string& path, io::DenseFormat format,
+                                    const std::string& option) const {
   if (spread) {
-    spread->write(path, format);
+    spread->write(path, format, option);
     return;
   }
-  io::write_dense_matrix(path, distances(), n, n, format);
+  io::write_dense_matrix(path, distances(), n, n, format, option);
 }
 
 GraphSolution solve_graph(const UserGraph& user, const GraphSolveOptions& options,

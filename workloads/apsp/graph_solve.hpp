@@ -139,8 +139,10 @@ PathQuery query_distances(const Problem& p, std::span<const float> column, const
 class SpreadResult {
  public:
   virtual ~SpreadResult() = default;
-  // The matrix written to `path` by the ranks together, whole or not at all. Collective.
-  virtual void write(const std::string& path, io::DenseFormat format) const = 0;
+  // The matrix written to `path` by the ranks together, whole or not at all; errors name
+  // `option` (the command line's, or "") before the path. Collective.
+  virtual void write(const std::string& path, io::DenseFormat format,
+                     const std::string& option) const = 0;
   // One line: the ranks, their process grid and the blocks.
   virtual std::string summary() const = 0;
 };
@@ -167,8 +169,9 @@ struct GraphSolution {
   // The distances between the graph's vertices, row-major n x n (not for a spread result).
   std::span<const float> distances() const;
   // The distances written to `path` (io/dense_matrix.hpp), whole or not at all; by every rank
-  // together for a spread result.
-  void write_distances(const std::string& path, io::DenseFormat format) const;
+  // together for a spread result. Errors are "OPTION FILE: reason" (`option` may be "").
+  void write_distances(const std::string& path, io::DenseFormat format,
+                       const std::string& option = "") const;
 
   std::unique_ptr<Instance> instance;    // holds the matrices distances() reads
   std::vector<float> unpadded;           // a one-vertex graph's, which ran as two vertices

@@ -43,10 +43,10 @@ std::string mpi_reason(int code) {
 }
 
 // Rank 0's temporary file, opened before any rank writes: a failure there is every rank's.
-std::unique_ptr<AtomicFile> open_on_rank_0(const std::string& path) {
+std::unique_ptr<AtomicFile> open_on_rank_0(const std::string& path, const std::string& option) {
   std::unique_ptr<AtomicFile> file;
   refuse_on_every_rank([&] {
-    if (mpi::is_root()) file = std::make_unique<AtomicFile>(path, "");
+    if (mpi::is_root()) file = std::make_unique<AtomicFile>(path, option);
   });
   return file;
 }
@@ -67,28 +67,31 @@ class SpreadMatrix : public SpreadResult {
   SpreadMatrix(const Problem& p, std::int64_t vertices, const MpiApspInstance& blocks)
       : p_(p), n_(vertices), blocks_(blocks) {}
 
-  void write(const std::string& path, io::DenseFormat format) const override {
+  void write(const std::string& path, io::DenseFormat format,
+             const std::string& option) const override {
     const std::vector<float>& local = blocks_.local_result();
     if (n_ != p_.n) {
       // A one-vertex graph ran as two: its one distance, d[0][0], is in rank 0's first block.
       refuse_on_every_rank([&] {
-        if (mpi::is_root()) io::write_dense_matrix(path, {local.data(), 1}, 1, 1, format);
+        if (mpi::is_root()) {
+          io::write_dense_matrix(path, {local.data(), 1}, 1, 1, format, option);
+        }
       });
     } else if (format == io::DenseFormat::csv) {
-      write_gathered(open_on_rank_0(path), format);
+      write_gathered(open_on_rank_0(path, option), format);
     } else if (mpi::initialised()) {
-      std::unique_ptr<AtomicFile> file = open_on_rank_0(path);
+      std::unique_ptr<AtomicFile> file = open_on_rank_0(path, option);
       // A device, a FIFO or stdout takes bytes in order, never MPI-IO's writes at offsets.
       const bool direct = mpi::broadcast(
           std::string(file && file->kind() == OutputKind::direct ? "direct" : "")) == "direct";
       if (direct) {
         write_gathered(std::move(file), format);
       } else {
-        write_binary(std::move(file), path);
+        write_binary(std::move(file), path, option);
       }
     } else {
       // One process without MPI: its one block-cyclic share is the matrix in row-major order.
-      io::write_dense_matrix(path, local, n_, n_, format);
+      io::write_dense_matrix(path, local, n_, n_, format, option);
     }
   }
 
@@ -105,7 +108,8 @@ class SpreadMatrix : public SpreadResult {
   // that holds exactly the rank's elements of the 2D block-cyclic matrix (MPI_Type_create_darray
   // numbers the process grid row-major, as grid_of does, and lists a rank's elements in file
   // order, which is its local row-major order).
-  void write_binary(std::unique_ptr<AtomicFile> file, const std::string& path) const {
+  void write_binary(std::unique_ptr<AtomicFile> file, const std::string& path,
+                    const std::string& option) const {
     const std::string temporary = mpi::broadcast(
         file ? std::filesystem::absolute(file->temporary()).string() : std::string());
     const Grid& g = blocks_.grid();
@@ -122,7 +126,8 @@ class SpreadMatrix : public SpreadResult {
     std::string failure;
     auto failed = [&](int code) {
       if (code != MPI_SUCCESS && failure.empty()) {
-        failure = fmt::format("{}: cannot write ({})", path, mpi_reason(code));
+        failure = fmt::format("{}{}: cannot write ({})", option.empty() ? "" : option + " ", path,
+                              mpi_reason(code));
       }
     };
     MPI_File fh;

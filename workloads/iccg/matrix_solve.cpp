@@ -341,7 +341,7 @@ void check_options(const MatrixSolveOptions& options) {
     throw UsageError(fmt::format("--tol {}: expected between 0 and 1", options.tol));
   }
   refuse_unreachable_tolerance(fmt::format("--tol {:g}", options.tol), options.tol);
-  if (options.max_iterations < 1 || options.max_iterations > 1000000000) {
+  if (options.max_iterations < 1 || options.max_iterations > max_iterations_limit) {
     throw UsageError(fmt::format("--maxiter {}: expected 1 to 10^9", options.max_iterations));
   }
   if (!(options.shift >= 0 && options.shift <= 1e6)) {

@@ -38,6 +38,9 @@ struct MatrixSystem {
 // and line, those of the right-hand side prefixed with "--rhs".
 MatrixSystem read_matrix_system(const std::string& matrix_path, const std::string& rhs_path);
 
+// The most iterations --maxiter may ask for.
+inline constexpr int max_iterations_limit = 1000000000;
+
 struct MatrixSolveOptions {
   int colors = -20;  // as order_rows takes it
   double tol = 1e-8;
