@@ -51,7 +51,25 @@ const StepTunings<QueueTunings>& queue_tunings() {
   return tunings;
 }
 
-constexpr int row_workers = 8;     // warps per gang in the rows shape
+struct ResidentTunings {
+  std::int64_t workers = resident_default_workers;
+  std::int64_t gangs_per_sm = 1;
+};
+
+const StepTunings<ResidentTunings>& resident_tunings() {
+  static const StepTunings<ResidentTunings> tunings = [] {
+    StepTunings<ResidentTunings> t;
+    declare_acc_resident_shape(t, "acc_tuned", resident_default_workers, &ResidentTunings::workers,
+                               &ResidentTunings::gangs_per_sm);
+    t.check([](const ResidentTunings& r) {
+      check_acc_resident_shape({r.workers, r.gangs_per_sm});
+    });
+    return t;
+  }();
+  return tunings;
+}
+
+constexpr int row_workers = 8;    // warps per gang in the rows shape
 constexpr int march_planes = 16;  // planes a lane marches through in the march shape
 
 enum class AccShape { flat, rows, march, resident };
@@ -59,13 +77,19 @@ enum class AccShape { flat, rows, march, resident };
 class AccTuned : public DiffusionInstance {
  public:
   AccTuned(const Params& params, AccShape shape)
-      : DiffusionInstance(params), shape_(shape), tunings_(queue_tunings().read(params)) {}
+      : DiffusionInstance(params),
+        shape_(shape),
+        tunings_(queue_tunings().read(params)),
+        shape_tunings_(shape == AccShape::resident ? resident_tunings().read(params)
+                                                   : ResidentTunings{}) {}
   void setup() override {
     DiffusionInstance::setup();
     device_.enter(initial_.data(), f_.data(), fn_.data(), p_.points());
     gangs_ = 0;
     if (shape_ == AccShape::resident) {  // validate keeps the cells under 2^31
-      resident_ = std::make_unique<ResidentSteps>("diffusion3d acc_tuned");
+      resident_ = std::make_unique<ResidentSteps>(
+          "diffusion3d acc_tuned",
+          AccResidentShape{shape_tunings_.workers, shape_tunings_.gangs_per_sm});
       gangs_ = resident_->gangs();
     }
     extra_outputs_["resident_gangs"] = gangs_;
@@ -74,9 +98,15 @@ class AccTuned : public DiffusionInstance {
   void run() override {
     const int queue = tunings_.async ? 1 : acc_async_sync;
     switch (shape_) {
-      case AccShape::flat: run_flat(queue); break;
-      case AccShape::rows: run_rows(queue); break;
-      case AccShape::march: run_march(queue); break;
+      case AccShape::flat:
+        run_flat(queue);
+        break;
+      case AccShape::rows:
+        run_rows(queue);
+        break;
+      case AccShape::march:
+        run_march(queue);
+        break;
       case AccShape::resident:
         if (gangs_ > 0) {
           run_resident();
@@ -96,10 +126,9 @@ class AccTuned : public DiffusionInstance {
  private:
   void run_flat(int queue) {
     const unsigned nx = p_.nx, ny = p_.ny, nz = p_.nz, plane = nx * ny, n = plane * nz;
-    const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct,
-                cb = p_.cb;
+    const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct, cb = p_.cb;
     iterate(f_.data(), fn_.data(), [&](const float* f, float* fn) {
-#pragma acc parallel loop gang vector vector_length(256) present(f[0:n], fn[0:n]) async(queue)
+#pragma acc parallel loop gang vector vector_length(256) present(f [0:n], fn [0:n]) async(queue)
       for (unsigned ix = 0; ix < n; ++ix) {
         const unsigned i = ix % nx, j = (ix / nx) % ny, k = ix / plane;
         const unsigned ip = i == nx - 1 ? ix : ix + 1;
@@ -116,11 +145,10 @@ class AccTuned : public DiffusionInstance {
 
   void run_rows(int queue) {
     const int nx = p_.nx, ny = p_.ny, nz = p_.nz, plane = nx * ny, n = plane * nz;
-    const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct,
-                cb = p_.cb;
+    const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct, cb = p_.cb;
     iterate(f_.data(), fn_.data(), [&](const float* f, float* fn) {
 #pragma acc parallel loop gang worker collapse(2) num_workers(row_workers) vector_length(32) \
-    present(f[0:n], fn[0:n]) async(queue)
+    present(f [0:n], fn [0:n]) async(queue)
       for (int k = 0; k < nz; ++k) {
         for (int j = 0; j < ny; ++j) {
           const int row = (k * ny + j) * nx;
@@ -142,10 +170,9 @@ class AccTuned : public DiffusionInstance {
   void run_march(int queue) {
     const int nx = p_.nx, ny = p_.ny, nz = p_.nz, plane = nx * ny, n = plane * nz;
     const int chunks = (nz + march_planes - 1) / march_planes;
-    const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct,
-                cb = p_.cb;
+    const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct, cb = p_.cb;
     iterate(f_.data(), fn_.data(), [&](const float* f, float* fn) {
-#pragma acc parallel loop gang vector collapse(3) vector_length(128) present(f[0:n], fn[0:n]) \
+#pragma acc parallel loop gang vector collapse(3) vector_length(128) present(f [0:n], fn [0:n]) \
     async(queue)
       for (int chunk = 0; chunk < chunks; ++chunk) {
         for (int j = 0; j < ny; ++j) {
@@ -153,7 +180,7 @@ class AccTuned : public DiffusionInstance {
             const int k_begin = chunk * march_planes;
             const int k_end = k_begin + march_planes < nz ? k_begin + march_planes : nz;
             // Zero-flux walls: a missing neighbour is the cell itself (offset 0).
-            const int di_plus = i < nx - 1, di_minus = i > 0;
+            const int di_plus = i<nx - 1, di_minus = i> 0;
             const int dj_plus = nx * (j < ny - 1), dj_minus = nx * (j > 0);
             const int column = j * nx + i;
             float below = f[(k_begin - (k_begin > 0)) * plane + column];
@@ -190,7 +217,7 @@ class AccTuned : public DiffusionInstance {
   }
 
   void run_resident() {
-    const ResidentField field{int(p_.nx),          int(p_.ny), int(p_.nz),      int(p_.nx),
+    const ResidentField field{int(p_.nx),         int(p_.ny), int(p_.nz),      int(p_.nx),
                               int(p_.nx * p_.ny), 0,          int(p_.points())};
     steps_ = resident_->run(field, p_, f_.data(), fn_.data(), p_.steps,
                             "acc_flat launches a construct per step instead");
@@ -199,6 +226,7 @@ class AccTuned : public DiffusionInstance {
 
   AccShape shape_;
   QueueTunings tunings_;
+  ResidentTunings shape_tunings_;  // acc_tuned's construct
   AccResidentPair device_;
   int gangs_ = 0;  // the resident shape's gangs, 0 where it runs flat
   std::unique_ptr<ResidentSteps> resident_;
@@ -207,6 +235,7 @@ class AccTuned : public DiffusionInstance {
 }  // namespace
 
 TuningSet acc_queue_tuning_set() { return queue_tunings().set(); }
+TuningSet acc_tuned_tuning_set() { return resident_tunings().set(); }
 
 std::unique_ptr<Instance> make_acc_flat(const Params& params) {
   return std::make_unique<AccTuned>(params, AccShape::flat);

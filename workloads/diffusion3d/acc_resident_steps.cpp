@@ -1,4 +1,5 @@
-// The resident construct's shape: 16 workers of 32 lanes a gang; a warp takes whole (j, k)
+// The resident construct's shape: 16 workers of 32 lanes a gang by default (acc_workers), a gang
+// a multiprocessor (acc_gangs_per_sm); a warp takes whole (j, k)
 // rows, its lanes four cells 32 apart at once (all their loads before the stores).
 #include "workloads/diffusion3d/acc_resident_steps.hpp"
 
@@ -6,27 +7,28 @@
 
 #include <stdexcept>
 
+#include "core/machine.hpp"
 #include "kit/acc_grid_barrier.hpp"
 #include "kit/grid_barrier_check.hpp"
-#include "core/machine.hpp"
 
 namespace acclab::diffusion3d {
 namespace {
 
 constexpr int warp = 32;
-// Warps per gang: the loop takes more than 64 registers a lane (ptxas for sm_90), so a
-// multiprocessor's 64K registers hold 16 warps of it, not 32.
-constexpr int resident_workers = 16;
+// Warps per gang (resident_default_workers): the loop takes more than 64 registers a lane
+// (ptxas for sm_90), so a multiprocessor's 64K registers hold 16 warps of it, not 32.
 constexpr int resident_cells = 4;  // cells a lane loads at once
 constexpr int host_gangs = 3;      // the gangs where it runs on the host
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size
 
 }  // namespace
 
-ResidentSteps::ResidentSteps(std::string who) : who_(std::move(who)) {
-  gangs_ = acc_get_num_devices(acc_device_nvidia) > 0
-               ? cuda_multiprocessors(acc_get_device_num(acc_device_nvidia))
-               : host_gangs;
+ResidentSteps::ResidentSteps(std::string who, AccResidentShape shape)
+    : who_(std::move(who)), shape_(shape) {
+  gangs_ =
+      acc_get_num_devices(acc_device_nvidia) > 0
+          ? cuda_multiprocessors(acc_get_device_num(acc_device_nvidia)) * int(shape_.gangs_per_sm)
+          : host_gangs;
   if (gangs_ > 0) {
     arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
     if (!arrived_) throw std::runtime_error(who_ + ": acc_malloc failed");
@@ -39,6 +41,16 @@ ResidentSteps::~ResidentSteps() {
 
 std::int64_t ResidentSteps::run(const ResidentField& field, const Problem& p, float* f, float* fn,
                                 std::int64_t steps, const std::string& fallback) {
+  std::int64_t done = 0;
+  with_acc_workers(shape_.workers, [&](auto workers) {
+    done = run_with<decltype(workers)::value>(field, p, f, fn, steps, fallback);
+  });
+  return done;
+}
+
+template <int resident_workers>
+std::int64_t ResidentSteps::run_with(const ResidentField& field, const Problem& p, float* f,
+                                     float* fn, std::int64_t steps, const std::string& fallback) {
   const int nx = field.nx, ny = field.ny, nz = field.nz, pitch = field.pitch, plane = field.plane,
             base = field.base, n = field.points, rows = ny * nz;
   const int gangs = gangs_, threads = gangs * resident_workers * warp,
@@ -50,7 +62,7 @@ std::int64_t ResidentSteps::run(const ResidentField& field, const Problem& p, fl
   const unsigned long long none = 0;
   acc_memcpy_to_device(arrived, const_cast<unsigned long long*>(&none), sizeof none);
 #pragma acc parallel num_gangs(gangs) num_workers(resident_workers) vector_length(warp) \
-    present(f[0:n], fn[0:n]) deviceptr(arrived) copyout(state[0:2])
+    present(f [0:n], fn [0:n]) deviceptr(arrived) copyout(state [0:2])
   {
     // The gangs actually running: `gangs` on the device, one on the host fallback.
     const unsigned long long running = __builtin_goacc_parlevel_size(gang_dimension);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kit/acc_resident_shape.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
 namespace acclab::diffusion3d {
@@ -17,12 +18,17 @@ struct ResidentField {
   int nx, ny, nz, pitch, plane, base, points;
 };
 
+// Warps a gang of the resident construct unless a step's tunings say otherwise.
+inline constexpr std::int64_t resident_default_workers = 16;
+
 class ResidentSteps {
  public:
-  // `who` names the step in errors. The gangs: one per multiprocessor on an NVIDIA device, a few
-  // on the host fallback; 0 where CUDA cannot count the multiprocessors (then run() must not be
-  // called: the caller steps one construct a step instead).
-  explicit ResidentSteps(std::string who);
+  // `who` names the step in errors. The gangs: shape.gangs_per_sm a multiprocessor on an NVIDIA
+  // device, a few on the host fallback; 0 where CUDA cannot count the multiprocessors (then
+  // run() must not be called: the caller steps one construct a step instead). `shape` is one
+  // check_acc_resident_shape() accepts.
+  explicit ResidentSteps(std::string who,
+                         AccResidentShape shape = {.workers = resident_default_workers});
   ~ResidentSteps();
   ResidentSteps(const ResidentSteps&) = delete;
   ResidentSteps& operator=(const ResidentSteps&) = delete;
@@ -35,7 +41,12 @@ class ResidentSteps {
                    std::int64_t steps, const std::string& fallback);
 
  private:
+  template <int workers>
+  std::int64_t run_with(const ResidentField& field, const Problem& p, float* f, float* fn,
+                        std::int64_t steps, const std::string& fallback);
+
   std::string who_;
+  AccResidentShape shape_;
   int gangs_ = 0;
   unsigned long long* arrived_ = nullptr;  // the barrier's count, on the device
 };

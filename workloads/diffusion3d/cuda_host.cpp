@@ -2,8 +2,9 @@
 // result back in finish), the steps queued on one stream with no wait until the end, each
 // launched as a programmatic dependent of the one before (cuda_pdl, on compute capability 9.0
 // and up); the block shape from cuda_planes and cuda_tile_y (cuda_kernels.cu).
-#include <cuda_runtime.h>
+#include "workloads/diffusion3d/cuda_host.hpp"
 
+#include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,7 +13,6 @@
 
 #include "kit/cuda_check.hpp"
 #include "kit/cuda_memory.hpp"
-#include "workloads/diffusion3d/cuda_host.hpp"
 #include "workloads/diffusion3d/cuda_kernels.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
@@ -25,12 +25,15 @@ const StepTunings<CudaTunings>& cuda_tunings() {
                .help = "cuda and mpi_cuda: planes each thread block marches through along z: "
                        "4, 8, 16, 32, 64, or 0 for all nz in one chunk",
                .presets = same_in_all_presets("4"),
-               .minimum = 0},
+               .minimum = 0,
+               .maximum = 64},
               &CudaTunings::planes);
     t.integer({.key = "cuda_tile_y",
                .help = "cuda and mpi_cuda: thread rows of a block's 32-wide (i, j) tile: 4, 8 "
                        "or 16",
-               .presets = same_in_all_presets("4")},
+               .presets = same_in_all_presets("4"),
+               .minimum = 4,
+               .maximum = 16},
               &CudaTunings::tile_y);
     t.flag({.key = "cuda_x4",
             .help = "cuda and mpi_cuda: 1 gives each thread four cells along x (float4) where "
@@ -92,8 +95,7 @@ class Cuda : public DiffusionInstance {
     const cuda::Coefficients c = cuda::coefficients_of(
         p_, static_cast<int>(p_.nx), static_cast<int>(p_.ny), static_cast<int>(p_.nz));
     const cuda::BlockShape shape{static_cast<int>(tunings_.planes),
-                                 static_cast<int>(tunings_.tile_y), tunings_.x4,
-                                 dependent_launch_};
+                                 static_cast<int>(tunings_.tile_y), tunings_.x4, dependent_launch_};
     const cudaStream_t stream = stream_->get();
     iterate(f_dev_.get(), fn_dev_.get(),
             [&](const float* f, float* fn) { cuda::step(c, shape, f, fn, stream); });

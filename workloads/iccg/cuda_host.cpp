@@ -18,8 +18,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include "kit/cuda_check.hpp"
 #include "kit/cuda_memory.hpp"
@@ -50,24 +52,54 @@ double sum_of_squares(const std::vector<double>& b) {
   return sum;
 }
 
-struct OverlapTunings {
+struct CudaTunings {
   bool overlap = true;  // each kernel a programmatic dependent launch
+  std::int64_t sweep_block = 256;
+  std::int64_t vector_block = 256;
 };
 
-const StepTunings<OverlapTunings>& overlap_tunings() {
-  static const StepTunings<OverlapTunings> tunings = StepTunings<OverlapTunings>().flag(
-      {.key = "cuda_overlap",
-       .help = "cuda only: 1 launches each kernel as a programmatic dependent launch of the one "
-               "before (it loads its couplings while that one finishes), 0 one after the other",
-       .presets = same_in_all_presets("1")},
-      &OverlapTunings::overlap);
+const StepTunings<CudaTunings>& cuda_tunings() {
+  static const StepTunings<CudaTunings> tunings = [] {
+    StepTunings<CudaTunings> t;
+    t.flag({.key = "cuda_overlap",
+            .help = "cuda only: 1 launches each kernel as a programmatic dependent launch of the "
+                    "one before (it loads its couplings while that one finishes), 0 one after "
+                    "the other",
+            .presets = same_in_all_presets("1")},
+           &CudaTunings::overlap);
+    t.integer({.key = "cuda_sweep_block",
+               .help = "cuda only: threads a block of the forward and backward sweeps (a thread "
+                       "a row of a colour): 64, 128, 256, 512 or 1024",
+               .presets = same_in_all_presets("256"),
+               .minimum = 64,
+               .maximum = 1024},
+              &CudaTunings::sweep_block);
+    t.integer({.key = "cuda_vector_block",
+               .help = "cuda only: threads a block of the product and update kernels (a thread a "
+                       "row): 64, 128, 256, 512 or 1024",
+               .presets = same_in_all_presets("256"),
+               .minimum = 64,
+               .maximum = 1024},
+              &CudaTunings::vector_block);
+    // The block sizes cuda_kernels.cu compiles its iteration's kernels for.
+    t.check([](const CudaTunings& c) {
+      for (const auto& [key, value] : {std::pair{"cuda_sweep_block", c.sweep_block},
+                                       std::pair{"cuda_vector_block", c.vector_block}}) {
+        if (value < 64 || value > 1024 || (value & (value - 1)) != 0) {
+          throw UsageError(
+              fmt::format("--set {}={}: expected 64, 128, 256, 512 or 1024", key, value));
+        }
+      }
+    });
+    return t;
+  }();
   return tunings;
 }
 
 class CudaSolver : public IccgInstance {
  public:
   explicit CudaSolver(const Params& params)
-      : IccgInstance(params), overlap_(overlap_tunings().read(params).overlap) {}
+      : IccgInstance(params), tunings_(cuda_tunings().read(params)) {}
   ~CudaSolver() override {
     if (exec_) cudaGraphExecDestroy(exec_);
     if (graph_) cudaGraphDestroy(graph_);
@@ -76,7 +108,7 @@ class CudaSolver : public IccgInstance {
   void setup() override {
     IccgInstance::setup();
     stream_ = std::make_unique<CudaStream>();
-    overlap_ = overlap_ && cuda::overlap_supported();
+    overlap_ = tunings_.overlap && cuda::overlap_supported();
     const ColorEll m = color_ell(a_, ordering_, min_saved_slots_);
     const std::size_t n = std::size_t(m.n);
     color_start_ = uploaded(m.color_start);
@@ -128,7 +160,8 @@ class CudaSolver : public IccgInstance {
 
     // One batch of iterations, captured once and replayed by every solve.
     CUDA_CHECK(cudaStreamBeginCapture(stream_->get(), cudaStreamCaptureModeThreadLocal));
-    cuda::iterate(s_, k_, batch, overlap_, stream_->get());
+    cuda::iterate(s_, k_, batch, overlap_, {int(tunings_.sweep_block), int(tunings_.vector_block)},
+                  stream_->get());
     CUDA_CHECK(cudaStreamEndCapture(stream_->get(), &graph_));
     CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
   }
@@ -172,7 +205,8 @@ class CudaSolver : public IccgInstance {
   // Scalars per kind: index 0 (before the first iteration) to the last a batch can reach.
   std::size_t scalar_count() const { return std::size_t(p_.max_iterations) + batch + 1; }
 
-  bool overlap_;
+  CudaTunings tunings_;
+  bool overlap_ = false;                // cuda_overlap, where the device has it
   std::unique_ptr<CudaStream> stream_;  // made in setup: constructing touches no device
   DeviceArray<std::int64_t> color_start_, lower_start_, upper_start_;
   DeviceArray<int> lower_width_, upper_width_;
@@ -469,7 +503,7 @@ class CusparseSolver : public IccgInstance {
 
 }  // namespace
 
-TuningSet cuda_tuning_set() { return overlap_tunings().set(); }
+TuningSet cuda_tuning_set() { return cuda_tunings().set(); }
 
 std::unique_ptr<Instance> make_cuda(const Params& params) {
   return std::make_unique<CudaSolver>(params);

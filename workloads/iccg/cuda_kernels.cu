@@ -3,6 +3,9 @@
 // into the iteration's scalar (the order of the additions varies from run to run, so the last
 // bits of a residual may too, and with them, rarely, the iteration count by one).
 #include <cmath>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "kit/cuda_check.hpp"
 #include "workloads/iccg/cuda_kernels.hpp"
@@ -10,22 +13,26 @@
 namespace acclab::iccg::cuda {
 namespace {
 
+// Threads a block of the set-up kernels and of the cusparse step's; the iteration's kernels take
+// theirs from the step's tunings (Blocks).
 constexpr int block = 256;
 
-int blocks_for(std::int64_t rows) { return int((rows + block - 1) / block); }
+int blocks_for(std::int64_t rows, int threads = block) {
+  return int((rows + threads - 1) / threads);
+}
 
 // `kernel` on `blocks` blocks; with `overlap`, as a programmatic dependent launch (Hopper): its
 // blocks may start while the previous kernel in the stream finishes, and wait for it in
 // wait_for_previous_kernel().
 template <typename... Params, typename... Args>
-void launch(void (*kernel)(Params...), int blocks, bool overlap, cudaStream_t stream,
+void launch(void (*kernel)(Params...), int blocks, int threads, bool overlap, cudaStream_t stream,
             Args&&... args) {
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned(blocks));
-  config.blockDim = dim3(block);
+  config.blockDim = dim3(unsigned(threads));
   config.stream = stream;
   config.attrs = &attribute;
   config.numAttrs = overlap ? 1 : 0;
@@ -46,16 +53,18 @@ __device__ void wait_for_previous_kernel() {
 // Couplings a sweep thread holds in registers, loaded before it waits for the previous kernel.
 constexpr int held_slots = 8;
 
-// The block's sum of `value` added to *total (one atomic per block).
+// The block's sum of `value` added to *total (one atomic per block of Block threads).
+template <int Block = block>
 __device__ void add_block_sum(double value, double* total) {
-  __shared__ double warp_sums[block / 32];
+  static_assert(Block % 32 == 0 && Block <= 1024);
+  __shared__ double warp_sums[Block / 32];
   for (int offset = 16; offset > 0; offset /= 2) {
     value += __shfl_down_sync(0xffffffffu, value, offset);
   }
   if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = value;
   __syncthreads();
   if (threadIdx.x < 32) {
-    value = threadIdx.x < block / 32 ? warp_sums[threadIdx.x] : 0.0;
+    value = threadIdx.x < Block / 32 ? warp_sums[threadIdx.x] : 0.0;
     for (int offset = 16; offset > 0; offset /= 2) {
       value += __shfl_down_sync(0xffffffffu, value, offset);
     }
@@ -76,9 +85,8 @@ struct ColorRows {
 };
 
 __global__ void factor_kernel(ColorRows c, const std::int32_t* __restrict__ column,
-                              const double* __restrict__ value,
-                              const double* __restrict__ diagonal, double factor_scale,
-                              double* w) {
+                              const double* __restrict__ value, const double* __restrict__ diagonal,
+                              double factor_scale, double* w) {
   const std::int64_t k = blockIdx.x * std::int64_t(block) + threadIdx.x;
   if (k >= c.rows) return;
   double v = factor_scale * diagonal[c.first + k];
@@ -131,10 +139,11 @@ struct HeldRow {
 };
 
 // z = (r - L z) w on one colour. The row's couplings and w are loaded before the wait.
+template <int Block>
 __global__ void forward_kernel(ColorRows c, const std::int32_t* __restrict__ column,
                                const double* __restrict__ value, const double* __restrict__ w,
                                const double* __restrict__ r, double* z, Scalars k, int offset) {
-  const std::int64_t row = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  const std::int64_t row = blockIdx.x * std::int64_t(Block) + threadIdx.x;
   const bool in = row < c.rows;
   HeldRow held;
   held.load(c, column, value, row, in);
@@ -146,10 +155,11 @@ __global__ void forward_kernel(ColorRows c, const std::int32_t* __restrict__ col
 }
 
 // z -= w U z on one colour, and r.z's share added to rho[it]. Couplings loaded before the wait.
+template <int Block>
 __global__ void backward_kernel(ColorRows c, const std::int32_t* __restrict__ column,
                                 const double* __restrict__ value, const double* __restrict__ w,
                                 const double* __restrict__ r, double* z, Scalars k, int offset) {
-  const std::int64_t row = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  const std::int64_t row = blockIdx.x * std::int64_t(Block) + threadIdx.x;
   const bool in = row < c.rows;
   HeldRow held;
   held.load(c, column, value, row, in);
@@ -164,7 +174,7 @@ __global__ void backward_kernel(ColorRows c, const std::int32_t* __restrict__ co
     z[c.first + row] = zi;
     rz = r[c.first + row] * zi;
   }
-  add_block_sum(rz, &k.rho[it]);
+  add_block_sum<Block>(rz, &k.rho[it]);
 }
 
 // What the product reads: the whole matrix, its per-colour offsets on the device.
@@ -181,13 +191,14 @@ struct Matrix {
 
 // p = z + beta p_old and q = A p over all rows (a neighbour's p computed from its z and old p),
 // and p.q's share added to pq[it].
-__global__ void product_kernel(Matrix s, const double* __restrict__ p_old, double* p_new,
-                               Scalars k, int offset) {
+template <int Block>
+__global__ void product_kernel(Matrix s, const double* __restrict__ p_old, double* p_new, Scalars k,
+                               int offset) {
   wait_for_previous_kernel();
   const int it = active_iteration(k, offset);
   if (!it) return;
   const double beta = it == 1 ? 0.0 : k.rho[it] / k.rho[it - 1];
-  const std::int64_t i = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  const std::int64_t i = blockIdx.x * std::int64_t(Block) + threadIdx.x;
   double pq = 0;
   if (i < s.n) {
     int c = 0;  // the row's colour: the last whose first row is <= i
@@ -213,10 +224,11 @@ __global__ void product_kernel(Matrix s, const double* __restrict__ p_old, doubl
     s.q[i] = v;
     pq = pi * v;
   }
-  add_block_sum(pq, &k.pq[it]);
+  add_block_sum<Block>(pq, &k.pq[it]);
 }
 
 // x += alpha p, r -= alpha q, and r.r's share added to rr[it].
+template <int Block>
 __global__ void update_kernel(std::int64_t n, const double* __restrict__ p,
                               const double* __restrict__ q, double* x, double* r, Scalars k,
                               int offset) {
@@ -232,7 +244,7 @@ __global__ void update_kernel(std::int64_t n, const double* __restrict__ p,
     return;
   }
   const double alpha = k.rho[it] / pq;
-  const std::int64_t i = blockIdx.x * std::int64_t(block) + threadIdx.x;
+  const std::int64_t i = blockIdx.x * std::int64_t(Block) + threadIdx.x;
   double rr = 0;
   if (i < n) {
     x[i] += alpha * p[i];
@@ -240,7 +252,7 @@ __global__ void update_kernel(std::int64_t n, const double* __restrict__ p,
     r[i] = ri;
     rr = ri * ri;
   }
-  add_block_sum(rr, &k.rr[it]);
+  add_block_sum<Block>(rr, &k.rr[it]);
 }
 
 __global__ void advance_kernel(int* iteration, int count) {
@@ -284,8 +296,8 @@ void factor(const Slabs& s, cudaStream_t stream) {
   for (int c = 0; c < s.colors; ++c) {
     const ColorRows rows = lower_rows(s, c);
     if (rows.rows == 0) continue;
-    factor_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(
-        rows, s.lower_column, s.lower_value, s.diagonal, s.factor_scale, s.w);
+    factor_kernel<<<blocks_for(rows.rows), block, 0, stream>>>(rows, s.lower_column, s.lower_value,
+                                                               s.diagonal, s.factor_scale, s.w);
     CUDA_CHECK_LAUNCH();
   }
 }
@@ -295,40 +307,82 @@ void start(const Slabs& s, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
-void iterate(const Slabs& s, const Scalars& k, int count, bool overlap, cudaStream_t stream) {
+// Calls call(std::integral_constant<int, threads>) for a block size the kernels are compiled for.
+template <typename Call>
+void with_block(int threads, Call call) {
+  switch (threads) {
+    case 64:
+      return call(std::integral_constant<int, 64>{});
+    case 128:
+      return call(std::integral_constant<int, 128>{});
+    case 256:
+      return call(std::integral_constant<int, 256>{});
+    case 512:
+      return call(std::integral_constant<int, 512>{});
+    case 1024:
+      return call(std::integral_constant<int, 1024>{});
+  }
+  throw std::invalid_argument("iccg cuda: no kernels compiled for blocks of " +
+                              std::to_string(threads) + " threads");
+}
+
+void iterate(const Slabs& s, const Scalars& k, int count, bool overlap, const Blocks& blocks,
+             cudaStream_t stream) {
   int top_step = 1;
   while (2 * top_step < s.colors) top_step *= 2;
-  const Matrix m{s.n,           s.colors,       top_step,       s.color_start_d, s.lower_start_d,
-                 s.upper_start_d, s.lower_width_d, s.upper_width_d, s.lower_column, s.upper_column,
-                 s.lower_value,   s.upper_value,   s.diagonal,      s.z,            s.q};
+  const Matrix m{s.n,
+                 s.colors,
+                 top_step,
+                 s.color_start_d,
+                 s.lower_start_d,
+                 s.upper_start_d,
+                 s.lower_width_d,
+                 s.upper_width_d,
+                 s.lower_column,
+                 s.upper_column,
+                 s.lower_value,
+                 s.upper_value,
+                 s.diagonal,
+                 s.z,
+                 s.q};
   for (int offset = 1; offset <= count; ++offset) {
     for (int c = 0; c < s.colors; ++c) {
       const ColorRows rows = lower_rows(s, c);
       if (rows.rows == 0) continue;
-      launch(forward_kernel, blocks_for(rows.rows), overlap, stream, rows, s.lower_column,
-             s.lower_value, s.w, s.r, s.z, k, offset);
+      with_block(blocks.sweep, [&](auto block_size) {
+        constexpr int threads = decltype(block_size)::value;
+        launch(forward_kernel<threads>, blocks_for(rows.rows, threads), threads, overlap, stream,
+               rows, s.lower_column, s.lower_value, s.w, s.r, s.z, k, offset);
+      });
     }
     for (int c = s.colors - 1; c >= 0; --c) {
       const ColorRows rows = upper_rows(s, c);
       if (rows.rows == 0) continue;
-      launch(backward_kernel, blocks_for(rows.rows), overlap, stream, rows, s.upper_column,
-             s.upper_value, s.w, s.r, s.z, k, offset);
+      with_block(blocks.sweep, [&](auto block_size) {
+        constexpr int threads = decltype(block_size)::value;
+        launch(backward_kernel<threads>, blocks_for(rows.rows, threads), threads, overlap, stream,
+               rows, s.upper_column, s.upper_value, s.w, s.r, s.z, k, offset);
+      });
     }
     // Iteration it writes p[it % 2] from p[1 - it % 2]; `offset` has its parity (count even).
     double* p_new = s.p[offset % 2];
     const double* p_old = s.p[1 - offset % 2];
-    launch(product_kernel, blocks_for(s.n), overlap, stream, m, p_old, p_new, k, offset);
-    launch(update_kernel, blocks_for(s.n), overlap, stream, s.n, p_new, s.q, s.x, s.r, k,
-           offset);
+    with_block(blocks.vector, [&](auto block_size) {
+      constexpr int threads = decltype(block_size)::value;
+      launch(product_kernel<threads>, blocks_for(s.n, threads), threads, overlap, stream, m, p_old,
+             p_new, k, offset);
+      launch(update_kernel<threads>, blocks_for(s.n, threads), threads, overlap, stream, s.n, p_new,
+             s.q, s.x, s.r, k, offset);
+    });
   }
-  launch(advance_kernel, 1, overlap, stream, k.iteration, count);
+  launch(advance_kernel, 1, block, overlap, stream, k.iteration, count);
 }
 
 bool overlap_supported() {
   // The wait is compiled only for sm_90 and later: code built for an older architecture and
   // run on Hopper from its PTX would launch dependent kernels that never wait.
   cudaFuncAttributes attributes{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attributes, forward_kernel));
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, forward_kernel<block>));
   return attributes.ptxVersion >= 90;
 }
 

@@ -48,7 +48,15 @@ void start(const Slabs& s, cudaStream_t stream);
 // the iteration's parity), then *iteration += count. With `overlap`, each kernel is a
 // programmatic dependent launch of the one before (sm_90): it loads its rows' couplings while
 // that one finishes.
-void iterate(const Slabs& s, const Scalars& k, int count, bool overlap, cudaStream_t stream);
+// Threads a block of the iteration's kernels: the sweeps' (forward and backward, a thread a row
+// of a colour) and the vector kernels' (the product and the update, a thread a row): 64, 128,
+// 256, 512 or 1024 each.
+struct Blocks {
+  int sweep = 256;
+  int vector = 256;
+};
+void iterate(const Slabs& s, const Scalars& k, int count, bool overlap, const Blocks& blocks,
+             cudaStream_t stream);
 // Whether the kernels were built with the wait that `overlap` needs (sm_90 or later).
 bool overlap_supported();
 

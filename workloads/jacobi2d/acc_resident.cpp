@@ -1,23 +1,26 @@
 // Beyond the seed, the step after acc_tuned: every sweep of a run in one compute construct, the
 // convergence check inside it. At the seed's size GCC's runtime takes longer to launch a
 // construct than a sweep takes at copy bandwidth, so one launch a run instead of one a sweep.
-// A gang per multiprocessor (asked of CUDA), 16 workers of one warp; the sweeps are separated
+// A gang per multiprocessor (asked of CUDA; acc_gangs_per_sm), 16 workers of one warp
+// (acc_workers); the sweeps are separated
 // by grid_barrier (kit/acc_grid_barrier.hpp), as in diffusion3d's acc_tuned. A warp takes
 // pieces of a row, its lanes the columns 32 apart. In tol mode each gang leaves the largest
 // change of its pieces in a slot of its own; after the barrier every gang reads all the slots,
 // so all take the same decision to stop. Without CUDA to count the multiprocessors it runs one
 // gang; the output resident_gangs says how many ran (1 on the host fallback, which runs them in
 // turn).
+#include "kit/acc_resident.hpp"
+
 #include <openacc.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
-#include "kit/acc_grid_barrier.hpp"
-#include "kit/acc_resident.hpp"
-#include "kit/grid_barrier_check.hpp"
 #include "core/machine.hpp"
+#include "kit/acc_grid_barrier.hpp"
+#include "kit/acc_resident_shape.hpp"
+#include "kit/grid_barrier_check.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
 namespace acclab::jacobi2d {
@@ -28,14 +31,33 @@ namespace {
 // 16 warps need 128 or fewer a lane, which GCC's code for 8 columns a lane takes exactly
 // (scripts/acc-registers.sh; at 129 libgomp refuses to launch it and ends the run, saying why).
 // bench/results/h200/jacobi2d/NOTES.md has the shapes measured.
-constexpr int workers = 16;
+constexpr int default_workers = 16;
 constexpr int warp = 32;
 constexpr int cells = 8;
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
 
+struct ResidentTunings {
+  std::int64_t workers = default_workers;
+  std::int64_t gangs_per_sm = 1;
+};
+
+const StepTunings<ResidentTunings>& resident_tunings() {
+  static const StepTunings<ResidentTunings> tunings = [] {
+    StepTunings<ResidentTunings> t;
+    declare_acc_resident_shape(t, "acc_resident", default_workers, &ResidentTunings::workers,
+                               &ResidentTunings::gangs_per_sm);
+    t.check([](const ResidentTunings& r) {
+      check_acc_resident_shape({r.workers, r.gangs_per_sm});
+    });
+    return t;
+  }();
+  return tunings;
+}
+
 class AccOneConstruct : public JacobiInstance {
  public:
-  using JacobiInstance::JacobiInstance;
+  explicit AccOneConstruct(const Params& params)
+      : JacobiInstance(params), tunings_(resident_tunings().read(params)) {}
   AccOneConstruct(const AccOneConstruct&) = delete;
   AccOneConstruct& operator=(const AccOneConstruct&) = delete;
   ~AccOneConstruct() override { free_device(); }
@@ -45,7 +67,8 @@ class AccOneConstruct : public JacobiInstance {
     device_.enter(initial_.data(), u0_.data(), u1_.data(), p_.points());
     gangs_ = 1;
     if (acc_get_num_devices(acc_device_nvidia) > 0) {
-      gangs_ = std::max(1, cuda_multiprocessors(acc_get_device_num(acc_device_nvidia)));
+      gangs_ = std::max(1, cuda_multiprocessors(acc_get_device_num(acc_device_nvidia))) *
+               int(tunings_.gangs_per_sm);
     }
     if (!arrived_) {
       arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
@@ -56,7 +79,9 @@ class AccOneConstruct : public JacobiInstance {
     }
   }
   void reset() override { device_.reset(); }
-  void run() override;
+  void run() override {
+    with_acc_workers(tunings_.workers, [this](auto workers) { sweep<decltype(workers)::value>(); });
+  }
   void finish() override {
     device_.fetch(const_cast<float*>(result_));
     device_.release();
@@ -76,6 +101,10 @@ class AccOneConstruct : public JacobiInstance {
     partial_ = nullptr;
   }
 
+  template <int workers>
+  void sweep();
+
+  ResidentTunings tunings_;
   AccResidentPair device_;
   int gangs_ = 1;                          // asked for
   int running_ = 0;                        // ran, as the construct counted them
@@ -83,7 +112,8 @@ class AccOneConstruct : public JacobiInstance {
   float* partial_ = nullptr;               // each gang's largest change, on the device
 };
 
-void AccOneConstruct::run() {
+template <int workers>
+void AccOneConstruct::sweep() {
   const profile::Region region("sweeps");  // --profile's label
   const int rows = int(p_.rows), cols = int(p_.cols), n = int(p_.points());
   const std::int64_t iters = p_.iters, check_every = p_.check_every;
@@ -191,6 +221,8 @@ void AccOneConstruct::run() {
 }
 
 }  // namespace
+
+TuningSet acc_resident_tuning_set() { return resident_tunings().set(); }
 
 std::unique_ptr<Instance> make_acc_resident(const Params& params) {
   return std::make_unique<AccOneConstruct>(params);
