@@ -229,7 +229,7 @@ INSTANTIATE_TEST_SUITE_P(
         usage("UnknownOption", {"run", "vector", "--frobnicate"}, "--frobnicate"),
         usage("ProfileAsCsv", {"run", "vector", "--profile", "--format", "csv"}, "--profile"),
         usage("ProfileOnList", {"list", "--profile"}, "--profile"),
-        usage("NoSubcommand", {}, "subcommand"),
+        usage("NoSubcommand", {}, "a command is required"),
         usage("DevicesTwiceOver", {"run", "apsp", "--devices", "1,2", "--set", "devices=2"},
               "--devices 1,2 and --set devices=2"),
         // int would wrap these (2^31 to a negative count, 10^11 to a run that never ends).

@@ -77,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Refusal{"diffusion3d", "acc_tuned", "acc_gangs_per_sm=0"},
                       Refusal{"diffusion3d", "cuda", "cuda_planes=128"},
                       Refusal{"diffusion3d", "cuda", "cuda_tile_y=32"},
-                      Refusal{"iccg", "cuda", "cuda_sweep_block=96"},
+                      Refusal{"iccg", "cuda", "cuda_sweep_block=32"},
                       Refusal{"iccg", "cuda", "cuda_vector_block=2048"}));
 
 struct Shape {

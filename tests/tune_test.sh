@@ -228,7 +228,7 @@ status=$?
 check "run --tunings: exit 0 ($status; $(head -c 300 "$dir/err"))" test "$status" -eq 0
 check "run --tunings: the file's values ran, --set omp_shape kept" \
   test "$(json "$dir/run.json" "[r['tuning'] for r in d['results']]")" \
-  = "['async=0', 'alternate=1', 'omp_teams=8,omp_threads=32,omp_simd=1,omp_construct=loop,omp_shape=rows']"
+  = "['async=0', 'alternate=1,acc_workers=16,acc_gangs_per_sm=1', 'omp_teams=8,omp_threads=32,omp_simd=1,omp_construct=loop,omp_shape=rows']"
 check "run --tunings: each result it tuned says where from" \
   test "$(json "$dir/run.json" "[('tunings from $dir/flipped.json' in (r['note'] or ''))
           for r in d['results']]")" = "[True, False, True]"
