@@ -57,13 +57,19 @@ step diffusion3d_seed run diffusion3d --preset seed --reps 3 --variant \
 step apsp_seed run apsp --preset seed --reps 3 --variant \
   'optimize_resident,omp_target_resident,cuda_blocked'
 
+if [[ ${NOISE:-0} == 1 ]]; then
+  for copy in a b; do
+    step "jacobi2d_seed_noise_$copy" run jacobi2d --preset seed --reps 7
+  done
+fi
+
 if [[ ${NCU:-1} == 1 ]] && command -v ncu > /dev/null; then
   # The region itself, past the set-up kernels: one launch of each resident kernel.
   profile() {  # profile NAME KERNEL-REGEX COUNT ACCLAB-ARGS...
     local name=$1 kernel=$2 count=$3
     shift 3
     echo "== ncu $name: $kernel" | tee -a "$out/commands.txt"
-    timeout 150 ncu --kernel-name "regex:$kernel" --launch-count "$count" --section LaunchStats \
+    timeout 90 ncu --kernel-name "regex:$kernel" --launch-count "$count" --section LaunchStats \
       --section Occupancy --section WarpStateStats --section SpeedOfLight "$acclab" run "$@" \
       --reps 1 --quiet > "$out/ncu_$name.txt" 2>&1
     grep -E "Registers Per Thread|Block Size|Grid Size|Theoretical Occupancy|Achieved Occupancy|Duration|DRAM Throughput|Warp Cycles Per Issued|Issued Warp" \
@@ -77,9 +83,3 @@ if [[ ${NCU:-1} == 1 ]] && command -v ncu > /dev/null; then
   profile vector_triad_omp OmpTargetResident6passes 1 vector --preset large --variant triad_omp_target_resident
 fi
 
-if [[ ${NOISE:-0} == 1 ]]; then
-  for copy in a b; do
-    step "jacobi2d_seed_noise_$copy" run jacobi2d --preset seed --reps 7
-  done
-fi
-(cd "$out" && tar czf ../omp-target-resident.tgz . && mv ../omp-target-resident.tgz .)
