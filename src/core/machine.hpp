@@ -36,7 +36,7 @@ std::vector<DeviceInfo> openacc_gpus();
 double openacc_device_copy_gbps();  // device-to-device copy kernel, bytes read+written
 // Makes the OpenACC runtime initialize its device now (no-op once it has, or without one).
 void openacc_initialize_device();
-// OpenMP target offload (omptarget_device.cpp, in the acclab_omptarget library).
+// OpenMP target offload (omptarget_device.cpp, in the acclab_omptarget_kit library).
 int omptarget_device_count();       // omp_get_num_devices(): 0 without an offload device
 bool omptarget_region_on_device();  // a target region ran off the initial device (the GPU)
 int cuda_gpu_count();               // 0 without a driver or a GPU; never throws
