@@ -324,9 +324,9 @@ INSTANTIATE_TEST_SUITE_P(
         command("OutInAMissingDirectory", {"@ok.txt", "--out", "@no/such/dir/d.bin"}, "d.bin"),
         command("OutIsADirectory", {"@ok.txt", "--out", "@"}, "is a directory"),
         command("DevicesZero", {"@ok.txt", "--devices", "0"},
-                "--devices 0: GPU count must be 1 to 64"),
+                "--devices 0: must be an integer from 1 to 64"),
         command("Devices99", {"@ok.txt", "--devices", "99"},
-                "--devices 99: GPU count must be 1 to 64"),
+                "--devices 99: must be an integer from 1 to 64"),
         // A variant that ignores devices: an error naming both, not a silent single device.
         command("DevicesWithSerial", {"@ok.txt", "--devices", "4", "--variant", "serial"},
                 "--devices 4: --variant serial"),

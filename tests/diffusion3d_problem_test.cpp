@@ -154,8 +154,8 @@ TEST(DiffusionProblemTest, CudaTuningsDefaultToTheMeasuredShapes) {
     // In range for the parameter, but no shape the kernel was compiled for.
     const std::string planes = check_error(step, {"cuda_planes=48"});
     EXPECT_NE(planes.find("cuda_planes=48: expected 4, 8"), std::string::npos) << planes;
-    const std::string tile_y = check_error(step, {"cuda_tile_y=2"});
-    EXPECT_NE(tile_y.find("cuda_tile_y=2: expected 4, 8 or 16"), std::string::npos) << tile_y;
+    const std::string tile_y = check_error(step, {"cuda_tile_y=12"});
+    EXPECT_NE(tile_y.find("cuda_tile_y=12: expected 4, 8 or 16"), std::string::npos) << tile_y;
     EXPECT_NE(check_error(step, {"cuda_x4=2"}).find("cuda_x4=2"), std::string::npos);
     EXPECT_NE(check_error(step, {"cuda_pdl=2"}).find("cuda_pdl=2"), std::string::npos);
     // The check belongs to the cuda steps: a step without those knobs never sees them.

@@ -26,21 +26,26 @@ check_tree() {
   scripts=$("$acclab" --version --format json | json "d['scripts']")
   check "$what: the report renderer from the prefix ($scripts)" \
     test "$scripts" = "$prefix/share/acclab/scripts"
+  local status
   "$acclab" run vector --variant original,acc_kernels --reps 1 --quiet --format json \
     --out "$dir/run.json" 2> "$dir/err"
-  check "$what: run verifies ($(head -c 300 "$dir/err"))" test $? -eq 0
+  status=$?
+  check "$what: run verifies ($status: $(head -c 300 "$dir/err"))" test $status -eq 0
   "$acclab" explain vector/acc_kernels > "$dir/explain" 2> "$dir/err"
-  check "$what: explain runs ($(head -c 300 "$dir/err"))" test $? -eq 0
+  status=$?
+  check "$what: explain runs ($status: $(head -c 300 "$dir/err"))" test $status -eq 0
   check "$what: explain reads the installed notes" \
     grep -q "notes     $prefix/share/acclab/notes/" "$dir/explain"
   "$acclab" report "$dir/run.json" --out "$dir/page.html" 2> "$dir/err"
-  check "$what: report draws its page ($(head -c 300 "$dir/err"))" test $? -eq 0
+  status=$?
+  check "$what: report draws its page ($status: $(head -c 300 "$dir/err"))" test $status -eq 0
   check "$what: the page holds the run" grep -q "acc_kernels" "$dir/page.html"
   check "$what: the docs installed" test -s "$prefix/share/doc/acclab/README.md"
 }
 
 cmake --install "$build" --prefix "$dir/prefix" > "$dir/install.log" 2>&1
-check "cmake --install: exit 0 ($(tail -c 300 "$dir/install.log"))" test $? -eq 0
+status=$?
+check "cmake --install: exit 0 ($status: $(tail -c 300 "$dir/install.log"))" test $status -eq 0
 check_tree "$dir/prefix" "installed"
 mv "$dir/prefix" "$dir/moved"
 check_tree "$dir/moved" "installed, then moved"
@@ -49,7 +54,8 @@ rm -rf "$dir/moved"
 # The Debian package, unpacked rather than installed (dpkg -i would change this machine).
 if command -v cpack > /dev/null && command -v dpkg-deb > /dev/null; then
   (cd "$dir" && cpack -G DEB --config "$build/CPackConfig.cmake" > cpack.log 2>&1)
-  check "cpack -G DEB: exit 0 ($(tail -c 300 "$dir/cpack.log"))" test $? -eq 0
+  status=$?
+  check "cpack -G DEB: exit 0 ($status: $(tail -c 300 "$dir/cpack.log"))" test $status -eq 0
   deb=$(ls "$dir"/acclab_*_amd64.deb 2> /dev/null | head -1)
   check "cpack -G DEB: acclab_<version>_amd64.deb" test -n "$deb"
   if [[ -n $deb ]]; then

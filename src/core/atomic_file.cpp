@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "core/mpi_env.hpp"
 
 namespace acclab {
 namespace {
@@ -48,11 +49,16 @@ const char* stop_line(int signal_number) {
   }
 }
 
+// Under mpirun the ranks' signals are mpirun's business: it ends the other ranks with SIGTERM
+// once one has left with an error, and it reports an interrupt itself. A line per rank there
+// would only add to the one line of the error. Set once, before any handler can run.
+bool say_stops = true;
+
 extern "C" void remove_temporaries_and_reraise(int signal_number) {
   for (auto& slot : temporaries) {
     if (slot.state.load() == active_slot) ::unlink(slot.path);
   }
-  if (const char* line = stop_line(signal_number)) {
+  if (const char* line = say_stops ? stop_line(signal_number) : nullptr) {
     // After a progress line redrawn in place on a terminal, the message starts a line of its own.
     if (::isatty(STDERR_FILENO) == 1) {
       [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, "\n", 1);
@@ -128,7 +134,10 @@ void remove_stale_temporaries(const std::filesystem::path& target) {
 
 }  // namespace
 
-void install_interrupt_handlers() { std::call_once(handlers_installed, install_handlers); }
+void install_interrupt_handlers() {
+  say_stops = !mpi::launched_by_mpirun();
+  std::call_once(handlers_installed, install_handlers);
+}
 
 namespace {
 

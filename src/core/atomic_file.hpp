@@ -46,9 +46,10 @@ void check_output_path(const std::string& option, const std::filesystem::path& p
                        const std::vector<std::filesystem::path>& inputs = {});
 
 // Installs, for SIGINT, SIGTERM and SIGHUP (where they still have their default course), the
-// handler AtomicFile uses: it removes the temporaries, prints one line naming the signal, and
-// lets the signal end the process as it would have (status 130, 143, 129). Called at start-up,
-// so that a command stopped before it writes anything still says so.
+// handler AtomicFile uses: it removes the temporaries, prints one line naming the signal (not
+// under mpirun, which ends and reports its ranks itself), and lets the signal end the process
+// as it would have (status 130, 143, 129). Called at start-up, so that a command stopped before
+// it writes anything still says so.
 void install_interrupt_handlers();
 
 // A new file beside `path` (hidden, named after it and this process) that becomes `path` on
