@@ -40,6 +40,12 @@ check_tree() {
   status=$?
   check "$what: report draws its page ($status: $(head -c 300 "$dir/err"))" test $status -eq 0
   check "$what: the page holds the run" grep -q "acc_kernels" "$dir/page.html"
+  rm -f "$dir/ladder.html"
+  "$acclab" ladder vector --variant original,acc_kernels --reps 1 --quiet \
+    --report "$dir/ladder.html" > /dev/null 2> "$dir/err"
+  status=$?
+  check "$what: ladder --report draws its page ($status: $(head -c 300 "$dir/err"))" \
+    test $status -eq 0 -a -s "$dir/ladder.html"
   check "$what: the docs installed" test -s "$prefix/share/doc/acclab/README.md"
 }
 
@@ -65,6 +71,29 @@ if command -v cpack > /dev/null && command -v dpkg-deb > /dev/null; then
     done
     dpkg-deb -x "$deb" "$dir/unpacked"
     check_tree "$dir/unpacked/usr" "the Debian package"
+    # Installed for real where this runs as root (CI's fresh machine), then removed: nothing of
+    # it may stay. Never over an acclab package the machine already has.
+    if [[ $EUID -eq 0 ]] && ! dpkg -s acclab > /dev/null 2>&1; then
+      dpkg -i "$deb" > "$dir/dpkg.log" 2>&1
+      status=$?
+      check "dpkg -i: exit 0 ($status: $(tail -c 300 "$dir/dpkg.log"))" test $status -eq 0
+      if ((status == 0)); then
+        check_tree /usr "dpkg -i"
+        files=$(dpkg -L acclab | grep -E "^/usr/(bin|lib|share/acclab)/" || true)
+        dpkg -r acclab > "$dir/dpkg.log" 2>&1
+        status=$?
+        check "dpkg -r: exit 0 ($status)" test $status -eq 0
+        left=""
+        for file in $files; do [[ -f $file ]] && left+=" $file"; done
+        check "dpkg -r: none of its files left ($left)" test -z "$left"
+        check "dpkg -r: no /usr/lib/acclab or /usr/share/acclab left" \
+          test ! -e /usr/lib/acclab -a ! -e /usr/share/acclab
+      else
+        dpkg -r acclab > /dev/null 2>&1
+      fi
+    else
+      echo "note: not root, or an acclab package is installed here: dpkg -i and -r left out"
+    fi
   fi
 else
   echo "note: no cpack or dpkg-deb here: the Debian package rows are left out"
