@@ -2,6 +2,7 @@
 // (core/reference_memo.hpp) and the NaN-aware comparison (core/compare.hpp).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cfloat>
 #include <cmath>
@@ -14,6 +15,7 @@
 
 #include "core/compare.hpp"
 #include "core/reference_memo.hpp"
+#include "kit/mpi_steps.hpp"
 
 namespace acclab {
 namespace {
@@ -161,6 +163,24 @@ TEST(CompareTest, LongDoubleReferencesAreNotRoundedToDoubleFirst) {
   const std::vector<double> result = {1.0};
   const std::vector<long double> reference = {1.0L + 0x1p-60L};  // rounds to 1.0 in double
   EXPECT_EQ(max_abs_difference(result.data(), reference.data(), 1).value, 0x1p-60);
+}
+
+// --set proc_grid, as every distributed step reads it (kit/mpi_steps.hpp): N positive counts
+// whose product is the ranks running, anything else refused naming the setting and the form.
+TEST(ProcessGridTest, CountsWhoseProductIsTheRanksRunning) {
+  EXPECT_EQ(mpi::parse_process_grid<2>("2x3", 6, "PxQ with P * Q"), (std::array<int, 2>{2, 3}));
+  EXPECT_EQ(mpi::parse_process_grid<3>("1x1x4", 4, "PxQxR with P * Q * R"),
+            (std::array<int, 3>{1, 1, 4}));
+  for (const std::string bad : {"2x2", "2x3x1", "2", "2x", "x3", "0x6", "2x+3", "2x 3", "2x3 ",
+                                "-2x-3", "2.0x3", "2x9999999", "", "2X3"}) {
+    try {
+      mpi::parse_process_grid<2>(bad, 6, "PxQ with P * Q");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "--set proc_grid=" + bad + ": expected PxQ with P * Q = 6, the ranks running");
+    }
+  }
 }
 
 }  // namespace

@@ -4,11 +4,13 @@
 // keeps their reports alike.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/error.hpp"
 #include "core/mpi_env.hpp"
 #include "core/registry.hpp"
 
@@ -33,6 +35,37 @@ inline std::string too_many_ranks(const std::string& proc_grid, int ranks, const
   return std::to_string(ranks) + " ranks: their process grid " + dims +
          " (MPI_Dims_create's) has more ranks along a side than " + what +
          "; run fewer ranks, or choose the grid with --set proc_grid";
+}
+
+// The counts of a process grid the user set with --set proc_grid ("2x2", "1x1x4"): exactly N
+// positive counts whose product is `ranks`, the ranks running. Otherwise a UsageError naming
+// the setting and `form`, the shape the workload expects (e.g. "PxQ with P * Q").
+template <std::size_t N>
+std::array<int, N> parse_process_grid(const std::string& proc_grid, int ranks,
+                                      const std::string& form) {
+  std::array<int, N> counts{};
+  std::size_t at = 0, parsed = 0;
+  std::int64_t product = 1;
+  bool ok = true;
+  while (ok && parsed < N) {
+    const std::size_t end = parsed + 1 < N ? proc_grid.find('x', at) : proc_grid.size();
+    const std::string part = proc_grid.substr(at, end == std::string::npos ? end : end - at);
+    // Digits only, a count no machine exceeds: "2x+2", "2x 2" and "2x99999999999" are refused.
+    ok = end != std::string::npos && !part.empty() && part.size() <= 6 &&
+         part.find_first_not_of("0123456789") == std::string::npos;
+    if (ok) {
+      counts[parsed] = std::stoi(part);
+      product *= counts[parsed];
+      ok = counts[parsed] >= 1;
+    }
+    at = end + 1;
+    ++parsed;
+  }
+  if (!ok || product != ranks) {
+    throw UsageError("--set proc_grid=" + proc_grid + ": expected " + form + " = " +
+                     std::to_string(ranks) + ", the ranks running");
+  }
+  return counts;
 }
 
 // Seconds one call of `exchange` takes on the slowest rank, replayed 20 times after the timed

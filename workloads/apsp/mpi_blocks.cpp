@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -78,15 +77,7 @@ std::array<int, 2> process_grid_dims(const std::string& proc_grid, int ranks) {
     }
     return dims;
   }
-  long a = 0, b = 0;
-  char rest = 0;
-  if (std::sscanf(proc_grid.c_str(), "%ldx%ld%c", &a, &b, &rest) != 2 || a < 1 || b < 1 ||
-      a * b != ranks) {
-    throw UsageError(
-        fmt::format("--set proc_grid={}: expected PrxPc with Pr * Pc = {}, the ranks running",
-                    proc_grid, ranks));
-  }
-  return {static_cast<int>(a), static_cast<int>(b)};
+  return mpi::parse_process_grid<2>(proc_grid, ranks, "PrxPc with Pr * Pc");
 }
 
 std::string too_few_blocks(const Problem& p, const std::string& proc_grid, int ranks,

@@ -4,7 +4,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -66,16 +65,8 @@ std::array<int, 3> process_grid(const Problem& p, const std::string& proc_grid, 
       dims = {made[2], made[1], made[0]};
     }
   } else {
-    long a = 0, b = 0, c = 0;
-    char rest = 0;
-    if (std::sscanf(proc_grid.c_str(), "%ldx%ldx%ld%c", &a, &b, &c, &rest) != 3 || a < 1 || b < 1 ||
-        c < 1 || a * b * c != ranks) {
-      throw UsageError(fmt::format(
-          "--set proc_grid={}: expected PxQxR (ranks along x, y, z) with P * Q * R = {}, the "
-          "ranks running",
-          proc_grid, ranks));
-    }
-    dims = {static_cast<int>(a), static_cast<int>(b), static_cast<int>(c)};
+    dims = mpi::parse_process_grid<3>(proc_grid, ranks,
+                                      "PxQxR (ranks along x, y, z) with P * Q * R");
   }
   if (dims[0] > p.nx || dims[1] > p.ny || dims[2] > p.nz) {
     throw UsageError(

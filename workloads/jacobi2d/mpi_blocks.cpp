@@ -33,14 +33,7 @@ std::array<int, 2> process_grid(const Problem& p, const std::string& proc_grid, 
       dims = {1, 1};
     }
   } else {
-    long a = 0, b = 0;
-    char rest = 0;
-    if (std::sscanf(proc_grid.c_str(), "%ldx%ld%c", &a, &b, &rest) != 2 || a < 1 || b < 1 ||
-        a * b != ranks) {
-      throw UsageError(fmt::format(
-          "--set proc_grid={}: expected PxQ with P * Q = {}, the ranks running", proc_grid, ranks));
-    }
-    dims = {static_cast<int>(a), static_cast<int>(b)};
+    dims = mpi::parse_process_grid<2>(proc_grid, ranks, "PxQ with P * Q");
   }
   if (dims[0] > p.rows - 2 || dims[1] > p.cols - 2) {
     throw UsageError(mpi::too_many_ranks(
