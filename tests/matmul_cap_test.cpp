@@ -236,7 +236,7 @@ TEST(MatmulCapCliTest, LadderWithTheCapVerifiesAndGivesCappedStepsNoSpeedup) {
 
 TEST(MatmulCapCliTest, TableNamesTheCap) {
   const Outcome o = run_acclab({"run", "matmul", "--variant", "acc_collapse,acc_tuned", "--set",
-                                "one_gang_rows=2", "--reps", "1"});
+                                "one_gang_rows=2", "--reps", "1", "--wide"});
   ASSERT_EQ(o.status, 0) << o;
   const auto line_of = [&](const std::string& name) {
     const auto at = o.out.find(" " + name + " ");

@@ -81,6 +81,7 @@ struct RunArgs {
   bool profile = false;
   bool corrupt_result = false;
   bool quiet = false;  // no progress lines on stderr
+  bool wide = false;   // the table with every column and whole notes, however wide
   std::string tunings;  // acclab tune --save-tunings's file: its matching entries applied
   std::string report;   // the HTML page of the results (acclab report's), written at the end
   int invocations = 1;  // separate processes of the command, merged (invocations.hpp)
@@ -110,6 +111,9 @@ void add_run_options(CLI::App* cmd, RunArgs& args) {
   cmd->add_flag("--quiet", args.quiet,
                 "no progress on stderr (by default a line every 5 s, or one redrawn line on a "
                 "terminal: step, run, time elapsed and left)");
+  cmd->add_flag("--wide", args.wide,
+                "the table with every column and each row's whole note on its line, however "
+                "wide (by default it fits the terminal: COLUMNS, else the tty's width, else 100)");
   cmd->add_option("--tunings", args.tunings,
                   "apply the tunings FILE (acclab tune --save-tunings) holds for this device and "
                   "compiler to the steps it names (--set wins); each such result's note says so")
@@ -400,6 +404,7 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
     context.noise_percent = args.noise_percent;
   }
   context.command = command;
+  context.wide = args.wide;
   context.workload = args.workload;
   context.preset = preset;
   context.command_line = command_line();

@@ -28,6 +28,11 @@ struct ReportContext {
   // The ladder's practical threshold (compute_ladder_speedups), in percent; unset for run.
   std::optional<double> noise_percent;
   int invocations = 1;  // processes merged into the results (run --invocations)
+  // The table format: `wide` prints every column and each row's whole note on its line (--wide);
+  // otherwise the table fits `table_width` bytes a line (0: terminal_width()), its empty columns
+  // left out and its notes numbered under it.
+  bool wide = false;
+  std::size_t table_width = 0;
 };
 
 // Shaped like Google Benchmark's reporters: context first, then the runs, then finalize.

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/safe_text.hpp"
 
@@ -84,6 +88,39 @@ std::string csv_field(const std::string& text) {
     quoted += c;
   }
   return quoted + "\"";
+}
+
+std::size_t terminal_width() {
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long value = std::strtol(columns, &end, 10);
+    if (end != columns && *end == '\0' && value > 0) return static_cast<std::size_t>(value);
+  }
+  winsize size{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
+    return size.ws_col;
+  }
+  return 100;
+}
+
+std::string wrap_text(const std::string& text, std::size_t width, const std::string& indent) {
+  std::string out, line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t space = text.find(' ', at);
+    const std::string word = text.substr(at, space == std::string::npos ? std::string::npos
+                                                                        : space - at);
+    at = space == std::string::npos ? text.size() : space + 1;
+    if (word.empty()) continue;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + '\n';
+      line = indent;
+    }
+    if (!line.empty() && line != indent) line += ' ';
+    line += word;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
 }
 
 }  // namespace acclab

@@ -23,4 +23,12 @@ std::string json_text(const nlohmann::json& value, int indent = -1);
 // or a newline (RFC 4180).
 std::string csv_field(const std::string& text);
 
+// The width a table printed on stdout should fit: COLUMNS where it holds a positive number, else
+// the terminal's (TIOCGWINSZ) where stdout is one, else 100 (a pipe, a file, a CI log).
+std::size_t terminal_width();
+
+// `text` broken at spaces into lines of at most `width` bytes (a word longer than that stands
+// alone), every line after the first starting with `indent`; each line ends in '\n'.
+std::string wrap_text(const std::string& text, std::size_t width, const std::string& indent = "");
+
 }  // namespace acclab
