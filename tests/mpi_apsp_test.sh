@@ -122,7 +122,7 @@ run_and_check 1 1x1 true lookahead=on semiring=max-plus paths=1
 run_and_check 4 2x2 false lookahead=off semiring=max-plus
 
 # The table names the process grid, the panel path and the broadcasts' share.
-launch 2 "$acclab" run apsp --variant 'mpi_*' "${small[@]}" > "$dir/table" 2> "$dir/err"
+launch 2 "$acclab" run apsp --variant 'mpi_*' "${small[@]}" --wide > "$dir/table" 2> "$dir/err"
 check "the table, 2 ranks: exit 0" test $? -eq 0
 check "the table, 2 ranks: grid, panel path and broadcasts named" \
   test "$(grep -c 'verified.*2 ranks (2x1), panels host, broadcasts' "$dir/table")" -eq 2

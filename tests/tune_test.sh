@@ -234,7 +234,7 @@ check "run --tunings: each result it tuned says where from" \
           for r in d['results']]")" = "[True, False, True]"
 check "run --tunings: verified" \
   test "$(json "$dir/run.json" "{r['status'] for r in d['results']}")" = "{'verified'}"
-"$acclab" run jacobi2d --variant acc_tuned "${tiny[@]}" --set iters=4 --preset seed --reps 1 \
+"$acclab" run jacobi2d --variant acc_tuned "${tiny[@]}" --set iters=4 --preset seed --reps 1 --wide \
   --quiet --tunings "$dir/flipped.json" > "$dir/out" 2> "$dir/err"
 check "run --tunings: another preset's entry, said so" \
   grep -q "tunings from $dir/flipped.json (tuned on preset small)" "$dir/out"
