@@ -70,10 +70,12 @@ check "list with standard output closed: exit non-zero ($status)" test $status -
 check "list with standard output closed: one line" test "$(wc -l < err)" -eq 1
 
 # A reader that leaves: the write error (EPIPE) is reported, not a silent death by SIGPIPE.
-"$acclab" list 2> err | head -c 1 > /dev/null
+# `true` is gone long before a run prints its table (a fast command could fill the pipe's
+# buffer before its reader left, and rightly succeed).
+"$acclab" run vector --variant original --reps 1 --quiet 2> err | true
 status=${PIPESTATUS[0]}
-check "list | head -c 1: exit non-zero ($status)" test "$status" -ne 0
-check "list | head -c 1: it says the pipe broke" grep -q "Broken pipe" err
+check "run | true: exit non-zero ($status)" test "$status" -ne 0
+check "run | true: it says the pipe broke" grep -q "Broken pipe" err
 
 # A file system with a few KiB free: the JSON would be cut off mid-document.
 mkdir small
