@@ -71,7 +71,11 @@ def main():
         git(clone, "config", "user.email", "gate-test@example.invalid")
         git(clone, "config", "user.name", "gate test")
         # The gate's checker of this checkout, whatever the clone's HEAD has committed.
-        for path in ("tests/gpu_gate.py", "scripts/gpu-check.py"):
+        os.makedirs(os.path.join(clone, "scripts", "gpucheck"), exist_ok=True)
+        for path in ["tests/gpu_gate.py", "scripts/gpu-check.py"] + [
+                os.path.join("scripts", "gpucheck", name)
+                for name in os.listdir(os.path.join(root, "scripts", "gpucheck"))
+                if name.endswith(".py")]:
             with open(os.path.join(root, path)) as src, open(os.path.join(clone, path), "w") as d:
                 d.write(src.read())
 
