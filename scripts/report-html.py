@@ -119,6 +119,18 @@ def peaks_of(document):
     return peaks
 
 
+def missing_peaks(document):
+    """Why the file records no peak for its host or GPU, where it says so."""
+    reasons = []
+    host = document.get("host") if isinstance(document.get("host"), dict) else {}
+    devices = [d for d in document.get("devices") or [] if isinstance(d, dict)]
+    for name, holder in [("host", host)] + [(f"GPU {text(d.get('name'))}", d) for d in devices]:
+        peaks = holder.get("peak_gflops")
+        if isinstance(peaks, dict) and isinstance(peaks.get("missing"), str):
+            reasons.append(f"{name}: {peaks['missing']}")
+    return reasons
+
+
 def rate_text(gflops):
     return f"{gflops / 1e3:.1f} TFLOP/s" if gflops >= 1e3 else f"{gflops:.1f} GFLOP/s"
 
@@ -729,6 +741,9 @@ def workload_section(name, steps, files, charts):
                       "of these steps (results before peak_gflops was recorded, a GPU the "
                       "report does not know by name, or a peak the machine could not work "
                       "out), so no flat roof is drawn.")
+        missing = dict.fromkeys(why for f in own_files for why in missing_peaks(f["document"]))
+        if missing:
+            explained += " Why: " + "; ".join(esc(why) for why in missing) + "."
     if no_flops:
         explained += (" Steps whose model counts no flops ("
                       + ", ".join(f"<code>{esc(s.label)}</code>" for s in no_flops)

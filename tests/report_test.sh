@@ -77,6 +77,12 @@ check "recorded peaks: no FP64 roof for a float workload" \
   test "$(grep -c 'host FP64' "$dir/peaks.html")" -eq 0
 check "recorded peaks: the recorded origin in the caption" \
   grep -q 'nominal: a test figure' "$dir/peaks.html"
+python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
+d['host']['peak_gflops'] = {'fp64': None, 'fp32': None, 'missing': 'no clock in the test'}
+json.dump(d, open(sys.argv[2], 'w'))" "$recorded" "$dir/no-peaks.json"
+"$acclab" report "$dir/no-peaks.json" --out "$dir/no-peaks.html" 2> "$dir/err"
+check "a peak recorded missing: no roof, and the reason said" \
+  grep -q 'so no flat roof is drawn. Why: host: no clock in the test' "$dir/no-peaks.html"
 check "run results: vs 1st and vs prev worked out within the family" \
   grep -q 'data-variant="triad_twice_as_fast".*against triad_openmp, no noise test">2.00x</span>' \
   "$dir/peaks.html"
