@@ -62,6 +62,158 @@ def fixed(value, digits):
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+# --- compute roofs: the peak FP64 and FP32 rates each file records -------------------------------
+
+# Files written before results named their precision: the workloads whose arithmetic is float.
+FLOAT_WORKLOADS = {"vector", "jacobi2d", "diffusion3d", "apsp"}
+
+
+def precision_of(result):
+    """fp64 or fp32: what the result says, else what its workload computes in."""
+    if result.get("precision") in ("fp64", "fp32"):
+        return result["precision"]
+    return "fp32" if result.get("workload") in FLOAT_WORKLOADS else "fp64"
+
+
+# The roofs of a precision: FP64 steps may run on FP64 tensor cores (cuda_tiled's and cuBLAS's
+# DMMA), whose roof is above the FMA units'.
+ROOF_KINDS = {"fp64": ("fp64", "fp64_tensor"), "fp32": ("fp32",)}
+KIND_NAMES = {"fp64": "FP64", "fp32": "FP32", "fp64_tensor": "FP64 tensor"}
+
+# Cards whose files predate recorded peaks: NVIDIA's published SM count and boost clock (MHz) and
+# the FMAs an SM completes a cycle for their compute capability, as src/core/peak_rates.cpp's
+# table has them (the CUDA programming guide's throughput table; FP64 tensor from the datasheets).
+PUBLISHED_CARDS = {
+    "NVIDIA H100 80GB HBM3": (132, 1980, {"fp64": 64, "fp32": 128, "fp64_tensor": 128}),
+    "NVIDIA H200": (132, 1980, {"fp64": 64, "fp32": 128, "fp64_tensor": 128}),
+    "NVIDIA H100 PCIe": (114, 1755, {"fp64": 64, "fp32": 128, "fp64_tensor": 128}),
+    "NVIDIA A100-SXM4-40GB": (108, 1410, {"fp64": 32, "fp32": 64, "fp64_tensor": 64}),
+    "NVIDIA A100-SXM4-80GB": (108, 1410, {"fp64": 32, "fp32": 64, "fp64_tensor": 64}),
+}
+
+
+def peaks_of(document):
+    """{"gpu": {kind: GFLOP/s, "origin": text}, "host": {...}}: the peaks the file records
+    (host.peak_gflops, the first device's peak_gflops), or for a GPU whose file records none, the
+    published figures of a card the report knows by name."""
+    peaks = {}
+    host = document.get("host")
+    recorded = host.get("peak_gflops") if isinstance(host, dict) else None
+    if isinstance(recorded, dict) and number(recorded.get("fp64")) is not None:
+        peaks["host"] = {k: number(recorded.get(k)) for k in ROOF_KINDS["fp64"] + ("fp32",)}
+        peaks["host"]["origin"] = text(recorded.get("origin"))
+    devices = [d for d in document.get("devices") or [] if isinstance(d, dict)]
+    if devices:
+        device = devices[0]
+        recorded = device.get("peak_gflops")
+        if isinstance(recorded, dict) and number(recorded.get("fp64")) is not None:
+            peaks["gpu"] = {k: number(recorded.get(k)) for k in ROOF_KINDS["fp64"] + ("fp32",)}
+            peaks["gpu"]["origin"] = text(recorded.get("origin"))
+        elif recorded is None and device.get("name") in PUBLISHED_CARDS:
+            sms, mhz, fma = PUBLISHED_CARDS[device["name"]]
+            peaks["gpu"] = {k: 2.0 * sms * mhz * 1e-3 * lanes for k, lanes in fma.items()}
+            peaks["gpu"]["origin"] = (
+                f"worked out by the report, the file records none: {sms} SMs × {mhz} MHz, "
+                f"NVIDIA's published configuration of the {device['name']}, × FMA a cycle for "
+                f"compute capability {text(device.get('compute_capability'))} × 2 flops")
+    return peaks
+
+
+def missing_peaks(document):
+    """Why the file records no peak for its host or GPU, where it says so."""
+    reasons = []
+    host = document.get("host") if isinstance(document.get("host"), dict) else {}
+    devices = [d for d in document.get("devices") or [] if isinstance(d, dict)]
+    for name, holder in [("host", host)] + [(f"GPU {text(d.get('name'))}", d) for d in devices]:
+        peaks = holder.get("peak_gflops")
+        if isinstance(peaks, dict) and isinstance(peaks.get("missing"), str):
+            reasons.append(f"{name}: {peaks['missing']}")
+    return reasons
+
+
+def rate_text(gflops):
+    return f"{gflops / 1e3:.1f} TFLOP/s" if gflops >= 1e3 else f"{gflops:.1f} GFLOP/s"
+
+
+def roofs_of(files, steps):
+    """The flat roofs of the steps' places and precisions, as dicts {place, name, value,
+    origins}: each file's roofs for the precisions of its verified steps on each place, roofs of
+    one place and value said once ("GPU FP32 / FP64 tensor"), with the runs' letters where the
+    files differ."""
+    found = {}  # (place, rounded value) -> {"kinds": [...], "value", "labels", "origins"}
+    for file in files:
+        peaks = peaks_of(file["document"])
+        wanted = sorted({(s.place, s.precision) for s in steps
+                         if s.run == file["label"] and s.status == "verified"})
+        for place, precision in wanted:
+            if place not in peaks:
+                continue
+            for kind in ROOF_KINDS[precision]:
+                value = peaks[place].get(kind)
+                if value is None or value <= 0:
+                    continue
+                roof = found.setdefault((place, round(value, 1)), {
+                    "kinds": [], "value": value, "labels": [], "origins": []})
+                if kind not in roof["kinds"]:
+                    roof["kinds"].append(kind)
+                if file["label"] not in roof["labels"]:
+                    roof["labels"].append(file["label"])
+                origin = peaks[place]["origin"]
+                if origin and origin not in roof["origins"]:
+                    roof["origins"].append(origin)
+    roofs = []
+    for (place, _), roof in sorted(found.items(), key=lambda item: -item[1]["value"]):
+        name = ("GPU " if place == "gpu" else "host ") + " / ".join(
+            KIND_NAMES[k] for k in roof["kinds"])
+        if len(files) > 1 and len(roof["labels"]) < len(files):
+            name += f" ({','.join(roof['labels'])})"
+        roofs.append({"place": place, "name": name, "value": roof["value"],
+                      "origins": roof["origins"]})
+    return roofs
+
+
+def roof_label(roof):
+    return f"{roof['name']} {rate_text(roof['value'])}"
+
+
+def place_of_ceiling(name):
+    """Which processor a bandwidth ceiling belongs to: "device copy" is the GPU's."""
+    return "gpu" if name.startswith("device") else "host"
+
+
+def derive_speedups(files):
+    """vs 1st / vs prev for the results of files that record none (acclab run fills no
+    speedups; acclab ladder does): as the ladder computes them, within each family in the
+    file's order, over verified steps that computed the whole problem, the first step of a
+    family 1x. Marked as worked out by the report: no interval, no noise test."""
+    for file in files:
+        results = [r for r in file["document"]["results"] if isinstance(r, dict)]
+        if any("speedup_vs_first" in r for r in results):
+            continue
+        first, previous = {}, {}
+        for r in results:
+            family = r.get("family")
+            times = [t for t in (number(t) for t in r.get("times_s") or []) if t is not None]
+            outputs = r.get("outputs") if isinstance(r.get("outputs"), dict) else {}
+            fraction = number(outputs.get("computed_fraction"))
+            if (not isinstance(family, str) or not family or r.get("status") != "verified"
+                    or not times or (fraction is not None and fraction < 1)):
+                continue
+            median = statistics.median(times)
+            if median <= 0:
+                continue
+            key = (r.get("workload"), family)
+            if key in first:
+                r["speedup_vs_first"] = first[key][1] / median
+                r["speedup_vs_previous"] = previous[key][1] / median
+                r["previous_variant"] = previous[key][0]
+            else:
+                first[key] = (r.get("variant"), median)
+                r["speedup_vs_first"] = 1.0
+            r["speedups_from_report"] = first[key][0]
+            previous[key] = (r.get("variant"), median)
+
+
 # --- the steps of the page, grouped by workload ---------------------------------------------------
 
 class Step:
@@ -83,6 +235,8 @@ class Step:
         self.gflops = number(result.get("gflops"))
         self.gbytes = number(result.get("gbytes_per_s"))
         self.limit_fraction = number(result.get("limit_fraction"))
+        self.place = result.get("place") if result.get("place") in ("gpu", "host") else "host"
+        self.precision = precision_of(result)
         self.label = self.variant  # made unique within its workload by label_steps()
         self.number = 0  # its row in the workload's table, from 1
 
@@ -272,10 +426,11 @@ class Charts:
             times.legend(handles=handles, fontsize=7, loc="upper right")
         return self.svg(fig)
 
-    def roofline(self, steps, ceilings, peaks, several_runs):
+    def roofline(self, steps, ceilings, roofs, several_runs):
         """Each verified step at its arithmetic intensity against the GFLOP/s it reached,
-        under the bandwidth ceilings (and compute peaks) the runs measured; steps whose model
-        counts no flops beside it, at their GB/s against the same bandwidths."""
+        under the bandwidth ceilings the runs measured and the flat compute roofs they record
+        (`roofs`, roofs_of()); steps whose model counts no flops beside it, at their GB/s
+        against the same bandwidths. Every point's label is placed clear of the others."""
         plt = self.plt
         placed = [s for s in steps if s.status == "verified" and s.intensity is not None
                   and s.intensity > 0 and s.gflops > 0]
@@ -289,14 +444,16 @@ class Charts:
                                                       + 2.0 * bool(no_flops), 5.0),
                                  squeeze=False, gridspec_kw={"width_ratios": ratios})
         axes = list(axes[0])
-        # Names where they fit; beyond a dozen they overlap, and the table's # says which is which.
+        # Names where they fit; beyond a dozen the table's # says which is which.
         name_points = len(placed) + len(no_flops) <= 12
 
-        def mark(ax, s, x, y):
-            ax.scatter([x], [y], s=28, color=colour(s.run_index), edgecolor="black",
-                       linewidth=0.5, zorder=3)
-            ax.annotate(s.label if name_points else f"#{s.number}", (x, y),
-                        textcoords="offset points", xytext=(4, 3), fontsize=7)
+        def label_points(ax, marks, roofs=(), ceiling_labels=()):
+            for s, x, y in marks:
+                ax.scatter([x], [y], s=28, color=colour(s.run_index), edgecolor="black",
+                           linewidth=0.5, zorder=3)
+            place_labels(fig, ax, [(x, y, s.label if name_points else f"#{s.number}")
+                                   for s, x, y in marks],
+                         [(roof_label(r), r["value"]) for r in roofs], ceiling_labels)
 
         if placed:
             ax = axes.pop(0)
@@ -307,29 +464,38 @@ class Charts:
             ax.set_xscale("log")
             ax.set_yscale("log")
             grid = [x_low * (x_high / x_low) ** (k / 200) for k in range(201)]
-            roof_top = max(peaks, default=(None, math.inf))[1] if peaks else math.inf
+            # A bandwidth's slope ends at the highest roof of the processor it belongs to.
+            top_of = {}
+            for roof in roofs:
+                top_of[roof["place"]] = max(top_of.get(roof["place"], 0), roof["value"])
+            bandwidth_tops, ceiling_labels = [], []
             for name, bandwidth in ceilings:
+                roof_top = top_of.get(place_of_ceiling(name), math.inf)
                 line = [min(bandwidth * x, roof_top) for x in grid]
+                bandwidth_tops.append(line[-1])
                 ax.plot(grid, line, color="#444444", linewidth=1.0)
                 ax.annotate(f"{name} {bandwidth:.1f} GB/s", (grid[8], line[8]),
                             textcoords="offset points", xytext=(0, 4), fontsize=7,
                             rotation=0, color="#444444")
-            for name, peak in peaks:
-                ax.axhline(peak, color="#444444", linewidth=1.0, linestyle="-.")
-                ax.annotate(f"{name} {peak:.1f} GFLOP/s", (x_high, peak),
-                            textcoords="offset points", xytext=(-4, 4), ha="right",
-                            fontsize=7, color="#444444")
-            for s in placed:
-                mark(ax, s, s.intensity, s.gflops)
-            tops = ys + [min(b * x_high, roof_top) for _, b in ceilings] + [p for _, p in peaks]
+                ceiling_labels.append((f"{name} {bandwidth:.1f} GB/s", (grid[8], line[8])))
+            for roof in roofs:
+                gpu = roof["place"] == "gpu"
+                ax.axhline(roof["value"], color="#7a3b8f" if gpu else "#2f6f4f", linewidth=1.1,
+                           linestyle="-." if gpu else ":")
+                ax.annotate(roof_label(roof), (x_high, roof["value"]), textcoords="offset points",
+                            xytext=(-4, 3), ha="right", fontsize=7,
+                            color="#7a3b8f" if gpu else "#2f6f4f")
+            tops = ys + bandwidth_tops + [r["value"] for r in roofs]
             ax.set_ylim(min(ys) / 8, max(tops) * 3)
             ax.set_xlim(x_low, x_high)
             ax.set_xlabel("arithmetic intensity (flop per byte, from the performance model)")
             ax.set_ylabel("GFLOP/s reached (median run)")
             ax.grid(which="major", color="#dddddd", linewidth=0.6)
-            if not peaks:
+            if not roofs:
                 ax.set_title("no compute peak recorded: bandwidth ceilings only", fontsize=8,
                              color="#555555")
+            label_points(ax, [(s, s.intensity, s.gflops) for s in placed], roofs,
+                         ceiling_labels)
         if no_flops:
             ax = axes.pop(0)
             ax.set_yscale("log")
@@ -339,11 +505,11 @@ class Charts:
                 ax.annotate(f"{name} {bandwidth:.1f} GB/s", (0, bandwidth),
                             textcoords="offset points", xytext=(2, 3), fontsize=7,
                             color="#444444")
-            for k, s in enumerate(no_flops):
-                mark(ax, s, 0.2 + 0.6 * ((k * 0.37) % 1), s.gbytes)
             tops = rates + [b for _, b in ceilings]
             ax.set_ylim(min(rates) / 8, max(tops) * 3)
             ax.set_xlim(0, 1.6)
+            label_points(ax, [(s, 0.2 + 0.6 * ((k * 0.37) % 1), s.gbytes)
+                              for k, s in enumerate(no_flops)])
             ax.set_xticks([])
             ax.set_ylabel("GB/s reached (median run)")
             ax.set_title("0 flops in the model:\nbandwidth axis only", fontsize=8)
@@ -355,6 +521,58 @@ class Charts:
                        for i, label in runs]
             fig.legend(handles=handles, fontsize=7, loc="upper right")
         return self.svg(fig)
+
+
+def place_labels(fig, ax, marks, roofs=(), ceilings=()):
+    """Annotates each (x, y, label) of `marks` (data coordinates, limits already set) so that no
+    two labels overlap and none covers a point: beside its point where that is free, else moved
+    up or down in steps of a line, with a leader line back to its point. Sizes in points: a
+    7-point label is taken as 0.6 em a character wide and 8.4 points a line tall."""
+    to_points = 72.0 / fig.dpi
+    # Points drawn on the same spot (the same step in several runs, or a hundred copies) share
+    # one label listing them, a few to a line.
+    spots = {}
+    for x, y, label in marks:
+        px, py = ax.transData.transform((x, y)) * to_points
+        spots.setdefault((round(px * 2), round(py * 2)), (x, y, []))[2].append(label)
+    marks = [(x, y, "\n".join(", ".join(labels[i:i + 6]) for i in range(0, len(labels), 6)))
+             for x, y, labels in spots.values()]
+    where = [tuple(ax.transData.transform((x, y)) * to_points) for x, y, _ in marks]
+    taken = [(px - 3.5, py - 3.5, px + 3.5, py + 3.5) for px, py in where]  # the markers
+    # The flat roofs (a line, and its label at the right end) are in the way too.
+    right = ax.transAxes.transform((1, 0))[0] * to_points
+    for text_of_ceiling, (x, y) in ceilings:
+        cx, cy = ax.transData.transform((x, y)) * to_points
+        taken.append((cx, cy + 3, cx + 0.6 * 7 * len(text_of_ceiling), cy + 12))
+    for text_of_roof, value in roofs:
+        ry = ax.transData.transform((1, value))[1] * to_points
+        taken.append((-math.inf, ry - 1.5, math.inf, ry + 1.5))
+        taken.append((right - 4 - 0.6 * 7 * len(text_of_roof), ry + 2, right, ry + 11))
+
+    def free(box):
+        return not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                       for b in taken)
+
+    # From the top down, so that a column of points sharing an intensity stacks its labels.
+    for k in sorted(range(len(marks)), key=lambda k: (-where[k][1], where[k][0])):
+        x, y, label = marks[k]
+        px, py = where[k]
+        lines = label.split("\n")
+        width, height = 0.6 * 7 * max(len(line) for line in lines) + 1, 8.4 * len(lines)
+        for attempt in range(400):
+            shift = attempt // 2
+            dy = (0.0 if shift == 0 else (shift + 1) // 2 * 9 * (1 if shift % 2 else -1))
+            dx = 5.0 if attempt % 2 == 0 else -5.0  # right of the point, else left of it
+            left = px + dx if dx > 0 else px + dx - width
+            box = (left, py + dy, left + width, py + dy + height)
+            if free(box):
+                break
+        taken.append(box)
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(dx, dy), fontsize=7,
+                    ha="left" if dx > 0 else "right", va="bottom",
+                    arrowprops=None if dy == 0.0 else {"arrowstyle": "-", "linewidth": 0.5,
+                                                       "color": "#777777",
+                                                       "shrinkA": 0, "shrinkB": 3})
 
 
 # --- the page -------------------------------------------------------------------------------------
@@ -376,8 +594,11 @@ ul.notes { margin: 0; padding-left: 1.1em; }
 .muted { color: #666; font-size: 0.9em; }
 code, pre { font-family: ui-monospace, monospace; font-size: 0.9em; }
 pre { white-space: pre-wrap; word-break: break-all; }
-dl.prov { display: grid; grid-template-columns: max-content auto; gap: 2px 1em; font-size: 0.9em; }
-dl.prov dt { font-weight: bold; } dl.prov dd { margin: 0; }
+dl.prov { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 1em;
+          font-size: 0.9em; }
+dl.prov dt { font-weight: bold; } dl.prov dd { margin: 0; overflow-wrap: anywhere; }
+code.wrap { white-space: pre-wrap; overflow-wrap: anywhere; }
+.derived { font-style: italic; }
 """
 
 
@@ -397,33 +618,22 @@ def table(headers, rows, numeric=(), row_attributes=None):
 
 
 def ceilings_of(files):
-    """The bandwidth limits (GB/s) and compute peaks (GFLOP/s) the runs measured, as
-    (name, value), each once; a name carries the runs' letters where the runs differ."""
-    found = {"gb": {}, "gf": {}}
+    """The bandwidth limits (GB/s) the runs measured, as (name, value), each once; a name
+    carries the runs' letters where the runs differ."""
+    found = {}
     for file in files:
         limits = file["document"].get("limits")
         if not isinstance(limits, dict):
             continue
         for key, value in limits.items():
             value = number(value)
-            if value is None or value <= 0:
+            if value is None or value <= 0 or not key.endswith("_gbytes_per_s"):
                 continue
-            for suffix, kind in (("_gbytes_per_s", "gb"), ("_gflops_per_s", "gf"),
-                                 ("_gflops", "gf")):
-                if key.endswith(suffix):
-                    name = key[: -len(suffix)].replace("_", " ")
-                    found[kind].setdefault((name, round(value, 1)), []).append(file["label"])
-                    break
+            name = key[: -len("_gbytes_per_s")].replace("_", " ")
+            found.setdefault((name, round(value, 1)), []).append(file["label"])
     several = len(files) > 1
-
-    def named(entries):
-        out = []
-        for (name, value), labels in entries.items():
-            out.append((f"{name} ({','.join(labels)})" if several and len(labels) < len(files)
-                        else name, value))
-        return out
-
-    return named(found["gb"]), named(found["gf"])
+    return [(f"{name} ({','.join(labels)})" if several and len(labels) < len(files) else name,
+             value) for (name, value), labels in found.items()]
 
 
 def speedup_text(result, key):
@@ -432,13 +642,19 @@ def speedup_text(result, key):
     value = number(result.get(key))
     if value is None:
         return "-"
-    text = ("~" if result.get(key + "_within_noise") is True else "") + f"{value:.2f}x"
+    shown = ("~" if result.get(key + "_within_noise") is True else "") + f"{value:.2f}x"
     interval = result.get(key + "_interval")
     if isinstance(interval, list) and len(interval) == 2 and all(
             number(x) is not None for x in interval):
         return (f'<span title="95% interval [{number(interval[0]):.2f}, '
-                f'{number(interval[1]):.2f}]">{esc(text)}</span>')
-    return esc(text)
+                f'{number(interval[1]):.2f}]">{esc(shown)}</span>')
+    first = result.get("speedups_from_report")
+    if isinstance(first, str):
+        against = first if key == "speedup_vs_first" else text(result.get("previous_variant"))
+        return (f'<span class="derived" title="worked out by the report from this run\'s '
+                f'medians (the run recorded no speedups): against {esc(against)}, no noise '
+                f'test">{esc(shown)}</span>')
+    return esc(shown)
 
 
 def steps_table(steps, several_runs):
@@ -497,7 +713,9 @@ def verification_list(steps):
 
 def workload_section(name, steps, files, charts):
     several_runs = len({s.run for s in steps}) > 1
-    ceilings, peaks = ceilings_of([f for f in files if any(s.run == f["label"] for s in steps)])
+    own_files = [f for f in files if any(s.run == f["label"] for s in steps)]
+    ceilings = ceilings_of(own_files)
+    roofs = roofs_of(own_files, steps)
     out = [f'<section id="workload-{esc(name)}"><h2>{esc(name)}</h2>']
     out.append("<h3>Ladder</h3>")
     out.append('<p class="muted">Median time per run on a log scale (whiskers: the fastest and '
@@ -505,18 +723,27 @@ def workload_section(name, steps, files, charts):
                "machine (GB/s over the copy bandwidth where the step ran).</p>")
     out.append(f'<div class="chart">{charts.ladder(steps, several_runs)}</div>')
     out.append("<h3>Roofline</h3>")
-    roofline = charts.roofline(steps, ceilings, peaks, several_runs)
+    roofline = charts.roofline(steps, ceilings, roofs, several_runs)
     no_flops = [s for s in steps if s.status == "verified" and s.gflops == 0]
     explained = ("Each verified step at its arithmetic intensity (flops over bytes of its "
                  "performance model: GFLOP/s over GB/s of the same runs) against the GFLOP/s it "
                  "reached. The slanted lines are the bandwidths the runs measured "
                  + (", ".join(f"{esc(n)} {b:.1f} GB/s" for n, b in ceilings) or "(none recorded)")
                  + ".")
-    if peaks:
-        explained += " The flat lines are the compute peaks they recorded."
+    if roofs:
+        explained += (" The flat lines are the compute peaks of the steps' precisions ("
+                      + ", ".join(f"{esc(r['name'])} {rate_text(r['value'])}" for r in roofs)
+                      + "; an FMA counted as 2 flops), worked out, not measured: "
+                      + "; ".join(esc(o) for o in dict.fromkeys(
+                          o for r in roofs for o in r["origins"])) + ".")
     else:
-        explained += (" The runs record no compute peak (<code>acclab info --probe</code> "
-                      "measures copy bandwidth only), so no flat roof is drawn.")
+        explained += (" The runs record no compute peak for the processors and precisions "
+                      "of these steps (results before peak_gflops was recorded, a GPU the "
+                      "report does not know by name, or a peak the machine could not work "
+                      "out), so no flat roof is drawn.")
+        missing = dict.fromkeys(why for f in own_files for why in missing_peaks(f["document"]))
+        if missing:
+            explained += " Why: " + "; ".join(esc(why) for why in missing) + "."
     if no_flops:
         explained += (" Steps whose model counts no flops ("
                       + ", ".join(f"<code>{esc(s.label)}</code>" for s in no_flops)
@@ -606,8 +833,8 @@ def provenance_section(files):
         items = [("file", f"<code>{esc(file['path'])}</code>")]
         words = d.get("command_line")
         if isinstance(words, list):
-            items.append(("command line",
-                          f"<code>{esc(' '.join(shlex.quote(text(w)) for w in words))}</code>"))
+            items.append(("command line", '<code class="wrap">'
+                          f"{esc(' '.join(shlex.quote(text(w)) for w in words))}</code>"))
         host = d.get("host") if isinstance(d.get("host"), dict) else {}
         memory = number(host.get("memory_bytes"))
         items.append(("host", esc(f"{text(host.get('hostname'))} ({text(host.get('cpu'))}, "
@@ -645,6 +872,7 @@ def page(payload, charts):
     files = payload["files"]
     for i, file in enumerate(files):
         file["index"] = i
+    derive_speedups(files)
     workloads = workloads_of(files)
     title = "acclab report: " + ", ".join(workloads) if workloads else "acclab report"
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -679,7 +907,7 @@ def page(payload, charts):
     out.append(provenance_section(files))
     words = payload.get("command_line")
     if isinstance(words, list):
-        out.append('<p class="muted">Made by <code>'
+        out.append('<p class="muted">Made by <code class="wrap">'
                    + esc(" ".join(shlex.quote(text(w)) for w in words)) + "</code></p>")
     out.append("</body></html>\n")
     return "\n".join(out)

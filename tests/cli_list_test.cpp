@@ -168,6 +168,28 @@ TEST(CliInfoTest, JsonDescribesHostAndCompiler) {
   EXPECT_EQ(doc["limits"], nlohmann::json::object());
 }
 
+TEST(CliInfoTest, HostAndEveryDeviceCarryTheirPeakRatesOrWhyNot) {
+  const Outcome o = run_acclab({"info", "--format", "json"});
+  ASSERT_EQ(o.status, 0) << o;
+  auto doc = parse_json(o.out);
+  auto check = [](const nlohmann::json& peaks, const char* how) {
+    ASSERT_TRUE(peaks.is_object()) << peaks.dump();
+    if (peaks["fp64"].is_number()) {
+      EXPECT_GT(peaks["fp64"].get<double>(), 0) << peaks.dump();
+      EXPECT_GT(peaks["fp32"].get<double>(), peaks["fp64"].get<double>()) << peaks.dump();
+      EXPECT_EQ(peaks["origin"].get<std::string>().rfind(how, 0), 0u) << peaks.dump();
+    } else {
+      EXPECT_TRUE(peaks["fp64"].is_null()) << peaks.dump();
+      EXPECT_FALSE(peaks["missing"].get<std::string>().empty()) << peaks.dump();
+    }
+  };
+  check(doc["host"]["peak_gflops"], "nominal:");
+  for (const auto& device : doc["devices"]) check(device["peak_gflops"], "attributes:");
+  const Outcome table = run_acclab({"info"});
+  ASSERT_EQ(table.status, 0) << table;
+  EXPECT_NE(table.out.find("\npeak      "), std::string::npos) << table;
+}
+
 TEST(CliInfoTest, ProbeMeasuresHostCopyBandwidth) {
   const Outcome o = run_acclab({"info", "--probe", "--format", "json"});
   ASSERT_EQ(o.status, 0) << o;

@@ -11,10 +11,13 @@ usage: report_page_check.py PAGE.html RUN.json [MORE.json ...]
 - nothing is loaded from the network: no attribute holds an http(s) address except an XML
   namespace declaration (xmlns, xmlns:*), which names a vocabulary and is never fetched; no
   <script>, <link>, <img>, <iframe>, <object> or <embed>; no url() or @import in styles;
+- in every roofline, no two of its small labels (points, bandwidths, roofs: 7 px text)
+  overlap, each taken as 0.5 em a character wide;
 - with several files, the comparison section.
 Prints one line per problem and exits 1 when there is one; prints "ok: ..." and exits 0 otherwise.
 """
 import collections
+import html
 import html.parser
 import json
 import re
@@ -68,6 +71,31 @@ class Page(html.parser.HTMLParser):
             self.problems.append("<style>: url() or @import")
 
 
+LABEL = re.compile(r'<text style="font: ([0-9.]+)px[^;"]*; text-anchor: (\w+)" '
+                   r'x="([-0-9.e]+)" y="([-0-9.e]+)"[^>]*>([^<]*)</text>')
+
+
+def overlapping_labels(svg):
+    """The pairs of 7 px labels whose boxes (0.5 em a character wide, 0.7 em tall above the
+    baseline) overlap in one chart."""
+    boxes = []
+    for size, anchor, x, y, words in LABEL.findall(svg):
+        size, x, y = float(size), float(x), float(y)
+        if size != 7:
+            continue
+        words = html.unescape(words)
+        width = 0.5 * size * len(words)
+        left = x - width if anchor == "end" else x - width / 2 if anchor == "middle" else x
+        boxes.append((words, left, y - 0.7 * size, left + width, y))
+    problems = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]:
+                problems.append(f"labels overlap: {a[0]!r} at ({a[1]:.1f}, {a[4]:.1f}) and "
+                                f"{b[0]!r} at ({b[1]:.1f}, {b[4]:.1f})")
+    return problems
+
+
 def main(argv):
     if len(argv) < 3:
         print("usage: report_page_check.py PAGE.html RUN.json [MORE.json ...]", file=sys.stderr)
@@ -97,6 +125,10 @@ def main(argv):
             ET.fromstring(svg)
         except ET.ParseError as e:
             problems.append(f"chart {k + 1}: not well-formed XML ({e})")
+
+    for k, svg in enumerate(svgs):
+        if "arithmetic intensity" in svg or "bandwidth axis only" in svg:
+            problems += [f"chart {k + 1}: {p}" for p in overlapping_labels(svg)]
 
     expected = collections.Counter()
     workloads = []

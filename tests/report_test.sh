@@ -31,6 +31,61 @@ check "recorded run: no compute peak recorded, said so" \
   grep -q 'record no compute peak' "$dir/recorded.html"
 check "recorded run: no comparison section with one file" \
   test "$(grep -c 'id="comparison"' "$dir/recorded.html")" -eq 0
+check "recorded run: the provenance's command line wraps" \
+  grep -q '<dt>command line</dt><dd><code class="wrap">' "$dir/recorded.html"
+
+# --- compute roofs -------------------------------------------------------------------------------
+# An H200 matmul written before results recorded peaks: the report works them out from the card's
+# published configuration, and draws FP64 roofs (matmul's precision) above cuda_tiled and cuBLAS.
+gpu_matmul=$2/report/matmul_h200_large.json
+"$acclab" report "$gpu_matmul" --out "$dir/gpu.html" 2> "$dir/err"
+status=$?
+check "GPU matmul: exit 0 ($status; $(head -c 300 "$dir/err"))" test "$status" -eq 0
+check "GPU matmul: the page's structure, no overlapping labels" \
+  page_check "$dir/gpu.html" "$gpu_matmul"
+in_chart() { python3 -c "import re, sys
+svgs = re.findall(r'<svg\b.*?</svg>', open(sys.argv[1]).read(), flags=re.S)
+sys.exit(0 if any(sys.argv[2] in svg for svg in svgs) else 1)" "$@"; }
+check "GPU matmul: the FP64 roof drawn" in_chart "$dir/gpu.html" 'GPU FP64 33.5 TFLOP/s'
+check "GPU matmul: the FP64 tensor roof drawn" in_chart "$dir/gpu.html" 'GPU FP64 tensor 66.9 TFLOP/s'
+check "GPU matmul: no FP32 roof for an FP64 workload" \
+  test "$(grep -c 'GPU FP32' "$dir/gpu.html")" -eq 0
+check "GPU matmul: the caption says how the peaks were worked out" \
+  grep -q 'worked out by the report, the file records none: 132 SMs × 1980 MHz' "$dir/gpu.html"
+check "GPU matmul: cuda_tiled and cublas under the FP64 tensor roof" python3 -c "import json, sys
+rates = {r['variant']: r['gflops'] for r in json.load(open(sys.argv[1]))['results']}
+sys.exit(0 if max(rates['cuda_tiled'], rates['cublas']) < 2 * 132 * 1.98 * 128 else 1)" \
+  "$gpu_matmul"
+
+# A run that records its peaks (host.peak_gflops) gets the host's roof of its precision (vector
+# computes in float), and vs 1st / vs prev worked out for a family of two steps (acclab run
+# records no speedups).
+python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
+d['host']['peak_gflops'] = {'fp64': 83.1, 'fp32': 166.2, 'origin': 'nominal: a test figure'}
+r = next(r for r in d['results'] if r['variant'] == 'triad_openmp')
+d['results'].append(dict(r, variant='triad_twice_as_fast', step=2,
+                         times_s=[t / 2 for t in r['times_s']], gflops=2 * r['gflops'],
+                         gbytes_per_s=2 * r['gbytes_per_s']))
+json.dump(d, open(sys.argv[2], 'w'))" "$recorded" "$dir/peaks.json"
+"$acclab" report "$dir/peaks.json" --out "$dir/peaks.html" 2> "$dir/err"
+status=$?
+check "recorded peaks: exit 0 ($status; $(head -c 300 "$dir/err"))" test "$status" -eq 0
+check "recorded peaks: the page's structure" page_check "$dir/peaks.html" "$dir/peaks.json"
+check "recorded peaks: the host's FP32 roof drawn" in_chart "$dir/peaks.html" \
+  'host FP32 166.2 GFLOP/s'
+check "recorded peaks: no FP64 roof for a float workload" \
+  test "$(grep -c 'host FP64' "$dir/peaks.html")" -eq 0
+check "recorded peaks: the recorded origin in the caption" \
+  grep -q 'nominal: a test figure' "$dir/peaks.html"
+python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
+d['host']['peak_gflops'] = {'fp64': None, 'fp32': None, 'missing': 'no clock in the test'}
+json.dump(d, open(sys.argv[2], 'w'))" "$recorded" "$dir/no-peaks.json"
+"$acclab" report "$dir/no-peaks.json" --out "$dir/no-peaks.html" 2> "$dir/err"
+check "a peak recorded missing: no roof, and the reason said" \
+  grep -q 'so no flat roof is drawn. Why: host: no clock in the test' "$dir/no-peaks.html"
+check "run results: vs 1st and vs prev worked out within the family" \
+  grep -q 'data-variant="triad_twice_as_fast".*against triad_openmp, no noise test">2.00x</span>' \
+  "$dir/peaks.html"
 
 # --- a real ladder, its page written by --report -----------------------------------------------
 "$acclab" ladder vector --preset small --reps 3 --quiet --format json --out "$dir/ladder.json" \
@@ -39,6 +94,12 @@ status=$?
 check "ladder --report: exit 0 ($status; $(head -c 300 "$dir/err"))" test "$status" -eq 0
 check "ladder --report: the page's structure" page_check "$dir/ladder.html" "$dir/ladder.json"
 check "ladder --report: the page names its run file" grep -q "$dir/ladder.json" "$dir/ladder.html"
+check "ladder: the host's peaks recorded (or why not) and each step's precision" \
+  python3 -c "import json, sys; d = json.load(open(sys.argv[1])); p = d['host']['peak_gflops']
+ok = isinstance(p.get('fp64'), float) and p['fp32'] == 2 * p['fp64'] and 'nominal' in p['origin']
+ok = ok or (p.get('fp64') is None and p.get('missing'))
+sys.exit(0 if ok and all(r['precision'] == 'fp32' for r in d['results']) else 1)" \
+  "$dir/ladder.json"
 "$acclab" run vector --variant original --reps 1 --quiet --report "$dir/table.html" \
   > "$dir/table.txt" 2> "$dir/err"
 status=$?

@@ -502,9 +502,22 @@ int info_command(bool probe, const std::string& format) {
     std::cout << json_text(doc, 2) << '\n';
     return 0;
   }
+  // "FP64 ..., FP32 ... GFLOP/s (how they were worked out)", or why there are none.
+  const auto peak_text = [](const nlohmann::json& peaks) {
+    if (!peaks.is_object() || !peaks.value("fp64", nlohmann::json()).is_number()) {
+      return "none: " + peaks.value("missing", std::string("not worked out"));
+    }
+    std::string text = fmt::format("FP64 {:.0f}, FP32 {:.0f}", peaks["fp64"].get<double>(),
+                                   peaks["fp32"].get<double>());
+    if (peaks.contains("fp64_tensor")) {
+      text += fmt::format(", FP64 tensor {:.0f}", peaks["fp64_tensor"].get<double>());
+    }
+    return text + " GFLOP/s (" + peaks.value("origin", std::string()) + ")";
+  };
   const auto& host = machine.host();
   fmt::print("host      {} ({})\n", host.hostname, host.cpu);
   fmt::print("cores     {}\n", host.cores);
+  fmt::print("peak      {}\n", peak_text(doc["host"]["peak_gflops"]));
   fmt::print("memory    {:.1f} GiB ({:.1f} GiB available)\n", host.memory_bytes / (1 << 30),
              host.available_bytes / (1 << 30));
   fmt::print("compiler  {}\n", doc["compiler"]["cxx"].get<std::string>());
@@ -527,6 +540,11 @@ int info_command(bool probe, const std::string& format) {
     fmt::print("GPU {}     {} ({:.1f} GiB, {:.1f} GiB free{}) via {}\n", gpu.index, gpu.name,
                gpu.memory_bytes / (1 << 30), gpu.free_bytes / (1 << 30),
                gpu.compute_capability.empty() ? "" : ", sm " + gpu.compute_capability, gpu.api);
+    for (const auto& recorded : doc["devices"]) {
+      if (recorded.value("index", -1) == gpu.index) {
+        fmt::print("  peak    {}\n", peak_text(recorded["peak_gflops"]));
+      }
+    }
   }
   if (probe) {
     fmt::print("limits    host copy {:.1f} GB/s\n", machine.host_copy_gbytes_per_s());

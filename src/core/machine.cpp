@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -16,6 +17,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/host_load.hpp"
+#include "core/peak_rates.hpp"
 #include "core/build_config.hpp"
 #include "core/provenance.hpp"
 
@@ -226,6 +228,30 @@ std::optional<double> Machine::device_copy_gbytes_per_s() {
   return *device_copy_;
 }
 
+namespace {
+
+nlohmann::json host_peak_json() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  const int logical = static_cast<int>(std::thread::hardware_concurrency());
+  return host_peak_rates(parse_cpuinfo(cpuinfo, logical)).json();
+}
+
+nlohmann::json device_peak_json(const DeviceInfo& d) {
+  int major = 0, minor = 0;
+  if (std::sscanf(d.compute_capability.c_str(), "%d.%d", &major, &minor) != 2) major = minor = 0;
+  if (d.api != "cuda") {
+    PeakRates none;
+    none.missing = fmt::format(
+        "the {} runtime reports no multiprocessors or clock (acclab reads them from CUDA's "
+        "attributes)",
+        d.api);
+    return none.json();
+  }
+  return gpu_peak_rates(d.multiprocessors, d.clock_khz, major, minor).json();
+}
+
+}  // namespace
+
 nlohmann::json Machine::host_json() {
   const auto& h = host();
   return {{"hostname", h.hostname},
@@ -233,7 +259,8 @@ nlohmann::json Machine::host_json() {
           {"cores", h.cores},
           {"memory_bytes", h.memory_bytes},
           {"available_bytes", h.available_bytes},
-          {"openmp", host_load_json()}};
+          {"openmp", host_load_json()},
+          {"peak_gflops", host_peak_json()}};
 }
 
 nlohmann::json Machine::devices_json() {
@@ -244,7 +271,10 @@ nlohmann::json Machine::devices_json() {
                     {"api", d.api},
                     {"memory_bytes", d.memory_bytes},
                     {"free_bytes", d.free_bytes},
-                    {"compute_capability", d.compute_capability}});
+                    {"compute_capability", d.compute_capability},
+                    {"multiprocessors", d.multiprocessors},
+                    {"clock_mhz", d.clock_khz / 1e3},
+                    {"peak_gflops", device_peak_json(d)}});
   }
   return list;
 }

@@ -27,6 +27,9 @@ struct DeviceInfo {
   double memory_bytes = 0;
   double free_bytes = 0;
   std::string compute_capability;
+  // Where the API reports them (CUDA's attributes): what the peak rates are worked out from.
+  int multiprocessors = 0;
+  double clock_khz = 0;  // the peak (boost) clock, cudaDevAttrClockRate
 };
 
 // Backend queries. Each is defined in the source of its programming model; where that model
@@ -74,6 +77,8 @@ class Machine {
   // nullopt when no GPU is present.
   std::optional<double> device_copy_gbytes_per_s();
 
+  // Each carries its peak FP64 and FP32 rates (peak_gflops, core/peak_rates.hpp): worked out
+  // from the device's attributes, and nominally from the host's cores, clock and vector width.
   nlohmann::json host_json();
   nlohmann::json devices_json();
   nlohmann::json compiler_json() const;

@@ -12,6 +12,10 @@
 
 namespace acclab {
 
+const char* to_string(Precision precision) {
+  return precision == Precision::fp32 ? "fp32" : "fp64";
+}
+
 const char* to_string(Backend backend) {
   switch (backend) {
     case Backend::serial:

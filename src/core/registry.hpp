@@ -22,6 +22,11 @@ enum class Resource {
   none,              // no meaningful limit
 };
 
+// The floating-point type a variant's arithmetic is done in: which compute roof (peak FP64 or
+// FP32 rate) its flops are drawn against.
+enum class Precision { fp64, fp32 };
+const char* to_string(Precision precision);
+
 // Where a variant's computation ran, as the runner reports it.
 enum class Place { host, gpu };
 
@@ -87,6 +92,7 @@ struct PerfModel {
   Count flops;
   Count bytes;
   Resource resource = Resource::memory_bandwidth;
+  Precision precision = Precision::fp64;
 };
 
 struct Variant {

@@ -559,6 +559,7 @@ nlohmann::json result_to_json(const Result& r) {
       {"tuning", tuning_name(*r.variant, r.params)},
       {"reps", r.reps},
       {"place", r.place == Place::gpu ? "gpu" : "host"},
+      {"precision", to_string(r.variant->model.precision)},
       {"time_s", timed ? nlohmann::json{{"min", r.min_s}, {"median", r.median_s}, {"max", r.max_s}}
                        : nlohmann::json{{"min", nullptr}, {"median", nullptr}, {"max", nullptr}}},
       {"times_s", r.times_s},

@@ -32,6 +32,11 @@ std::vector<DeviceInfo> cuda_gpus() {
     info.memory_bytes = static_cast<double>(total_bytes);
     info.free_bytes = static_cast<double>(free_bytes);
     info.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+    info.multiprocessors = prop.multiProcessorCount;
+    // cudaDeviceProp lost clockRate in CUDA 13; the attribute remains (kHz, the peak clock).
+    int clock_khz = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, i));
+    info.clock_khz = clock_khz;
     devices.push_back(info);
   }
   if (!devices.empty()) CUDA_CHECK(cudaSetDevice(0));

@@ -28,7 +28,7 @@ PerfModel relaxation_model() {
             const double n = double(problem_of(params).n_given);
             return 8.0 * n * n;
           },
-          Resource::none};
+          Resource::none, Precision::fp32};
 }
 
 }  // namespace

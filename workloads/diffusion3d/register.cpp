@@ -20,7 +20,7 @@ double cell_steps(const Params& params, const nlohmann::json& outputs) {
 PerfModel step_model() {
   return {[](const Params& p, const nlohmann::json& out) { return 13.0 * cell_steps(p, out); },
           [](const Params& p, const nlohmann::json& out) { return 8.0 * cell_steps(p, out); },
-          Resource::memory_bandwidth};
+          Resource::memory_bandwidth, Precision::fp32};
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ PerfModel sweep_model() {
           [](const Params& p, const nlohmann::json& out) {
             return 8.0 * interior_of(p) * sweeps_of(p, out);
           },
-          Resource::memory_bandwidth};
+          Resource::memory_bandwidth, Precision::fp32};
 }
 
 }  // namespace

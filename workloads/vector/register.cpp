@@ -12,21 +12,21 @@ double nt_of(const Params& p) { return static_cast<double>(size_of(p).nt); }
 PerfModel course_model() {
   return {[](const Params& p, const nlohmann::json&) { return 2.0 * nt_of(p) * n_of(p); },
           [](const Params& p, const nlohmann::json&) { return (16.0 * nt_of(p) + 12.0) * n_of(p); },
-          Resource::memory_bandwidth};
+          Resource::memory_bandwidth, Precision::fp32};
 }
 
 // Triad a = b + s*c: each pass reads b and c and writes a (12 B, 2 flops per element).
 PerfModel triad_model() {
   return {[](const Params& p, const nlohmann::json&) { return 2.0 * nt_of(p) * n_of(p); },
           [](const Params& p, const nlohmann::json&) { return 12.0 * nt_of(p) * n_of(p); },
-          Resource::memory_bandwidth};
+          Resource::memory_bandwidth, Precision::fp32};
 }
 
 // Dot sum(b*c): each pass reads b and c (8 B, 2 flops per element).
 PerfModel dot_model() {
   return {[](const Params& p, const nlohmann::json&) { return 2.0 * nt_of(p) * n_of(p); },
           [](const Params& p, const nlohmann::json&) { return 8.0 * nt_of(p) * n_of(p); },
-          Resource::memory_bandwidth};
+          Resource::memory_bandwidth, Precision::fp32};
 }
 
 // Each family's model: the course computation, the triad or the dot.
