@@ -1,5 +1,7 @@
-// iccg's OpenMP target steps (omp_target_map, omp_target_data, omp_target_tuned): the tuned step
-// verifies in every shape its tunings select and on a mesh of one cell (empty slabs), each step
+// iccg's OpenMP target steps (omp_target_map, omp_target_data, omp_target_tuned,
+// omp_target_resident): the tuned step verifies in every shape its tunings select and on a mesh
+// of one cell (empty slabs), the resident one in one region whose teams all met at every
+// barrier, each step
 // solves the SuiteSparse matrices as original does and stops where original does on an
 // indefinite matrix, a solve one iteration short or a slightly wrong x fails verification, only
 // the map step moves data inside a run, and the tunings are the tuned row's own. The shared
@@ -25,7 +27,8 @@ namespace {
 
 #ifdef ACCLAB_HAVE_OMPTARGET
 
-const std::vector<std::string> steps = {"omp_target_map", "omp_target_data", "omp_target_tuned"};
+const std::vector<std::string> steps = {"omp_target_map", "omp_target_data", "omp_target_tuned",
+                                        "omp_target_resident"};
 
 using test::with;
 
@@ -93,6 +96,7 @@ TEST(OmpTargetIccgTest, OneIterationShortOrAWrongXFails) {
       {"omp_target_tuned", {}},
       {"omp_target_tuned", {"omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
       {"omp_target_tuned", {"omp_simd=0"}},
+      {"omp_target_resident", {}},
   };
   for (const auto& [name, overrides] : cases) {
     for (const std::vector<std::string>& problem :
@@ -163,10 +167,32 @@ TEST(OmpTargetIccgTest, SolvesTheSuiteSparseMatricesAsOriginalDoes) {
   }
 }
 
+// The resident step on the meshes of the tuned step's test: verified, in the serial solve's
+// iterations, with the teams it ran (one on the host fallback, where a region's teams run one
+// after the other).
+TEST(OmpTargetIccgTest, ResidentVerifiesInOneRegion) {
+  for (const std::vector<std::string>& problem :
+       {std::vector<std::string>{}, std::vector<std::string>{"colors=-1", "nx=9", "ny=5", "nz=7"},
+        std::vector<std::string>{"colors=4", "nx=7", "ny=6", "nz=5"},
+        std::vector<std::string>{"nx=1", "ny=1", "nz=1"}}) {
+    const Params params = test::params_of("iccg", problem);
+    SCOPED_TRACE(params.json().dump());
+    const Result r = run_variant("omp_target_resident", params);
+    ASSERT_EQ(r.status, Status::verified) << r.error << " / " << r.verification;
+    EXPECT_EQ(r.outputs["iterations"].get<int>(), r.outputs["serial_iterations"].get<int>());
+    const int teams = r.outputs["resident_teams"].get<int>();
+    if (omptarget_region_on_device()) {
+      EXPECT_GE(teams, 1);
+    } else {
+      EXPECT_EQ(teams, 1);
+    }
+  }
+}
+
 // tridiag(1, 1, 1) of order 5 (an eigenvalue below 0), its factor's diagonal tripled so that
-// IC(0) factors it: the tuned step finds p . A p <= 0 on the device and stops at original's
-// iteration, as optimized_per_color does.
-TEST(OmpTargetIccgTest, TunedStopsWhereOriginalDoesOnAnIndefiniteMatrix) {
+// IC(0) factors it: the tuned and resident steps find p . A p <= 0 on the device and stop at
+// original's iteration, as optimized_per_color does.
+TEST(OmpTargetIccgTest, TunedAndResidentStopWhereOriginalDoesOnAnIndefiniteMatrix) {
   iccg::Csr a;
   a.n = 5;
   a.diagonal.assign(5, 1.0);
@@ -185,18 +211,21 @@ TEST(OmpTargetIccgTest, TunedStopsWhereOriginalDoesOnAnIndefiniteMatrix) {
   for (std::int64_t v = 0; v < a.n; ++v) pb[o.new_of_old[v]] = b[v];
   const iccg::Solution original = iccg::solve_iccg(iccg::permuted(a, o), pb, o, 1e-8, 100, 1, 2);
   ASSERT_TRUE(original.indefinite);
-  auto instance =
-      test::variant_of("iccg", "omp_target_tuned").factory(test::params_of("iccg", {"colors=-20"}));
-  auto* solver = dynamic_cast<iccg::IccgInstance*>(instance.get());
-  ASSERT_NE(solver, nullptr);
-  solver->use_system(a, b, /*shift=*/2, iccg::default_min_saved_slots);
-  instance->setup();
-  instance->reset();
-  instance->run();
-  instance->finish();
-  EXPECT_TRUE(solver->solution().indefinite);
-  EXPECT_FALSE(solver->solution().converged);
-  EXPECT_EQ(solver->solution().iterations, original.iterations);
+  for (const char* name : {"omp_target_tuned", "omp_target_resident"}) {
+    SCOPED_TRACE(name);
+    auto instance =
+        test::variant_of("iccg", name).factory(test::params_of("iccg", {"colors=-20"}));
+    auto* solver = dynamic_cast<iccg::IccgInstance*>(instance.get());
+    ASSERT_NE(solver, nullptr);
+    solver->use_system(a, b, /*shift=*/2, iccg::default_min_saved_slots);
+    instance->setup();
+    instance->reset();
+    instance->run();
+    instance->finish();
+    EXPECT_TRUE(solver->solution().indefinite);
+    EXPECT_FALSE(solver->solution().converged);
+    EXPECT_EQ(solver->solution().iterations, original.iterations);
+  }
 }
 
 // The map step moves its data inside every run (the xfer column); the others keep it resident.

@@ -27,6 +27,8 @@ budgets=(
   "jacobi2d/omp_target_resident|acclab::jacobi2d::.*::OmpTargetResident::|120"
   "diffusion3d/omp_target_resident|acclab::diffusion3d::.*::OmpTargetResident::|112"
   "apsp/omp_target_resident|acclab::apsp::.*::OmpTargetResident::|96"
+  # Its own bodies take 132 at most; omp_target_tuned's, in the same image, set the 188.
+  "iccg/omp_target_resident|acclab::iccg::.*::OmpTargetResident::|192"
 )
 
 bash "$script" --build "$build" "$@" > "$dir/registers.txt" 2> "$dir/errors.txt"
