@@ -47,18 +47,15 @@ TEST_P(LaunchShapeSpaceTest, TuneSearchesAtLeastEightPoints) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Steps, LaunchShapeSpaceTest,
-                         ::testing::Values(Step{"jacobi2d", "acc_resident"},
-                                           Step{"diffusion3d", "acc_tuned"},
-                                           Step{"diffusion3d", "cuda"}, Step{"iccg", "cuda"},
-                                           Step{"vector", "triad_omp_target_resident"},
-                                           Step{"vector", "dot_omp_target_resident"},
-                                           Step{"jacobi2d", "omp_target_resident"},
-                                           Step{"diffusion3d", "omp_target_resident"},
-                                           Step{"apsp", "omp_target_resident"}),
-                         [](const auto& info) {
-                           return info.param.workload + "_" + info.param.variant;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Steps, LaunchShapeSpaceTest,
+    ::testing::Values(
+        Step{"jacobi2d", "acc_resident"}, Step{"diffusion3d", "acc_tuned"},
+        Step{"diffusion3d", "cuda"}, Step{"iccg", "cuda"}, Step{"vector", "triad_acc_resident"},
+        Step{"vector", "dot_acc_resident"}, Step{"vector", "triad_omp_target_resident"},
+        Step{"vector", "dot_omp_target_resident"}, Step{"jacobi2d", "omp_target_resident"},
+        Step{"diffusion3d", "omp_target_resident"}, Step{"apsp", "omp_target_resident"}),
+    [](const auto& info) { return info.param.workload + "_" + info.param.variant; });
 
 struct Knob {
   std::string workload, variant, key;
@@ -89,6 +86,10 @@ const std::vector<std::string> one_to_4 = {"1", "2", "3", "4"};
 INSTANTIATE_TEST_SUITE_P(
     Knobs, LaunchShapeKnobTest,
     ::testing::Values(
+        Knob{"vector", "triad_acc_resident", "acc_workers", powers_to_16, "16"},
+        Knob{"vector", "triad_acc_resident", "acc_gangs_per_sm", one_to_4, "1"},
+        Knob{"vector", "dot_acc_resident", "acc_workers", powers_to_16, "16"},
+        Knob{"vector", "dot_acc_resident", "acc_gangs_per_sm", one_to_4, "1"},
         Knob{"vector", "triad_omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
         Knob{"vector", "triad_omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
         Knob{"vector", "dot_omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
@@ -130,6 +131,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Refusal{"diffusion3d", "cuda", "cuda_tile_y=32"},
                       Refusal{"iccg", "cuda", "cuda_sweep_block=32"},
                       Refusal{"iccg", "cuda", "cuda_vector_block=2048"},
+                      Refusal{"vector", "triad_acc_resident", "acc_workers=12"},
+                      Refusal{"vector", "triad_acc_resident", "acc_gangs_per_sm=2"},
+                      Refusal{"vector", "dot_acc_resident", "acc_workers=32"},
+                      Refusal{"vector", "dot_acc_resident", "acc_gangs_per_sm=5"},
                       Refusal{"vector", "triad_omp_target_resident", "omp_thread_limit=0"},
                       Refusal{"vector", "triad_omp_target_resident", "omp_teams_per_sm=2"},
                       Refusal{"vector", "dot_omp_target_resident", "omp_thread_limit=17"},
@@ -169,6 +174,8 @@ TEST_P(LaunchShapeResidencyTest, ShapesThatCannotAllBeResidentAreRefused) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, LaunchShapeResidencyTest,
     ::testing::Values(
+        Combination{"vector", "triad_acc_resident", {"acc_workers=4", "acc_gangs_per_sm=4"}, false},
+        Combination{"vector", "dot_acc_resident", {"acc_workers=8", "acc_gangs_per_sm=3"}, true},
         Combination{"vector",
                     "triad_omp_target_resident",
                     {"omp_thread_limit=8", "omp_teams_per_sm=2"},
@@ -236,6 +243,14 @@ INSTANTIATE_TEST_SUITE_P(
               {"nx=40", "ny=6", "nz=5", "steps=4", "acc_workers=1", "acc_gangs_per_sm=4"}},
         Shape{"diffusion3d", "acc_tuned", {"nx=40", "ny=6", "nz=5", "steps=4", "acc_workers=16"}},
         Shape{"vector",
+              "triad_acc_resident",
+              {"nx=100", "ny=37", "nt=3", "acc_workers=1", "acc_gangs_per_sm=4"}},
+        Shape{"vector", "triad_acc_resident", {"nx=100", "ny=37", "nt=3", "acc_workers=4"}},
+        Shape{"vector",
+              "dot_acc_resident",
+              {"nx=100", "ny=37", "nt=3", "acc_workers=1", "acc_gangs_per_sm=4"}},
+        Shape{"vector", "dot_acc_resident", {"nx=100", "ny=37", "nt=3", "acc_workers=8"}},
+        Shape{"vector",
               "triad_omp_target_resident",
               {"nx=100", "ny=37", "nt=3", "omp_thread_limit=1", "omp_teams_per_sm=4"}},
         Shape{"vector",
@@ -300,6 +315,8 @@ TEST_P(LaunchShapeTuneTest, TuneMeasuresAtLeastEightShapes) {
 INSTANTIATE_TEST_SUITE_P(
     Steps, LaunchShapeTuneTest,
     ::testing::Values(
+        Search{"vector", "triad_acc_resident", {"nx=64", "ny=33", "nt=2"}},
+        Search{"vector", "dot_acc_resident", {"nx=64", "ny=33", "nt=2"}},
         Search{"vector", "triad_omp_target_resident", {"nx=64", "ny=33", "nt=2"}},
         Search{"vector", "dot_omp_target_resident", {"nx=64", "ny=33", "nt=2"}},
         Search{"jacobi2d", "omp_target_resident", {"rows=34", "cols=70", "iters=4", "alternate=1"}},
