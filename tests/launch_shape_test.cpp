@@ -1,7 +1,9 @@
 // The launch shapes declared as tunings (gangs and workers of the OpenACC resident constructs,
-// the CUDA steps' blocks and planes): each step's space holds enough points for acclab tune to
-// search, each knob's check refuses a value out of its range with one line, and the resident
-// constructs verify at both ends of their ranges on the host fallback.
+// teams and warps of the OpenMP target resident regions, the CUDA steps' blocks and planes):
+// each step's space holds enough points for acclab tune to search, over the values and from the
+// default declared, each knob's check refuses a value out of its range (or a shape whose teams
+// cannot all be resident at once) with one line, the resident constructs verify at both ends of
+// their ranges on the host fallback, and acclab tune measures at least 8 of their points there.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@ namespace acclab {
 namespace {
 
 using test::all;
+using test::check_error;
 using test::is_usage_error;
 using test::Outcome;
 using test::parse_json;
@@ -44,13 +47,62 @@ TEST_P(LaunchShapeSpaceTest, TuneSearchesAtLeastEightPoints) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Steps, LaunchShapeSpaceTest,
-                         ::testing::Values(Step{"jacobi2d", "acc_resident"},
-                                           Step{"diffusion3d", "acc_tuned"},
-                                           Step{"diffusion3d", "cuda"}, Step{"iccg", "cuda"}),
-                         [](const auto& info) {
-                           return info.param.workload + "_" + info.param.variant;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Steps, LaunchShapeSpaceTest,
+    ::testing::Values(
+        Step{"jacobi2d", "acc_resident"}, Step{"diffusion3d", "acc_tuned"},
+        Step{"diffusion3d", "cuda"}, Step{"iccg", "cuda"}, Step{"vector", "triad_acc_resident"},
+        Step{"vector", "dot_acc_resident"}, Step{"vector", "triad_omp_target_resident"},
+        Step{"vector", "dot_omp_target_resident"}, Step{"jacobi2d", "omp_target_resident"},
+        Step{"diffusion3d", "omp_target_resident"}, Step{"apsp", "omp_target_resident"}),
+    [](const auto& info) { return info.param.workload + "_" + info.param.variant; });
+
+struct Knob {
+  std::string workload, variant, key;
+  std::vector<std::string> values;  // as tune searches them
+  std::string default_value;
+};
+
+class LaunchShapeKnobTest : public ::testing::TestWithParam<Knob> {};
+
+TEST_P(LaunchShapeKnobTest, SearchedOverItsRangeFromTodaysShape) {
+  const Knob& k = GetParam();
+  if (!registered({k.workload, k.variant})) GTEST_SKIP() << k.variant << " is not built here";
+  for (const std::string preset : {"small", "seed", "large"}) {
+    const tune::Space space =
+        tune::space_of(variant_of(k.workload, k.variant), all().workload(k.workload), preset, {});
+    const auto d = std::find_if(space.dimensions.begin(), space.dimensions.end(),
+                                [&](const tune::Dimension& d) { return d.key == k.key; });
+    ASSERT_NE(d, space.dimensions.end()) << k.key << " is not searched";
+    EXPECT_EQ(d->values, k.values) << k.key;
+    ASSERT_LT(d->default_index, d->values.size());
+    EXPECT_EQ(d->values[d->default_index], k.default_value) << k.key << " at " << preset;
+  }
+}
+
+const std::vector<std::string> powers_to_16 = {"1", "2", "4", "8", "16"};
+const std::vector<std::string> one_to_4 = {"1", "2", "3", "4"};
+
+INSTANTIATE_TEST_SUITE_P(
+    Knobs, LaunchShapeKnobTest,
+    ::testing::Values(
+        Knob{"vector", "triad_acc_resident", "acc_workers", powers_to_16, "16"},
+        Knob{"vector", "triad_acc_resident", "acc_gangs_per_sm", one_to_4, "1"},
+        Knob{"vector", "dot_acc_resident", "acc_workers", powers_to_16, "16"},
+        Knob{"vector", "dot_acc_resident", "acc_gangs_per_sm", one_to_4, "1"},
+        Knob{"vector", "triad_omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
+        Knob{"vector", "triad_omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
+        Knob{"vector", "dot_omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
+        Knob{"vector", "dot_omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
+        Knob{"jacobi2d", "omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
+        Knob{"jacobi2d", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
+        Knob{"diffusion3d", "omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
+        Knob{"diffusion3d", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
+        Knob{"apsp", "omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
+        Knob{"apsp", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1"}),
+    [](const auto& info) {
+      return info.param.workload + "_" + info.param.variant + "_" + info.param.key;
+    });
 
 struct Refusal {
   std::string workload, variant, set;
@@ -78,7 +130,82 @@ INSTANTIATE_TEST_SUITE_P(
                       Refusal{"diffusion3d", "cuda", "cuda_planes=128"},
                       Refusal{"diffusion3d", "cuda", "cuda_tile_y=32"},
                       Refusal{"iccg", "cuda", "cuda_sweep_block=32"},
-                      Refusal{"iccg", "cuda", "cuda_vector_block=2048"}));
+                      Refusal{"iccg", "cuda", "cuda_vector_block=2048"},
+                      Refusal{"vector", "triad_acc_resident", "acc_workers=12"},
+                      Refusal{"vector", "triad_acc_resident", "acc_gangs_per_sm=2"},
+                      Refusal{"vector", "dot_acc_resident", "acc_workers=32"},
+                      Refusal{"vector", "dot_acc_resident", "acc_gangs_per_sm=5"},
+                      Refusal{"vector", "triad_omp_target_resident", "omp_thread_limit=0"},
+                      Refusal{"vector", "triad_omp_target_resident", "omp_teams_per_sm=2"},
+                      Refusal{"vector", "dot_omp_target_resident", "omp_thread_limit=17"},
+                      Refusal{"vector", "dot_omp_target_resident", "omp_teams_per_sm=5"},
+                      Refusal{"jacobi2d", "omp_target_resident", "omp_thread_limit=32"},
+                      Refusal{"jacobi2d", "omp_target_resident", "omp_teams_per_sm=2"},
+                      Refusal{"jacobi2d", "omp_target_resident", "omp_teams_per_sm=0"},
+                      Refusal{"diffusion3d", "omp_target_resident", "omp_thread_limit=0"},
+                      Refusal{"diffusion3d", "omp_target_resident", "omp_teams_per_sm=2"},
+                      Refusal{"apsp", "omp_target_resident", "omp_thread_limit=17"},
+                      Refusal{"apsp", "omp_target_resident", "omp_teams_per_sm=2"},
+                      Refusal{"apsp", "omp_target_resident", "omp_teams_per_sm=5"}));
+
+struct Combination {
+  std::string workload, variant;
+  std::vector<std::string> sets;
+  bool refused;  // the check's verdict on the whole shape
+};
+
+class LaunchShapeResidencyTest : public ::testing::TestWithParam<Combination> {};
+
+// Teams times warps (a team's in whole fours, as CUDA allocates them) within what a
+// multiprocessor holds at the step's register budget (the grid barrier needs every team
+// resident): 16 warps at 112 registers (vector, diffusion3d) and at 120 (jacobi2d), 20 at 96
+// (apsp); 16 warps for the OpenACC constructs.
+TEST_P(LaunchShapeResidencyTest, ShapesThatCannotAllBeResidentAreRefused) {
+  const Combination& c = GetParam();
+  if (!registered({c.workload, c.variant})) GTEST_SKIP() << c.variant << " is not built here";
+  const std::string message = check_error(c.workload, c.variant, c.sets);
+  if (c.refused) {
+    EXPECT_NE(message.find("resident at once"), std::string::npos) << message;
+  } else {
+    EXPECT_EQ(message, "");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, LaunchShapeResidencyTest,
+    ::testing::Values(
+        Combination{"vector", "triad_acc_resident", {"acc_workers=4", "acc_gangs_per_sm=4"}, false},
+        Combination{"vector", "dot_acc_resident", {"acc_workers=8", "acc_gangs_per_sm=3"}, true},
+        Combination{"vector",
+                    "triad_omp_target_resident",
+                    {"omp_thread_limit=8", "omp_teams_per_sm=2"},
+                    false},
+        Combination{"vector",
+                    "dot_omp_target_resident",
+                    {"omp_thread_limit=8", "omp_teams_per_sm=3"},
+                    true},
+        Combination{
+            "jacobi2d", "omp_target_resident", {"omp_thread_limit=4", "omp_teams_per_sm=4"}, false},
+        Combination{
+            "jacobi2d", "omp_target_resident", {"omp_thread_limit=6", "omp_teams_per_sm=3"}, true},
+        Combination{"diffusion3d",
+                    "omp_target_resident",
+                    {"omp_thread_limit=3", "omp_teams_per_sm=4"},
+                    false},
+        Combination{"diffusion3d",
+                    "omp_target_resident",
+                    {"omp_thread_limit=9", "omp_teams_per_sm=2"},
+                    true},
+        Combination{"diffusion3d",
+                    "omp_target_resident",
+                    {"omp_thread_limit=5", "omp_teams_per_sm=4"},
+                    true},
+        Combination{
+            "apsp", "omp_target_resident", {"omp_thread_limit=5", "omp_teams_per_sm=2"}, false},
+        Combination{
+            "apsp", "omp_target_resident", {"omp_thread_limit=10", "omp_teams_per_sm=2"}, true},
+        Combination{
+            "apsp", "omp_target_resident", {"omp_thread_limit=8", "omp_teams_per_sm=3"}, true}));
 
 struct Shape {
   std::string workload, variant;
@@ -114,7 +241,90 @@ INSTANTIATE_TEST_SUITE_P(
         Shape{"diffusion3d",
               "acc_tuned",
               {"nx=40", "ny=6", "nz=5", "steps=4", "acc_workers=1", "acc_gangs_per_sm=4"}},
-        Shape{"diffusion3d", "acc_tuned", {"nx=40", "ny=6", "nz=5", "steps=4", "acc_workers=16"}}));
+        Shape{"diffusion3d", "acc_tuned", {"nx=40", "ny=6", "nz=5", "steps=4", "acc_workers=16"}},
+        Shape{"vector",
+              "triad_acc_resident",
+              {"nx=100", "ny=37", "nt=3", "acc_workers=1", "acc_gangs_per_sm=4"}},
+        Shape{"vector", "triad_acc_resident", {"nx=100", "ny=37", "nt=3", "acc_workers=4"}},
+        Shape{"vector",
+              "dot_acc_resident",
+              {"nx=100", "ny=37", "nt=3", "acc_workers=1", "acc_gangs_per_sm=4"}},
+        Shape{"vector", "dot_acc_resident", {"nx=100", "ny=37", "nt=3", "acc_workers=8"}},
+        Shape{"vector",
+              "triad_omp_target_resident",
+              {"nx=100", "ny=37", "nt=3", "omp_thread_limit=1", "omp_teams_per_sm=4"}},
+        Shape{"vector",
+              "triad_omp_target_resident",
+              {"nx=100", "ny=37", "nt=3", "omp_thread_limit=5"}},
+        Shape{"vector",
+              "dot_omp_target_resident",
+              {"nx=100", "ny=37", "nt=3", "omp_thread_limit=1", "omp_teams_per_sm=4"}},
+        Shape{
+            "vector", "dot_omp_target_resident", {"nx=100", "ny=37", "nt=3", "omp_thread_limit=3"}},
+        Shape{"jacobi2d",
+              "omp_target_resident",
+              {"rows=34", "cols=300", "iters=6", "omp_thread_limit=1", "omp_teams_per_sm=4"}},
+        Shape{"jacobi2d",
+              "omp_target_resident",
+              {"rows=34", "cols=300", "iters=6", "omp_thread_limit=3"}},
+        Shape{"diffusion3d",
+              "omp_target_resident",
+              {"nx=40", "ny=6", "nz=5", "steps=4", "omp_thread_limit=1", "omp_teams_per_sm=4"}},
+        Shape{"diffusion3d",
+              "omp_target_resident",
+              {"nx=40", "ny=6", "nz=5", "steps=4", "omp_thread_limit=2"}},
+        Shape{"apsp",
+              "omp_target_resident",
+              {"n=50", "paths=1", "omp_thread_limit=1", "omp_teams_per_sm=4"}},
+        Shape{"apsp", "omp_target_resident", {"n=50", "omp_thread_limit=4"}}));
+
+struct Search {
+  std::string workload, variant;
+  std::vector<std::string> sets;  // a small problem, and the tunings that are not the shape
+};
+
+class LaunchShapeTuneTest : public ::testing::TestWithParam<Search> {};
+
+// acclab tune on the host fallback: the default strategy searches the whole shape (at most 64
+// points: exhaustive), every point tried, at least 8 measured and verified, the refused ones the
+// shapes whose teams or gangs would not all be resident.
+TEST_P(LaunchShapeTuneTest, TuneMeasuresAtLeastEightShapes) {
+  const Search& s = GetParam();
+  if (!registered({s.workload, s.variant})) GTEST_SKIP() << s.variant << " is not built here";
+  std::vector<std::string> args = {"tune", s.workload, "--variant", s.variant, "--reps",
+                                   "1",    "--format", "json",      "--quiet"};
+  for (const auto& set : s.sets) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
+  const Outcome o = run_acclab(args);
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto step = parse_json(o.out)["steps"].at(0);
+  EXPECT_EQ(step["strategy"], "exhaustive");
+  EXPECT_EQ(step["points_tried"], step["space"]["size"]);
+  EXPECT_GE(step["points_measured"].get<int>(), 8) << step.dump();
+  EXPECT_EQ(step["points_failed"], 0) << step.dump();
+  for (const auto& point : step["points"]) {
+    if (point["status"] == "refused") {
+      EXPECT_NE(point["detail"].get<std::string>().find("resident at once"), std::string::npos)
+          << point.dump();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Steps, LaunchShapeTuneTest,
+    ::testing::Values(
+        Search{"vector", "triad_acc_resident", {"nx=64", "ny=33", "nt=2"}},
+        Search{"vector", "dot_acc_resident", {"nx=64", "ny=33", "nt=2"}},
+        Search{"vector", "triad_omp_target_resident", {"nx=64", "ny=33", "nt=2"}},
+        Search{"vector", "dot_omp_target_resident", {"nx=64", "ny=33", "nt=2"}},
+        Search{"jacobi2d", "omp_target_resident", {"rows=34", "cols=70", "iters=4", "alternate=1"}},
+        Search{"diffusion3d",
+               "omp_target_resident",
+               {"nx=20", "ny=6", "nz=5", "steps=2", "alternate=1"}},
+        Search{"apsp", "omp_target_resident", {"n=40", "paths=0", "alternate=1"}}),
+    [](const auto& info) { return info.param.workload + "_" + info.param.variant; });
 
 }  // namespace
 }  // namespace acclab

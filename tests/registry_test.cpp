@@ -210,8 +210,10 @@ TEST(RegistryTest, VectorWorkloadIsRegistered) {
   EXPECT_EQ(w.default_preset, "small");
   std::vector<std::string> keys;
   for (const auto& spec : w.params) keys.push_back(spec.key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"nx", "ny", "nt", "omp_teams", "omp_threads",
-                                            "omp_simd", "omp_construct", "omp_shape"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"nx", "ny", "nt", "acc_workers", "acc_gangs_per_sm",
+                                            "omp_teams", "omp_threads", "omp_simd",
+                                            "omp_construct", "omp_shape", "omp_thread_limit",
+                                            "omp_teams_per_sm"}));
   EXPECT_TRUE(w.validate);
   EXPECT_TRUE(w.host_bytes);
   EXPECT_TRUE(w.device_bytes);

@@ -1,26 +1,41 @@
 // optimize_resident in OpenMP target form, the step after omp_target_tuned: all n pivot steps of
 // a run in ONE target region instead of a region a step (GCC 12 spends about a millisecond
 // launching a region of one team a multiprocessor, longer than a step of the seed's n = 4096
-// takes). One team a multiprocessor (never more, so that all run at once: libgomp launches at
-// most one a multiprocessor, so optimize_resident's gangs_per_sm has no twin here), the steps
-// separated by omp_grid_barrier (kit/omp_grid_barrier.hpp); `parallel` over the team's warps (an
-// OpenMP thread is a warp in GCC's nvptx OpenMP), a warp a row at a time, `simd` over its 32
-// lanes, `cells` columns a warp apart a lane, all loaded before any is stored. The arithmetic and
-// the stores are optimize's (an element stored only where step k improves it, the successor
-// beside it with paths=1), and row k, read by every row during step k, does not change in it
-// (apsp.hpp), so the result is the serial loop's bit for bit. Every other step walks the rows
-// bottom-up (alternate=1). The output resident_teams says how many teams ran (1 on the host
-// fallback).
+// takes). One team a multiprocessor by default (omp_teams_per_sm, optimize_resident's
+// gangs_per_sm in OpenMP; never more than can all run at once, kit/omp_resident_shape.hpp), 16
+// warps a team (omp_thread_limit), the steps separated by omp_grid_barrier
+// (kit/omp_grid_barrier.hpp); `parallel` over the team's warps (an OpenMP thread is a warp in
+// GCC's nvptx OpenMP), a warp a row at a time, `simd` over its 32 lanes, `cells` columns a warp
+// apart a lane, all loaded before any is stored. The arithmetic and the stores are optimize's (an
+// element stored only where step k improves it, the successor beside it with paths=1), and row
+// k, read by every row during step k, does not change in it (apsp.hpp), so the result is the
+// serial loop's bit for bit. Every other step walks the rows bottom-up (alternate=1). The output
+// resident_teams says how many teams ran (1 on the host fallback).
 #include <cstdint>
 
 #include "kit/omp_grid_barrier.hpp"
+#include "kit/omp_resident_shape.hpp"
 #include "workloads/apsp/omp_target_present.hpp"
 
 namespace acclab::apsp {
 namespace {
 
-constexpr int warps = 16;  // OpenMP threads (warps) a team asks for
+constexpr int warps = int(omp_resident_max_thread_limit);  // most warps a team deals rows over
 constexpr int warp = 32;
+// The most registers a lane the region's entries may take: tests/omptarget_registers_test.sh's
+// budget for this step, which the co-residency check of the shape counts with.
+constexpr std::int64_t registers = 96;
+
+const StepTunings<OmpResidentShape>& resident_tunings() {
+  static const StepTunings<OmpResidentShape> tunings = [] {
+    StepTunings<OmpResidentShape> t;
+    declare_omp_resident_shape(t, "omp_target_resident", registers, &OmpResidentShape::thread_limit,
+                               &OmpResidentShape::teams_per_sm);
+    t.check([](const OmpResidentShape& shape) { check_omp_resident_shape(shape, registers); });
+    return t;
+  }();
+  return tunings;
+}
 
 #pragma omp declare target
 
@@ -116,14 +131,15 @@ int all_steps(int n, float* d, std::int32_t* next, int teams, bool alternate,
 
 class OmpTargetResident : public OmpPresentInstance {
  public:
-  using OmpPresentInstance::OmpPresentInstance;
+  explicit OmpTargetResident(const Params& params)
+      : OmpPresentInstance(params), shape_(resident_tunings().read(params)) {}
   OmpTargetResident(const OmpTargetResident&) = delete;
   OmpTargetResident& operator=(const OmpTargetResident&) = delete;
   ~OmpTargetResident() override { release_counter(); }
 
   void setup() override {
     OmpPresentInstance::setup();
-    teams_ = omp_resident_teams();
+    teams_ = omp_resident_teams_asked(omp_resident_teams(), shape_);
     arrivals_.enter();
     counter_ = true;
   }
@@ -150,7 +166,7 @@ class OmpTargetResident : public OmpPresentInstance {
   // 32-bit row and column indices: n^2 < 2^31 (validate).
   template <bool max_plus, bool paths>
   void steps() {
-    const int n = p_.n, teams = teams_;
+    const int n = p_.n, teams = teams_, team_warps = int(shape_.thread_limit);
     const bool alternate = p_.alternate;
     const std::int64_t nn = p_.elements();
     float* d = d_.data();
@@ -160,9 +176,9 @@ class OmpTargetResident : public OmpPresentInstance {
     // The successors are on the device only with paths (omp_target_present.hpp): a region
     // each, so that no clause names a section that is not there.
     if constexpr (paths) {
-#pragma omp target teams num_teams(teams) thread_limit(warps) \
-    map(alloc                                                 \
-        : d [0:nn], next [0:nn], arrived [0:1]) map(from      \
+#pragma omp target teams num_teams(teams) thread_limit(team_warps) \
+    map(alloc                                                      \
+        : d [0:nn], next [0:nn], arrived [0:1]) map(from           \
                                                     : state [0:2])
       {
         bool together = true;
@@ -170,9 +186,9 @@ class OmpTargetResident : public OmpPresentInstance {
         all_steps<max_plus, paths>(n, d, next, teams, alternate, arrived, together, state);
       }
     } else {
-#pragma omp target teams num_teams(teams) thread_limit(warps) map(alloc                      \
-                                                                  : d [0:nn], arrived [0:1]) \
-    map(from                                                                                 \
+#pragma omp target teams num_teams(teams) thread_limit(team_warps) map(alloc                      \
+                                                                       : d [0:nn], arrived [0:1]) \
+    map(from                                                                                      \
         : state [0:2])
       {
         bool together = true;
@@ -183,8 +199,8 @@ class OmpTargetResident : public OmpPresentInstance {
     running_ = int(state[0]);
     steps_done_ = std::int64_t(state[1]);
     // Every team at every step's barrier: a run cut short fails here, not only at verify().
-    arrivals_.check(std::uint64_t(running_) * std::uint64_t(n), "apsp omp_target_resident",
-                    teams, "omp_target_tuned launches a region per step instead");
+    arrivals_.check(std::uint64_t(running_) * std::uint64_t(n), "apsp omp_target_resident", teams,
+                    "omp_target_tuned launches a region per step instead");
   }
 
   void release_counter() {
@@ -193,14 +209,17 @@ class OmpTargetResident : public OmpPresentInstance {
     counter_ = false;
   }
 
-  int teams_ = 1;                                // asked for
-  int running_ = 0;                              // ran, as the region counted them
-  std::int64_t steps_done_ = 0;                  // pivot steps made, as team 0 counted them
-  OmpArrivals arrivals_;                         // the barrier's count
+  OmpResidentShape shape_;
+  int teams_ = 1;                // asked for
+  int running_ = 0;              // ran, as the region counted them
+  std::int64_t steps_done_ = 0;  // pivot steps made, as team 0 counted them
+  OmpArrivals arrivals_;         // the barrier's count
   bool counter_ = false;
 };
 
 }  // namespace
+
+TuningSet omp_target_resident_tuning_set() { return resident_tunings().set(); }
 
 std::unique_ptr<Instance> make_omp_target_resident(const Params& params) {
   return std::make_unique<OmpTargetResident>(params);

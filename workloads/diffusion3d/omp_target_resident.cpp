@@ -1,7 +1,9 @@
 // acc_tuned in OpenMP target form, the step after omp_target_tuned: every time step of a run in
 // ONE target region instead of a region a step (GCC 12 spends about a millisecond launching a
 // region of one team a multiprocessor, longer than a step of the seed's grid takes). One team a
-// multiprocessor (never more, so that all run at once), the steps separated by omp_grid_barrier
+// multiprocessor by default (omp_teams_per_sm; never more than can all run at once,
+// kit/omp_resident_shape.hpp), 16 warps a team (omp_thread_limit), the steps separated by
+// omp_grid_barrier
 // (kit/omp_grid_barrier.hpp); `parallel` over the team's warps (an OpenMP thread is a warp in
 // GCC's nvptx OpenMP), a warp takes whole (j, k) rows, and `simd` puts its 32 lanes on the row's
 // cells 32 apart, `cells` of them a lane, all loaded before any is stored: the loop body of
@@ -14,20 +16,37 @@
 #include "kit/omp_data.hpp"
 #include "kit/omp_grid_barrier.hpp"
 #include "kit/omp_resident.hpp"
+#include "kit/omp_resident_shape.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
 namespace acclab::diffusion3d {
 namespace {
 
-// Warps (OpenMP threads) a team asks for, and cells a lane loads at once, as acc_tuned's
-// (acc_resident_steps.cpp: more than 64 registers a lane, so 16 warps fill a multiprocessor).
-constexpr int warps = 16;
+// Warps (OpenMP threads) a team deals its rows over at most, and cells a lane loads at once, as
+// acc_tuned's (acc_resident_steps.cpp: more than 64 registers a lane, so 16 warps fill a
+// multiprocessor).
+constexpr int warps = int(omp_resident_max_thread_limit);
 constexpr int warp = 32;
 constexpr int cells = 4;
+// The most registers a lane the region's entries may take: tests/omptarget_registers_test.sh's
+// budget for this step, which the co-residency check of the shape counts with.
+constexpr std::int64_t registers = 112;
+
+const StepTunings<OmpResidentShape>& resident_tunings() {
+  static const StepTunings<OmpResidentShape> tunings = [] {
+    StepTunings<OmpResidentShape> t;
+    declare_omp_resident_shape(t, "omp_target_resident", registers, &OmpResidentShape::thread_limit,
+                               &OmpResidentShape::teams_per_sm);
+    t.check([](const OmpResidentShape& shape) { check_omp_resident_shape(shape, registers); });
+    return t;
+  }();
+  return tunings;
+}
 
 class OmpTargetResident : public DiffusionInstance {
  public:
-  using DiffusionInstance::DiffusionInstance;
+  explicit OmpTargetResident(const Params& params)
+      : DiffusionInstance(params), shape_(resident_tunings().read(params)) {}
   OmpTargetResident(const OmpTargetResident&) = delete;
   OmpTargetResident& operator=(const OmpTargetResident&) = delete;
   ~OmpTargetResident() override { release(); }
@@ -35,7 +54,7 @@ class OmpTargetResident : public DiffusionInstance {
   void setup() override {
     DiffusionInstance::setup();
     device_.enter(initial_.data(), f_.data(), fn_.data(), p_.points());
-    teams_ = omp_resident_teams();
+    teams_ = omp_resident_teams_asked(omp_resident_teams(), shape_);
     arrivals_.enter();
     resident_ = true;
   }
@@ -54,9 +73,10 @@ class OmpTargetResident : public DiffusionInstance {
     resident_ = false;
   }
 
+  OmpResidentShape shape_;
   OmpResidentPair device_;
-  int teams_ = 1;                                // asked for
-  OmpArrivals arrivals_;                         // the barrier's count
+  int teams_ = 1;         // asked for
+  OmpArrivals arrivals_;  // the barrier's count
   bool resident_ = false;
 };
 
@@ -67,13 +87,13 @@ void OmpTargetResident::run() {
   const float cc = p_.cc, ce = p_.ce, cw = p_.cw, cn = p_.cn, cs = p_.cs, ct = p_.ct, cb = p_.cb;
   const std::int64_t steps = p_.steps;
   const bool alternate = p_.alternate;
-  const int teams = teams_;
+  const int teams = teams_, team_warps = int(shape_.thread_limit);
   float *f = f_.data(), *fn = fn_.data();
   unsigned long long* arrived = arrivals_.reset();
   double state[2] = {0, 0};  // team 0's: teams running, steps done
-#pragma omp target teams num_teams(teams) thread_limit(warps) \
-    map(alloc                                                 \
-        : f [0:n], fn [0:n], arrived [0:1]) map(from          \
+#pragma omp target teams num_teams(teams) thread_limit(team_warps) \
+    map(alloc                                                      \
+        : f [0:n], fn [0:n], arrived [0:1]) map(from               \
                                                 : state [0:2])
   {
     bool together = true;  // the team's: false once a team gave up waiting at a barrier
@@ -151,6 +171,8 @@ void OmpTargetResident::run() {
 }
 
 }  // namespace
+
+TuningSet omp_target_resident_tuning_set() { return resident_tunings().set(); }
 
 std::unique_ptr<Instance> make_omp_target_resident(const Params& params) {
   return std::make_unique<OmpTargetResident>(params);

@@ -1,8 +1,9 @@
 // acc_resident in OpenMP target form, the step after omp_target_tuned: every sweep of a run in
 // ONE target region, the convergence check inside it, instead of a region a sweep (GCC 12 spends
 // about a millisecond launching a region of one team a multiprocessor, far longer than a sweep
-// of the seed's grid takes). One team a multiprocessor (never more, so that all run at once),
-// the sweeps separated by omp_grid_barrier (kit/omp_grid_barrier.hpp); `parallel` over the
+// of the seed's grid takes). One team a multiprocessor by default (omp_teams_per_sm; never more
+// than can all run at once, kit/omp_resident_shape.hpp), 16 warps a team (omp_thread_limit), the
+// sweeps separated by omp_grid_barrier (kit/omp_grid_barrier.hpp); `parallel` over the
 // team's warps (an OpenMP thread is a warp in GCC's nvptx OpenMP), a warp takes pieces of a row,
 // and `simd` puts its 32 lanes on the piece's columns 32 apart, `cells` of them a lane, all
 // loaded before any is stored. In tol mode each warp leaves the largest change of its pieces in
@@ -15,19 +16,36 @@
 #include "kit/omp_data.hpp"
 #include "kit/omp_grid_barrier.hpp"
 #include "kit/omp_resident.hpp"
+#include "kit/omp_resident_shape.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
 namespace acclab::jacobi2d {
 namespace {
 
-// Warps (OpenMP threads) a team asks for, and columns a lane loads at once, as acc_resident's.
-constexpr int warps = 16;
+// Warps (OpenMP threads) a team deals its pieces over at most (the slots a team), and columns
+// a lane loads at once, as acc_resident's.
+constexpr int warps = int(omp_resident_max_thread_limit);
 constexpr int warp = 32;
 constexpr int cells = 8;
+// The most registers a lane the region's entries may take: tests/omptarget_registers_test.sh's
+// budget for this step, which the co-residency check of the shape counts with.
+constexpr std::int64_t registers = 120;
+
+const StepTunings<OmpResidentShape>& resident_tunings() {
+  static const StepTunings<OmpResidentShape> tunings = [] {
+    StepTunings<OmpResidentShape> t;
+    declare_omp_resident_shape(t, "omp_target_resident", registers, &OmpResidentShape::thread_limit,
+                               &OmpResidentShape::teams_per_sm);
+    t.check([](const OmpResidentShape& shape) { check_omp_resident_shape(shape, registers); });
+    return t;
+  }();
+  return tunings;
+}
 
 class OmpTargetResident : public JacobiInstance {
  public:
-  using JacobiInstance::JacobiInstance;
+  explicit OmpTargetResident(const Params& params)
+      : JacobiInstance(params), shape_(resident_tunings().read(params)) {}
   OmpTargetResident(const OmpTargetResident&) = delete;
   OmpTargetResident& operator=(const OmpTargetResident&) = delete;
   ~OmpTargetResident() override { release(); }
@@ -35,7 +53,7 @@ class OmpTargetResident : public JacobiInstance {
   void setup() override {
     JacobiInstance::setup();
     device_.enter(initial_.data(), u0_.data(), u1_.data(), p_.points());
-    teams_ = omp_resident_teams();
+    teams_ = omp_resident_teams_asked(omp_resident_teams(), shape_);
     // Two slots a warp: one check's, and the next one's while slow teams still read the first.
     slots_.assign(2 * std::size_t(teams_) * warps, 0.0f);
     omp_enter_alloc(slots_.data(), std::int64_t(slots_.size()));
@@ -63,11 +81,12 @@ class OmpTargetResident : public JacobiInstance {
     resident_ = false;
   }
 
+  OmpResidentShape shape_;
   OmpResidentPair device_;
-  int teams_ = 1;                                // asked for
-  int running_ = 0;                              // ran, as the region counted them
-  OmpArrivals arrivals_;                         // the barrier's count
-  std::vector<float> slots_;                     // each warp's largest change, two checks' worth
+  int teams_ = 1;             // asked for
+  int running_ = 0;           // ran, as the region counted them
+  OmpArrivals arrivals_;      // the barrier's count
+  std::vector<float> slots_;  // each warp's largest change, two checks' worth
   bool resident_ = false;
 };
 
@@ -79,7 +98,7 @@ void OmpTargetResident::run() {
   const double tol = p_.tol;
   const bool alternate = p_.alternate;
   const float c1f = p_.c1f, wy2 = p_.wy2, hx2 = p_.hx2, c2 = p_.c2;
-  const int teams = teams_;
+  const int teams = teams_, team_warps = int(shape_.thread_limit);
   const int pieces_a_row = (cols - 2 + cells * warp - 1) / (cells * warp);
   const int pieces = (rows - 2) * pieces_a_row;
   float *u0 = u0_.data(), *u1 = u1_.data();
@@ -89,7 +108,7 @@ void OmpTargetResident::run() {
   // What team 0 leaves for the host: teams running, sweeps done, the last change measured (-1:
   // none).
   double state[3] = {0, 0, -1};
-#pragma omp target teams num_teams(teams) thread_limit(warps)                 \
+#pragma omp target teams num_teams(teams) thread_limit(team_warps)            \
     map(alloc                                                                 \
         : u0 [0:n], u1 [0:n], arrived [0:1], partial [0:slot_count]) map(from \
                                                                          : state [0:3])
@@ -188,6 +207,8 @@ void OmpTargetResident::run() {
 }
 
 }  // namespace
+
+TuningSet omp_target_resident_tuning_set() { return resident_tunings().set(); }
 
 std::unique_ptr<Instance> make_omp_target_resident(const Params& params) {
   return std::make_unique<OmpTargetResident>(params);

@@ -7,10 +7,12 @@
 //   dot_acc_resident    every lane sums its strided slice in double, each gang its lanes (a
 //                       worker-vector reduction) into a slot of its own; after the barrier every
 //                       gang folds the slots in the same fixed order. dot = the last pass's sum.
-// A gang per multiprocessor (at most: every gang must run at once for the barrier), 16 workers
-// of one warp, as the other resident constructs; with a quarter of the threads triad_acc puts on
-// a multiprocessor, each lane loads `batch` elements before it stores or adds, to keep as many
-// loads in flight. The output resident_gangs says how many gangs ran (1 on the host fallback).
+// A gang per multiprocessor (acc_gangs_per_sm; never more than can all run at once, for the
+// barrier: kit/acc_resident_shape.hpp), 16 workers of one warp (acc_workers), as the other
+// resident constructs; with a quarter of the threads triad_acc puts on a multiprocessor, each
+// lane loads `batch` elements before it stores or adds, to keep as many loads in flight. The
+// shape changes which gang and worker runs a lane, never the lanes: every shape walks the arrays
+// alike. The output resident_gangs says how many gangs ran (1 on the host fallback).
 #include <fmt/format.h>
 #include <openacc.h>
 
@@ -23,6 +25,7 @@
 
 #include "kit/acc_data.hpp"
 #include "kit/acc_grid_barrier.hpp"
+#include "kit/acc_resident_shape.hpp"
 #include "kit/grid_barrier_check.hpp"
 #include "workloads/vector/multiprocessor_shapes.hpp"
 #include "workloads/vector/vector.hpp"
@@ -30,22 +33,44 @@
 namespace acclab::vector {
 namespace {
 
-constexpr int workers = 16;  // warps a gang
+constexpr int default_workers = 16;  // warps a gang
+constexpr int group_warps = 16;      // warps of a lane group (a multiprocessor's)
 constexpr int warp = 32;
-constexpr std::int64_t gang_lanes = workers * warp;
+constexpr std::int64_t group_lanes = group_warps * warp;
 constexpr int batch = 8;           // elements a lane loads before it stores or adds them
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
 
-// The passes run over multiprocessor_counts[shape] "lane groups" of gang_lanes lanes each, lane
+struct ResidentTunings {
+  std::int64_t workers = default_workers;
+  std::int64_t gangs_per_sm = 1;
+};
+
+const StepTunings<ResidentTunings>& resident_tunings() {
+  static const StepTunings<ResidentTunings> tunings = [] {
+    StepTunings<ResidentTunings> t;
+    declare_acc_resident_shape(t, "triad_acc_resident and dot_acc_resident", default_workers,
+                               &ResidentTunings::workers, &ResidentTunings::gangs_per_sm);
+    t.check([](const ResidentTunings& r) {
+      check_acc_resident_shape({r.workers, r.gangs_per_sm});
+    });
+    return t;
+  }();
+  return tunings;
+}
+
+// The passes run over multiprocessor_counts[shape] "lane groups" of group_lanes lanes each, lane
 // t striding by all lanes as in triad_acc (the count a compile-time constant: see
-// multiprocessor_shapes.hpp). The shape is the largest count the device's multiprocessors cover,
-// and the gangs asked for never exceed its multiprocessors, so that all of them run at once; a
-// gang takes one group where the counts match (the H200's 132) and several in turn where the
-// device has fewer multiprocessors than the smallest count (and on the host fallback, 1 gang).
+// multiprocessor_shapes.hpp). A group is cut into parts of a gang's lanes (group_warps /
+// workers parts of workers warps), and the gangs take the parts. The shape is the largest count
+// the device's multiprocessors cover, and the gangs asked for never exceed its multiprocessors
+// times acc_gangs_per_sm, so that all of them run at once; a gang takes one part where the
+// counts match (the H200's 132) and several in turn where the device has fewer multiprocessors
+// than the smallest count (and on the host fallback, 1 gang).
 class StreamResident : public StreamInstance {
  public:
   StreamResident(const Params& params, Kernel kernel, std::string name, std::string step_before)
       : StreamInstance(params, kernel),
+        tunings_(resident_tunings().read(params)),
         name_(std::move(name)),
         step_before_(std::move(step_before)) {}
   StreamResident(const StreamResident&) = delete;
@@ -57,7 +82,8 @@ class StreamResident : public StreamInstance {
     const int multiprocessors = device_multiprocessors();
     shape_ = shape_within(multiprocessors);
     gangs_ = multiprocessors > 0
-                 ? int(std::min<std::int64_t>(multiprocessors, multiprocessor_counts[shape_]))
+                 ? int(std::min<std::int64_t>(multiprocessors, multiprocessor_counts[shape_]) *
+                       tunings_.gangs_per_sm)
                  : 1;
     const std::int64_t n = size_.n();
     // a only for the triad, the slots only for the dot product (device memory of its own).
@@ -67,10 +93,10 @@ class StreamResident : public StreamInstance {
     resident_ = true;
     arrived_ = static_cast<unsigned long long*>(acc_malloc(sizeof *arrived_));
     if (kernel_ == Kernel::dot) {
-      // Two slots a lane group: one pass's, and the next one's while slow gangs still fold the
-      // first.
+      // Two slots a part of a lane group (one a warp at most): one pass's, and the next one's
+      // while slow gangs still fold the first.
       slots_ = static_cast<double*>(
-          acc_malloc(2 * sizeof(double) * std::size_t(multiprocessor_counts.back())));
+          acc_malloc(2 * sizeof(double) * std::size_t(multiprocessor_counts.back() * group_warps)));
     }
     if (!arrived_ || (kernel_ == Kernel::dot && !slots_)) {
       throw std::runtime_error(fmt::format("vector {}: acc_malloc failed", name_));
@@ -106,6 +132,7 @@ class StreamResident : public StreamInstance {
                        step_before_ + " launches a construct per pass instead");
   }
 
+  ResidentTunings tunings_;
   std::size_t shape_ = 0;                  // into multiprocessor_counts
   int gangs_ = 1;                          // asked for
   int running_ = 0;                        // ran, as the construct counted them
@@ -136,13 +163,19 @@ class TriadAccResident : public StreamResident {
   explicit TriadAccResident(const Params& params)
       : StreamResident(params, Kernel::triad, "triad_acc_resident", "triad_acc") {}
   void run() override {
-    with_multiprocessors(shape_, [this](auto groups) { passes<decltype(groups)::value>(); });
+    with_multiprocessors(shape_, [this](auto groups) {
+      with_acc_workers(tunings_.workers, [this](auto workers) {
+        passes<decltype(groups)::value, decltype(workers)::value>();
+      });
+    });
   }
 
  private:
-  template <std::int64_t groups>
+  template <std::int64_t groups, int workers>
   void passes() {
-    constexpr std::int64_t lanes = groups * gang_lanes;
+    constexpr std::int64_t lanes = groups * group_lanes;
+    constexpr std::int64_t gang_lanes = workers * warp;
+    constexpr std::int64_t parts = groups * (group_warps / workers);
     const std::int64_t n = size_.n(), nt = size_.nt;
     const int gangs = gangs_;
     float* a = a_.data();
@@ -159,7 +192,7 @@ class TriadAccResident : public StreamResident {
       bool together = true;             // false once a gang gave up waiting at a barrier
       for (std::int64_t pass = 0; pass < nt && together; ++pass) {
 #pragma acc loop gang
-        for (std::int64_t g = 0; g < groups; ++g) {
+        for (std::int64_t g = 0; g < parts; ++g) {
 #pragma acc loop worker vector
           for (std::int64_t l = 0; l < gang_lanes; ++l) {
             // Lane t reads b[t], b[t + lanes], ...: neighbouring lanes read neighbouring
@@ -192,13 +225,19 @@ class DotAccResident : public StreamResident {
   explicit DotAccResident(const Params& params)
       : StreamResident(params, Kernel::dot, "dot_acc_resident", "dot_acc_partials") {}
   void run() override {
-    with_multiprocessors(shape_, [this](auto groups) { passes<decltype(groups)::value>(); });
+    with_multiprocessors(shape_, [this](auto groups) {
+      with_acc_workers(tunings_.workers, [this](auto workers) {
+        passes<decltype(groups)::value, decltype(workers)::value>();
+      });
+    });
   }
 
  private:
-  template <std::int64_t groups>
+  template <std::int64_t groups, int workers>
   void passes() {
-    constexpr std::int64_t lanes = groups * gang_lanes;
+    constexpr std::int64_t lanes = groups * group_lanes;
+    constexpr std::int64_t gang_lanes = workers * warp;
+    constexpr std::int64_t parts = groups * (group_warps / workers);
     const std::int64_t n = size_.n(), nt = size_.nt;
     const int gangs = gangs_;
     const float* b = b_.data();
@@ -217,9 +256,9 @@ class DotAccResident : public StreamResident {
       for (std::int64_t pass = 0; pass < nt && together; ++pass) {
         // Slots by pass parity: a gang that runs ahead writes the other half, and cannot come
         // back to this one before every gang has folded it (the next barrier).
-        double* pass_slots = slots + (pass % 2) * groups;
+        double* pass_slots = slots + (pass % 2) * parts;
 #pragma acc loop gang
-        for (std::int64_t g = 0; g < groups; ++g) {
+        for (std::int64_t g = 0; g < parts; ++g) {
           double group_sum = 0.0;
 #pragma acc loop worker vector reduction(+ : group_sum)
           for (std::int64_t l = 0; l < gang_lanes; ++l) {
@@ -241,12 +280,12 @@ class DotAccResident : public StreamResident {
           pass_slots[g] = group_sum;
         }
         together = grid_barrier(arrived, expected += running);
-        // Every gang folds the groups' sums, warp lane k the groups k, k + 32, ... in turn, the
+        // Every gang folds the parts' sums, warp lane k the parts k, k + 32, ... in turn, the
         // lanes' sums by GCC's shuffle tree: the same order in every gang and every pass,
         // however many gangs ran.
         double sum = 0.0;
 #pragma acc loop vector reduction(+ : sum)
-        for (std::int64_t g = 0; g < groups; ++g) sum += pass_slots[g];
+        for (std::int64_t g = 0; g < parts; ++g) sum += pass_slots[g];
         total = sum;
       }
       if (__builtin_goacc_parlevel_id(gang_dimension) == 0) {
@@ -260,6 +299,8 @@ class DotAccResident : public StreamResident {
 };
 
 }  // namespace
+
+TuningSet acc_resident_tuning_set() { return resident_tunings().set(); }
 
 std::unique_ptr<Instance> make_triad_acc_resident(const Params& params) {
   return std::make_unique<TriadAccResident>(params);

@@ -8,8 +8,9 @@
 //   dot_omp_target_resident    every lane sums its strided slice in double, each warp its lanes
 //                              (simd reduction) into a slot of its own; after the barrier team
 //                              0 folds the slots in a fixed order. dot = the last pass's sum.
-// One team a multiprocessor (num_teams; never more, so that all run at once), `parallel` over
-// the team's warps (an OpenMP thread is a warp in GCC's nvptx OpenMP) and `simd` over each
+// One team a multiprocessor by default (omp_teams_per_sm; never more than can all run at once,
+// kit/omp_resident_shape.hpp), `parallel` over the team's warps (16 by default,
+// omp_thread_limit; an OpenMP thread is a warp in GCC's nvptx OpenMP) and `simd` over each
 // warp's 32 lanes; each lane loads 8 elements before it stores or adds them, to keep many loads
 // in flight: the pass is omp_target_lanes.hpp's, which triad_omp_target_tuned and
 // dot_omp_target_tuned run a region a pass. The outputs say how many teams ran (resident_teams,
@@ -27,6 +28,7 @@
 
 #include "kit/omp_data.hpp"
 #include "kit/omp_grid_barrier.hpp"
+#include "kit/omp_resident_shape.hpp"
 #include "workloads/vector/omp_target_lanes.hpp"
 #include "workloads/vector/vector.hpp"
 
@@ -36,11 +38,44 @@ namespace {
 using lanes::group_counts;
 using lanes::warps;
 
+// The most registers a lane the regions' entries may take: tests/omptarget_registers_test.sh's
+// budget for these steps, which the co-residency check of the shape counts with.
+constexpr std::int64_t registers = 112;
+static_assert(warps == omp_resident_max_thread_limit, "a team deals out a group's warps");
+
+const StepTunings<OmpResidentShape>& resident_tunings() {
+  static const StepTunings<OmpResidentShape> tunings = [] {
+    StepTunings<OmpResidentShape> t;
+    declare_omp_resident_shape(t, "triad_omp_target_resident and dot_omp_target_resident",
+                               registers, &OmpResidentShape::thread_limit,
+                               &OmpResidentShape::teams_per_sm);
+    t.check([](const OmpResidentShape& shape) { check_omp_resident_shape(shape, registers); });
+    return t;
+  }();
+  return tunings;
+}
+
+// The pass's view of one thread where `teams_a_group` teams share each lane group (a
+// multiprocessor's): the lane groups are dealt over the sets of teams, and a group's warps over
+// the threads of its set's teams, so that every warp of every group is run by one thread
+// whatever the shape. Where the teams running are not a whole number of sets (fewer started
+// than asked, or the host fallback's one), each team takes whole groups.
+struct PassPlace {
+  int team, running, thread, threads;
+};
+#pragma omp declare target
+inline PassPlace pass_place(int team, int running, int thread, int threads, int teams_a_group) {
+  const int k = running % teams_a_group == 0 ? teams_a_group : 1;
+  return {team / k, running / k, team % k + k * thread, k * threads};
+}
+#pragma omp end declare target
+
 class StreamOmpTargetResident : public StreamInstance {
  public:
   StreamOmpTargetResident(const Params& params, Kernel kernel, std::string name,
                           std::string step_before)
       : StreamInstance(params, kernel),
+        shape_(resident_tunings().read(params)),
         name_(std::move(name)),
         step_before_(std::move(step_before)) {}
   StreamOmpTargetResident(const StreamOmpTargetResident&) = delete;
@@ -50,8 +85,8 @@ class StreamOmpTargetResident : public StreamInstance {
   void setup() override {
     StreamInstance::setup();
     const int multiprocessors = omp_resident_teams();
-    shape_ = lanes::groups_within(multiprocessors);
-    teams_ = lanes::teams_for(multiprocessors, shape_);
+    groups_ = lanes::groups_within(multiprocessors);
+    teams_ = omp_resident_teams_asked(lanes::teams_for(multiprocessors, groups_), shape_);
     const std::int64_t n = size_.n();
     omp_enter_to(b_.data(), n);
     omp_enter_to(c_.data(), n);
@@ -91,12 +126,13 @@ class StreamOmpTargetResident : public StreamInstance {
     }
   }
 
-  std::size_t shape_ = 0;                        // into group_counts
-  int teams_ = 1;                                // asked for
-  int running_ = 0;                              // ran, as the region counted them
-  std::int64_t passes_ = 0;                      // made, as team 0 counted them
-  OmpArrivals arrivals_;                         // the barrier's count
-  std::vector<double> slots_;                    // the dot's per-warp sums, two passes' worth
+  OmpResidentShape shape_;
+  std::size_t groups_ = 0;     // into group_counts
+  int teams_ = 1;              // asked for
+  int running_ = 0;            // ran, as the region counted them
+  std::int64_t passes_ = 0;    // made, as team 0 counted them
+  OmpArrivals arrivals_;       // the barrier's count
+  std::vector<double> slots_;  // the dot's per-warp sums, two passes' worth
 
  private:
   void release() {
@@ -120,22 +156,23 @@ class TriadOmpTargetResident : public StreamOmpTargetResident {
       : StreamOmpTargetResident(params, Kernel::triad, "triad_omp_target_resident",
                                 "triad_omp_target_tuned") {}
   void run() override {
-    lanes::with_groups(shape_, [this](auto groups) { passes<decltype(groups)::value>(); });
+    lanes::with_groups(groups_, [this](auto groups) { passes<decltype(groups)::value>(); });
   }
 
  private:
   template <std::int64_t groups>
   void passes() {
     const std::int64_t n = size_.n(), nt = size_.nt;
-    const int teams = teams_;
+    const int teams = teams_, team_warps = int(shape_.thread_limit);
+    const int teams_a_group = int(shape_.teams_per_sm);
     float* a = a_.data();
     const float* b = b_.data();
     const float* c = c_.data();
     unsigned long long* arrived = arrivals_.reset();
     double state[2] = {0, 0};  // team 0's: teams running, passes made
-#pragma omp target teams num_teams(teams) thread_limit(warps) \
-    map(alloc                                                 \
-        : a [0:n], b [0:n], c [0:n], arrived [0:1]) map(from  \
+#pragma omp target teams num_teams(teams) thread_limit(team_warps) \
+    map(alloc                                                      \
+        : a [0:n], b [0:n], c [0:n], arrived [0:1]) map(from       \
                                                         : state [0:2])
     {
       bool together = true;  // the team's: false once a team gave up waiting at a barrier
@@ -144,11 +181,13 @@ class TriadOmpTargetResident : public StreamOmpTargetResident {
         const int running = omp_teams_running(teams);
         const int team = omp_get_team_num();
         const int thread = omp_get_thread_num(), threads = omp_get_num_threads();
+        const PassPlace place = pass_place(team, running, thread, threads, teams_a_group);
         unsigned long long expected = 0;  // thread 0's: arrivals so far, this team's included
         std::int64_t pass = 0;
         // A team beyond those running (the host fallback's others) does nothing.
         for (; team < running && pass < nt && together; ++pass) {
-          lanes::triad_pass<groups>(team, running, thread, threads, n, a, b, c);
+          lanes::triad_pass<groups>(place.team, place.running, place.thread, place.threads, n, a, b,
+                                    c);
 #pragma omp barrier
           if (thread == 0) together = omp_grid_barrier(arrived, expected += running);
 #pragma omp barrier
@@ -169,7 +208,7 @@ class DotOmpTargetResident : public StreamOmpTargetResident {
       : StreamOmpTargetResident(params, Kernel::dot, "dot_omp_target_resident",
                                 "dot_omp_target_tuned") {}
   void run() override {
-    lanes::with_groups(shape_, [this](auto groups) { passes<decltype(groups)::value>(); });
+    lanes::with_groups(groups_, [this](auto groups) { passes<decltype(groups)::value>(); });
   }
 
  private:
@@ -177,14 +216,15 @@ class DotOmpTargetResident : public StreamOmpTargetResident {
   void passes() {
     constexpr std::int64_t pass_slots = groups * warps;
     const std::int64_t n = size_.n(), nt = size_.nt;
-    const int teams = teams_;
+    const int teams = teams_, team_warps = int(shape_.thread_limit);
+    const int teams_a_group = int(shape_.teams_per_sm);
     const float* b = b_.data();
     const float* c = c_.data();
     unsigned long long* arrived = arrivals_.reset();
     double* slots = slots_.data();
     const std::int64_t slot_count = std::int64_t(slots_.size());
     double state[3] = {0, 0, 0};  // team 0's: teams running, passes made, the last pass's sum
-#pragma omp target teams num_teams(teams) thread_limit(warps)             \
+#pragma omp target teams num_teams(teams) thread_limit(team_warps)        \
     map(alloc                                                             \
         : b [0:n], c [0:n], arrived [0:1], slots [0:slot_count]) map(from \
                                                                      : state [0:3])
@@ -195,6 +235,7 @@ class DotOmpTargetResident : public StreamOmpTargetResident {
         const int running = omp_teams_running(teams);
         const int team = omp_get_team_num();
         const int thread = omp_get_thread_num(), threads = omp_get_num_threads();
+        const PassPlace place = pass_place(team, running, thread, threads, teams_a_group);
         unsigned long long expected = 0;  // thread 0's: arrivals so far, this team's included
         double total = 0.0;               // team 0's thread 0's: the pass's dot
         std::int64_t pass = 0;
@@ -202,7 +243,8 @@ class DotOmpTargetResident : public StreamOmpTargetResident {
           // Slots by pass parity: a team that runs ahead writes the other half, and cannot
           // come back to this one before team 0 has folded it (the next barrier).
           double* sums = slots + (pass % 2) * pass_slots;
-          lanes::dot_pass<groups>(team, running, thread, threads, n, b, c, sums);
+          lanes::dot_pass<groups>(place.team, place.running, place.thread, place.threads, n, b, c,
+                                  sums);
 #pragma omp barrier
           if (thread == 0) {
             together = omp_grid_barrier(arrived, expected += running);
@@ -231,6 +273,8 @@ class DotOmpTargetResident : public StreamOmpTargetResident {
 };
 
 }  // namespace
+
+TuningSet omp_target_resident_tuning_set() { return resident_tunings().set(); }
 
 std::unique_ptr<Instance> make_triad_omp_target_resident(const Params& params) {
   return std::make_unique<TriadOmpTargetResident>(params);
