@@ -20,6 +20,8 @@
 #include "core/report.hpp"
 #include "core/runner.hpp"
 #include "core/tune.hpp"
+#include "core/tune_report.hpp"
+#include "core/tunings_file.hpp"
 #include "integer_option.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
@@ -93,7 +95,7 @@ std::uint64_t planned_points(std::uint64_t size, tune::Strategy strategy, int ev
 
 namespace {
 
-// The key of the tunings file for `variant` on this machine (core/tune.hpp's tunings_key).
+// The key of the tunings file for `variant` on this machine (core/tunings_file.hpp's tunings_key).
 nlohmann::json key_of(Machine& machine, Runner& runner, const Variant& variant) {
   const std::string place = runner.place_of(variant) == Place::gpu ? "gpu" : "host";
   const auto& gpus = machine.gpus();
