@@ -2,6 +2,8 @@
 // strategies on objectives whose answer is known, failed and refused points never chosen, the
 // report and the tunings file. The command itself, on real runs, is tests/tune_test.sh.
 #include "core/tune.hpp"
+#include "core/tune_report.hpp"
+#include "core/tunings_file.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

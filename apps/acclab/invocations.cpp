@@ -9,12 +9,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <stdexcept>
 
 #include "core/compare_stats.hpp"
 #include "core/error.hpp"
+#include "core/run_file.hpp"
 
 extern char** environ;
 
@@ -69,11 +69,14 @@ int spawn_and_wait(const std::string& program, const std::vector<std::string>& w
   return status;
 }
 
-nlohmann::json read_document(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+// The result an invocation wrote, or none where it wrote no acclab.run/1 file: what the
+// invocation's exit status says is then the reason given.
+std::optional<RunFile> read_invocation_result(const std::filesystem::path& path) {
+  try {
+    return read_run_file(path.string());
+  } catch (const UsageError&) {
+    return std::nullopt;
+  }
 }
 
 Status status_of(const std::string& text) {
@@ -230,14 +233,14 @@ std::vector<nlohmann::json> run_invocations(int count, const std::string& progra
           "--invocations: invocation {} of {} refused its arguments (the line above)", k, count));
     }
     // Status 1 with a result: a step failed verification, which the merged result says.
-    nlohmann::json document = read_document(out);
-    if (!WIFEXITED(status) || !document.is_object() || !document.contains("results")) {
+    std::optional<RunFile> result = read_invocation_result(out);
+    if (!WIFEXITED(status) || !result) {
       throw std::runtime_error(fmt::format(
           "--invocations: invocation {} of {} ended without a result ({})", k, count,
           WIFSIGNALED(status) ? fmt::format("signal {}", WTERMSIG(status))
                               : fmt::format("exit status {}", WEXITSTATUS(status))));
     }
-    documents.push_back(std::move(document));
+    documents.push_back(std::move(result->document));
   }
   return documents;
 }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -20,6 +21,8 @@
 #include "core/report.hpp"
 #include "core/runner.hpp"
 #include "core/tune.hpp"
+#include "core/tune_report.hpp"
+#include "core/tunings_file.hpp"
 #include "integer_option.hpp"
 #include "path_option.hpp"
 #include "progress.hpp"
@@ -93,7 +96,7 @@ std::uint64_t planned_points(std::uint64_t size, tune::Strategy strategy, int ev
 
 namespace {
 
-// The key of the tunings file for `variant` on this machine (core/tune.hpp's tunings_key).
+// The key of the tunings file for `variant` on this machine (core/tunings_file.hpp's tunings_key).
 nlohmann::json key_of(Machine& machine, Runner& runner, const Variant& variant) {
   const std::string place = runner.place_of(variant) == Place::gpu ? "gpu" : "host";
   const auto& gpus = machine.gpus();
@@ -179,8 +182,10 @@ void add_tune_options(CLI::App* cmd, TuneArgs& args) {
       ->group("");
 }
 
-int tune_command(const TuneArgs& args, Registry& registry,
-                 const std::vector<std::string>& command_line) {
+namespace {
+
+// The arguments' own checks, before anything is read or run.
+void check_tune_arguments(const TuneArgs& args) {
   require_utf8_name("workload", args.workload);
   require_utf8_name("--variant", args.variant);
   if (args.preset) require_utf8_name("--preset", *args.preset);
@@ -201,9 +206,10 @@ int tune_command(const TuneArgs& args, Registry& registry,
     throw UsageError(
         fmt::format("--budget {}: must be a positive number of seconds", args.budget_s));
   }
-  const bool auto_strategy = args.strategy == "auto";
-  const tune::Strategy asked =
-      auto_strategy ? tune::Strategy::local : tune::strategy_of(args.strategy);
+}
+
+// --corrupt-point's KEY=VALUE words (testing only), split.
+std::vector<std::pair<std::string, std::string>> corrupt_points_of(const TuneArgs& args) {
   std::vector<std::pair<std::string, std::string>> corrupt;
   for (const auto& word : args.corrupt_points) {
     const auto equals = word.find('=');
@@ -212,6 +218,124 @@ int tune_command(const TuneArgs& args, Registry& registry,
     }
     corrupt.emplace_back(word.substr(0, equals), word.substr(equals + 1));
   }
+  return corrupt;
+}
+
+// Each selected step as its report begins: its space, strategy (`asked`, or where none is, as
+// auto: by the size of its space), place and key, or why it will not be searched; `planned`
+// grows by the points the progress line expects.
+std::vector<tune::StepReport> steps_to_search(const TuneArgs& args, const Workload& workload,
+                                              const std::string& preset,
+                                              const std::vector<const Variant*>& variants,
+                                              std::optional<tune::Strategy> asked, Machine& machine,
+                                              Runner& runner, std::uint64_t& planned) {
+  std::vector<tune::StepReport> steps;
+  for (const Variant* v : variants) {
+    tune::StepReport step;
+    step.variant = v;
+    step.space = tune::space_of(*v, workload, preset, args.sets);
+    const std::uint64_t size = step.space.size();
+    step.strategy = asked.value_or(size <= kAutoExhaustive ? tune::Strategy::exhaustive
+                                                           : tune::Strategy::local);
+    if (step.strategy == tune::Strategy::exhaustive && size > kExhaustiveLimit && args.evals == 0 &&
+        args.budget_s == 0) {
+      throw UsageError(fmt::format(
+          "--strategy exhaustive: {} has {} points to search; give --evals or --budget, or "
+          "--strategy local, or fix some tunings with --set",
+          v->id(), size));
+    }
+    step.place = runner.place_of(*v) == Place::gpu ? "gpu" : "host";
+    step.key = key_of(machine, runner, *v);
+    if (auto reason = runner.unavailable_reason(*v)) {
+      step.status = "unavailable";
+      step.note = *reason;
+    } else if (step.space.dimensions.empty()) {
+      step.status = "nothing to search";
+      step.note = "no tuning to search: each is fixed, as the lines below say";
+    } else {
+      planned += planned_points(size, step.strategy, args.evals);
+    }
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+// The step's tunings that hold a value at its best point: those off their defaults (a tuning at
+// its default is not set), the fixed ones and those the preset gives; what a later run must set
+// to run that point again.
+nlohmann::json best_tunings_of(const tune::StepReport& step, const Workload& workload,
+                               const std::string& preset, const std::vector<std::string>& sets) {
+  std::vector<std::string> overrides = sets;
+  const auto words = tune::overrides_of(step.space, step.evaluations[*step.best()].point);
+  overrides.insert(overrides.end(), words.begin(), words.end());
+  const Params params = Params::resolve(workload.params, preset, overrides);
+  nlohmann::json tunings = nlohmann::json::object();
+  for (const auto& key : step.variant->tunings) {
+    if (params.has(key)) tunings[key] = value_text(params.json()[key]);
+  }
+  return tunings;
+}
+
+// How the search ran, for the report: as asked, and whether a signal stopped it.
+tune::TuneSettings settings_of(const TuneArgs& args, const std::string& preset) {
+  tune::TuneSettings settings;
+  settings.preset = preset;
+  settings.reps = args.reps;
+  settings.strategy = args.strategy;
+  settings.seed = args.seed;
+  settings.max_evals = args.evals;
+  settings.budget_s = args.budget_s;
+  settings.interrupted = stop_signal != 0;
+  settings.signal = stop_signal == SIGTERM ? "SIGTERM" : "SIGINT";
+  return settings;
+}
+
+// The report's context, as acclab run's: the machine, the build and the command line.
+ReportContext tune_context(const std::string& workload, const std::string& preset, Machine& machine,
+                           const std::vector<tune::StepReport>& steps,
+                           const std::vector<std::string>& command_line) {
+  ReportContext context;
+  context.command = "tune";
+  context.workload = workload;
+  context.preset = preset;
+  context.host = machine.host_json();
+  context.devices = machine.devices_json();
+  context.compiler = machine.compiler_json();
+  context.build = machine.build_json();
+  context.command_line = command_line;
+  context.openacc_runs_on = machine.openacc_place();
+  const bool omptarget = std::any_of(steps.begin(), steps.end(), [](const auto& s) {
+    return s.variant->backend == Backend::omptarget && !s.evaluations.empty();
+  });
+  if (omptarget) context.omptarget_runs_on = machine.omptarget_place();
+  context.limits = machine.limits_json();
+  return context;
+}
+
+// 0, or 1 with one line naming the steps searched without a verified point.
+int no_verified_point_status(const std::vector<tune::StepReport>& steps) {
+  std::vector<std::string> none;
+  for (const auto& s : steps) {
+    if ((s.status == "searched" || s.status == "cut short") && !s.best()) {
+      none.push_back(s.variant->id());
+    }
+  }
+  if (none.empty()) return 0;
+  print_error_line(
+      fmt::format("tune: no verified point for {} (each point's detail is in "
+                  "--format json)",
+                  fmt::join(none, ", ")));
+  return 1;
+}
+
+}  // namespace
+
+int tune_command(const TuneArgs& args, Registry& registry,
+                 const std::vector<std::string>& command_line) {
+  check_tune_arguments(args);
+  const std::optional<tune::Strategy> asked =
+      args.strategy == "auto" ? std::nullopt : std::optional(tune::strategy_of(args.strategy));
+  const std::vector<std::pair<std::string, std::string>> corrupt = corrupt_points_of(args);
 
   Machine machine;
   Runner runner(machine);
@@ -245,36 +369,9 @@ int tune_command(const TuneArgs& args, Registry& registry,
   }
   check_tuning_overrides(registry, args.workload, variants, args.sets);
 
-  std::vector<tune::StepReport> steps;
   std::uint64_t planned = 0;
-  for (const Variant* v : variants) {
-    tune::StepReport step;
-    step.variant = v;
-    step.space = tune::space_of(*v, workload, preset, args.sets);
-    const std::uint64_t size = step.space.size();
-    step.strategy = auto_strategy ? (size <= kAutoExhaustive ? tune::Strategy::exhaustive
-                                                             : tune::Strategy::local)
-                                  : asked;
-    if (step.strategy == tune::Strategy::exhaustive && size > kExhaustiveLimit && args.evals == 0 &&
-        args.budget_s == 0) {
-      throw UsageError(fmt::format(
-          "--strategy exhaustive: {} has {} points to search; give --evals or --budget, or "
-          "--strategy local, or fix some tunings with --set",
-          v->id(), size));
-    }
-    step.place = runner.place_of(*v) == Place::gpu ? "gpu" : "host";
-    step.key = key_of(machine, runner, *v);
-    if (auto reason = runner.unavailable_reason(*v)) {
-      step.status = "unavailable";
-      step.note = *reason;
-    } else if (step.space.dimensions.empty()) {
-      step.status = "nothing to search";
-      step.note = "no tuning to search: each is fixed, as the lines below say";
-    } else {
-      planned += planned_points(size, step.strategy, args.evals);
-    }
-    steps.push_back(std::move(step));
-  }
+  std::vector<tune::StepReport> steps =
+      steps_to_search(args, workload, preset, variants, asked, machine, runner, planned);
 
   if (preset == "large" && machine.gpus().empty()) {
     fmt::print(stderr,
@@ -360,47 +457,13 @@ int tune_command(const TuneArgs& args, Registry& registry,
     bool cut_short = false;
     step.evaluations = tune::search(step.space, options, evaluate, &cut_short);
     step.status = stop_signal != 0 ? "interrupted" : cut_short ? "cut short" : "searched";
-    if (const auto best = step.best()) {
-      // The step's tunings that hold a value at the best point: those off their defaults (a
-      // tuning at its default is not set), the fixed ones and those the preset gives; what a
-      // later run must set to run that point again.
-      std::vector<std::string> overrides = args.sets;
-      const auto words = tune::overrides_of(step.space, step.evaluations[*best].point);
-      overrides.insert(overrides.end(), words.begin(), words.end());
-      const Params params = Params::resolve(workload.params, preset, overrides);
-      step.best_tunings = nlohmann::json::object();
-      for (const auto& key : variant.tunings) {
-        if (params.has(key)) step.best_tunings[key] = value_text(params.json()[key]);
-      }
-    }
+    if (step.best()) step.best_tunings = best_tunings_of(step, workload, preset, args.sets);
   }
   progress.finish();
 
-  tune::TuneSettings settings;
-  settings.preset = preset;
-  settings.reps = args.reps;
-  settings.strategy = args.strategy;
-  settings.seed = args.seed;
-  settings.max_evals = args.evals;
-  settings.budget_s = args.budget_s;
-  settings.interrupted = stop_signal != 0;
-  settings.signal = stop_signal == SIGTERM ? "SIGTERM" : "SIGINT";
+  const tune::TuneSettings settings = settings_of(args, preset);
 
-  ReportContext context;
-  context.command = "tune";
-  context.workload = args.workload;
-  context.preset = preset;
-  context.host = machine.host_json();
-  context.devices = machine.devices_json();
-  context.compiler = machine.compiler_json();
-  context.build = machine.build_json();
-  context.command_line = command_line;
-  context.openacc_runs_on = machine.openacc_place();
-  const bool omptarget = std::any_of(steps.begin(), steps.end(), [](const auto& s) {
-    return s.variant->backend == Backend::omptarget && !s.evaluations.empty();
-  });
-  if (omptarget) context.omptarget_runs_on = machine.omptarget_place();
-  context.limits = machine.limits_json();
+  const ReportContext context = tune_context(args.workload, preset, machine, steps, command_line);
 
   write_output("--out", args.out,
                args.format == "json"
@@ -415,18 +478,7 @@ int tune_command(const TuneArgs& args, Registry& registry,
   }
   if (settings.interrupted) return 128 + stop_signal;
 
-  std::vector<std::string> none;
-  for (const auto& s : steps) {
-    if ((s.status == "searched" || s.status == "cut short") && !s.best()) {
-      none.push_back(s.variant->id());
-    }
-  }
-  if (none.empty()) return 0;
-  print_error_line(
-      fmt::format("tune: no verified point for {} (each point's detail is in "
-                  "--format json)",
-                  fmt::join(none, ", ")));
-  return 1;
+  return no_verified_point_status(steps);
 }
 
 }  // namespace acclab

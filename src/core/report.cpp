@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/run_file.hpp"
 
 namespace acclab {
 
@@ -528,7 +529,7 @@ class CsvReporter : public Reporter {
 
 nlohmann::json run_document(const ReportContext& context, const std::vector<Result>& results) {
   nlohmann::json document = nlohmann::json::object();
-  document["schema"] = "acclab.run/1";
+  document["schema"] = kRunSchema;
   document["command"] = context.command;
   document["workload"] = context.workload;
   document["preset"] = context.preset;

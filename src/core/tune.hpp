@@ -1,5 +1,6 @@
-// acclab tune: the search space of a step's tunings (from their declarations), the search
-// strategies, the tune report (schema acclab.tune/1) and the tunings file (acclab.tunings/1).
+// acclab tune's search: the space of a step's tunings (from their declarations) and the search
+// strategies. tune_report.hpp reports a search (acclab.tune/1); tunings_file.hpp keeps its best
+// points (acclab.tunings/1) for run --tunings.
 //
 // The search knows nothing of how a point is measured: it hands each point to an `evaluate`
 // callback (the command runs it through the Runner, as acclab run does) and chooses the next one
@@ -17,7 +18,6 @@
 
 #include "core/params.hpp"
 #include "core/registry.hpp"
-#include "core/report.hpp"
 
 namespace acclab::tune {
 
@@ -114,78 +114,5 @@ std::vector<Evaluation> search(const Space& space, const SearchOptions& options,
 
 // The index of the fastest verified evaluation (the first among equals), or nullopt.
 std::optional<std::size_t> best_of(const std::vector<Evaluation>& evaluations);
-
-// One step's search as the report shows it.
-struct StepReport {
-  const Variant* variant = nullptr;
-  std::string place;  // "host" or "gpu"
-  // searched (to the strategy's end), cut short (--evals, --budget or the default cap of
-  // measured points ended it), interrupted,
-  // not reached, unavailable, nothing to search
-  std::string status;
-  std::string note;
-  Strategy strategy = Strategy::local;
-  Space space;
-  std::vector<Evaluation> evaluations;
-  // The device and compiler the best tunings belong to (tunings_key()).
-  nlohmann::json key = nlohmann::json::object();
-  // All of the variant's tunings at the best point (searched and fixed), for the tunings file.
-  nlohmann::json best_tunings = nullptr;
-
-  std::optional<std::size_t> best() const { return best_of(evaluations); }
-  // The default point's evaluation where it was measured and verified.
-  const Evaluation* default_evaluation() const;
-  int failed() const;    // ran and failed verification or raised an error
-  int refused() const;   // never ran: the step or the machine refused the values
-  int measured() const;  // verified and failed (refused ones never ran)
-  // 1-based count of points measured up to the first that came within `fraction` of the best
-  // (0.05: 5 %); 0 without a best.
-  int evals_to_within(double fraction) const;
-};
-
-struct TuneSettings {
-  std::string preset;
-  int reps = 5;
-  std::string strategy;  // as asked: auto, exhaustive, random or local
-  std::uint64_t seed = 1;
-  int max_evals = 0;
-  double budget_s = 0;
-  bool interrupted = false;
-  std::string signal;  // SIGINT or SIGTERM where interrupted
-};
-
-// The acclab.tune/1 document: the context (host, devices, compiler, build, command line, as the
-// run reports) and every step with every point.
-nlohmann::json tune_json(const ReportContext& context, const TuneSettings& settings,
-                         const std::vector<StepReport>& steps);
-
-// The table: step, default time, best time, speedup, best tunings, points tried and failed.
-std::string tune_table(const ReportContext& context, const TuneSettings& settings,
-                       const std::vector<StepReport>& steps);
-
-// ---- the tunings file (acclab.tunings/1) -------------------------------------------------------
-
-// What a set of tunings is keyed by: where the step runs ({"place": "gpu", "name", "compute
-// capability"} of the first GPU, or {"place": "host", "cpu"}) and the compiler that built it.
-nlohmann::json tunings_key(const std::string& place, const std::string& gpu_name,
-                           const std::string& compute_capability, const std::string& cpu,
-                           const std::string& compiler);
-
-// The file's document: the entries of `existing` (an acclab.tunings/1 document, or null) with
-// each searched step's best replacing the entry of the same key, workload, variant and preset.
-nlohmann::json merge_tunings(const nlohmann::json& existing, const std::string& workload,
-                             const std::string& preset, const std::vector<StepReport>& steps,
-                             const std::vector<std::string>& command_line,
-                             const nlohmann::json& build);
-
-// Reads and checks a tunings file. Throws UsageError naming `option` and the file when it cannot
-// be read or is not an acclab.tunings/1 document.
-nlohmann::json read_tunings_file(const std::string& option, const std::string& path);
-
-// The entry of `document` for this variant and key: one tuned with `preset` if there is one,
-// else the last one of another preset; nullptr when none matches.
-const nlohmann::json* find_tunings(const nlohmann::json& document, const nlohmann::json& key,
-                                   const std::string& workload, const std::string& variant,
-                                   const std::string& preset);
 
 }  // namespace acclab::tune

@@ -83,15 +83,15 @@ double rms_error(const Problem& p, const float* f, double t);
 std::vector<double> discrete_solution(const Problem& p, std::int64_t steps);
 
 // Bound on rms(discrete_solution - analytic) after `steps` steps: the scheme's truncation
-// error, O(dt) + O(h^2), bounded mode by mode (diffusion3d.cpp gives the derivation).
+// error, O(dt) + O(h^2), bounded mode by mode (verify.cpp gives the derivation).
 double truncation_bound(const Problem& p, std::int64_t steps);
 
 // Bound on max |original - discrete_solution| after `steps` steps: the float rounding of the
 // scheme against exact arithmetic, linear in the steps because the float coefficients shift
-// every mode's factor mu_S the same way at every step (diffusion3d.cpp gives the derivation).
+// every mode's factor mu_S the same way at every step (verify.cpp gives the derivation).
 double rounding_bound(std::int64_t steps);
 
-// Bound on max |f - original| for a variant's field after `steps` steps (diffusion3d.cpp gives
+// Bound on max |f - original| for a variant's field after `steps` steps (verify.cpp gives
 // the derivation): 6 standard deviations of the two evaluations' rounding differences adding
 // up as a random walk, 7.75 eps sqrt(steps) max|f| with max|f| <= 1.
 double original_tolerance(std::int64_t steps);

@@ -46,6 +46,8 @@ struct Problem {
 
   std::int64_t points() const { return rows * cols; }
   std::int64_t interior() const { return (rows - 2) * (cols - 2); }
+  // |u|max: the exact solution's largest value, x^2 + y^2 at the far corner.
+  double umax() const { return height * height + width * width; }
   // Whether the sweep that has just been done (counting from 1) is followed by a check.
   bool check_after(std::int64_t sweep) const { return tol_mode && sweep % check_every == 0; }
 };
@@ -94,7 +96,7 @@ bool exact_iterate_affordable(const Problem& p);
 bool exact_iterate_affordable(std::int64_t rows, std::int64_t cols);
 // The host memory exact_iterate allocates for a rows x cols grid.
 double exact_iterate_bytes(std::int64_t rows, std::int64_t cols);
-// Bound on max |serial - exact_iterate| after `sweeps` sweeps (jacobi2d.cpp gives the
+// Bound on max |serial - exact_iterate| after `sweeps` sweeps (verify.cpp gives the
 // derivation): eps |u|max (2 + 8 sweeps).
 double exact_iterate_bound(const Problem& p, std::int64_t sweeps);
 
@@ -112,7 +114,7 @@ const std::vector<float>& reference_after(const Problem& p, std::int64_t sweeps)
 double reference_last_sweep_change(const Problem& p, std::int64_t sweeps);
 
 // Bound on max |u - serial| for a variant's grid after `sweeps` sweeps in iters mode
-// (jacobi2d.cpp gives the derivation): 6 standard deviations of the two evaluations' rounding
+// (verify.cpp gives the derivation): 6 standard deviations of the two evaluations' rounding
 // differences adding up as a random walk, 6 eps |u|max sqrt(sweeps).
 double serial_tolerance(const Problem& p, std::int64_t sweeps);
 
