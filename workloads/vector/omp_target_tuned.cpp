@@ -30,12 +30,19 @@
 namespace acclab::vector {
 namespace {
 
+// The omp_* tunings and their check (kit/omp_tuned.hpp).
+const StepTunings<OmpTuning>& tuned_tunings() {
+  static const StepTunings<OmpTuning> tunings =
+      omp_tunings("*_omp_target_tuned", omp_target_shapes());
+  return tunings;
+}
+
 class StreamOmpResident : public StreamInstance {
  public:
   StreamOmpResident(const Params& params, Kernel kernel)
       : StreamInstance(params, kernel),
-        tuning_(OmpTuning::of(params)),
-        lanes8_(omp_shape_of(params, omp_target_shapes()) == "lanes8") {}
+        tuning_(tuned_tunings().read(params)),
+        lanes8_(omp_shape_of(tuning_, omp_target_shapes()) == "lanes8") {}
   ~StreamOmpResident() override { release(); }
 
   void setup() override {
@@ -161,9 +168,7 @@ class DotOmpTargetTuned : public StreamOmpResident {
 
 }  // namespace
 
-TuningSet omp_target_tuned_tuning_set() {
-  return omp_tuning_set("*_omp_target_tuned", omp_target_shapes());
-}
+TuningSet omp_target_tuned_tuning_set() { return tuned_tunings().set(); }
 
 std::unique_ptr<Instance> make_triad_omp_target_tuned(const Params& params) {
   return std::make_unique<TriadOmpTargetTuned>(params);
