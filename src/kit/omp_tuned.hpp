@@ -66,11 +66,11 @@ inline const std::string& omp_shape_of(const OmpTuning& tuning,
 }
 
 // The tunings above as a tuned step declares them (the function its ladder row names in
-// `tuning_set` returns their set()); `steps` names the steps they tune (for the help lines);
-// `shapes`, where not empty, adds omp_shape with those choices, the first the default. The
-// check: num_teams and thread_limit go together (each shape is one directive with both clauses
-// or neither), a fixed shape refuses the knobs it does not use, and omp_simd=0 needs a shape
-// without its own inner simd loop. omp_teams and omp_threads are bounded, so that acclab tune
+// `tuning_set` returns their set(), its factory their read()); `steps` names the steps they tune
+// (for the help lines); `shapes`, where not empty, adds omp_shape with those choices, the first the
+// default. The check: num_teams and thread_limit go together (each shape is one directive with both
+// clauses or neither), a fixed shape refuses the knobs it does not use, and omp_simd=0 needs a
+// shape without its own inner simd loop. omp_teams and omp_threads are bounded, so that acclab tune
 // searches them (0 and the powers of two up to each maximum).
 inline StepTunings<OmpTuning> omp_tunings(const std::string& steps,
                                           const std::vector<OmpShape>& shapes = {}) {

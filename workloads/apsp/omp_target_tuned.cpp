@@ -11,18 +11,11 @@
 namespace acclab::apsp {
 namespace {
 
-// The omp_* tunings and their check (kit/omp_tuned.hpp).
-const StepTunings<OmpTuning>& tuned_tunings() {
-  static const StepTunings<OmpTuning> tunings =
-      omp_tunings("omp_target_tuned", omp_target_shapes());
-  return tunings;
-}
-
 class OmpTargetTuned : public OmpPresentInstance {
  public:
   explicit OmpTargetTuned(const Params& params)
       : OmpPresentInstance(params),
-        tuning_(tuned_tunings().read(params)),
+        tuning_(omp_tunings("omp_target_tuned", omp_target_shapes()).read(params)),
         rows_(omp_shape_of(tuning_, omp_target_shapes()) == "rows") {}
 
   void run() override {
@@ -116,7 +109,9 @@ class OmpTargetTuned : public OmpPresentInstance {
 
 }  // namespace
 
-TuningSet omp_target_tuned_tuning_set() { return tuned_tunings().set(); }
+TuningSet omp_target_tuned_tuning_set() {
+  return omp_tunings("omp_target_tuned", omp_target_shapes()).set();
+}
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   return std::make_unique<OmpTargetTuned>(params);

@@ -16,18 +16,11 @@
 namespace acclab::diffusion3d {
 namespace {
 
-// The omp_* tunings and their check (kit/omp_tuned.hpp).
-const StepTunings<OmpTuning>& tuned_tunings() {
-  static const StepTunings<OmpTuning> tunings =
-      omp_tunings("omp_target_tuned", omp_target_shapes());
-  return tunings;
-}
-
 class OmpTargetTuned : public DiffusionInstance {
  public:
   explicit OmpTargetTuned(const Params& params)
       : DiffusionInstance(params),
-        tuning_(tuned_tunings().read(params)),
+        tuning_(omp_tunings("omp_target_tuned", omp_target_shapes()).read(params)),
         shape_(omp_shape_of(tuning_, omp_target_shapes())) {}
 
   void setup() override {
@@ -124,7 +117,9 @@ class OmpTargetTuned : public DiffusionInstance {
 
 }  // namespace
 
-TuningSet omp_target_tuned_tuning_set() { return tuned_tunings().set(); }
+TuningSet omp_target_tuned_tuning_set() {
+  return omp_tunings("omp_target_tuned", omp_target_shapes()).set();
+}
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   return std::make_unique<OmpTargetTuned>(params);

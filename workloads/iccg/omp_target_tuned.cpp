@@ -26,12 +26,6 @@
 namespace acclab::iccg {
 namespace {
 
-// The omp_* tunings and their check (kit/omp_tuned.hpp).
-const StepTunings<OmpTuning>& tuned_tunings() {
-  static const StepTunings<OmpTuning> tunings = omp_tunings("omp_target_tuned");
-  return tunings;
-}
-
 // The current iteration's r.z, the previous one's and p.q, on the device (on the host fallback,
 // host variables): the regions reduce into them and read them. One solve at a time uses them.
 #pragma omp declare target
@@ -41,7 +35,7 @@ double device_rz = 0, device_rz_old = 0, device_pq = 0;
 class OmpTargetTuned : public IccgInstance {
  public:
   explicit OmpTargetTuned(const Params& params)
-      : IccgInstance(params), tuning_(tuned_tunings().read(params)) {}
+      : IccgInstance(params), tuning_(omp_tunings("omp_target_tuned").read(params)) {}
   OmpTargetTuned(const OmpTargetTuned&) = delete;
   OmpTargetTuned& operator=(const OmpTargetTuned&) = delete;
   ~OmpTargetTuned() override { release(); }
@@ -261,7 +255,7 @@ Solution OmpTargetTuned::solve() {
 
 }  // namespace
 
-TuningSet omp_target_tuned_tuning_set() { return tuned_tunings().set(); }
+TuningSet omp_target_tuned_tuning_set() { return omp_tunings("omp_target_tuned").set(); }
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   return std::make_unique<OmpTargetTuned>(params);

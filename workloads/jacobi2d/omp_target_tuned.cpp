@@ -18,18 +18,11 @@
 namespace acclab::jacobi2d {
 namespace {
 
-// The omp_* tunings and their check (kit/omp_tuned.hpp).
-const StepTunings<OmpTuning>& tuned_tunings() {
-  static const StepTunings<OmpTuning> tunings =
-      omp_tunings("omp_target_tuned", omp_target_shapes());
-  return tunings;
-}
-
 class OmpTargetTuned : public JacobiInstance {
  public:
   explicit OmpTargetTuned(const Params& params)
       : JacobiInstance(params),
-        tuning_(tuned_tunings().read(params)),
+        tuning_(omp_tunings("omp_target_tuned", omp_target_shapes()).read(params)),
         shape_(omp_shape_of(tuning_, omp_target_shapes())) {}
 
   void setup() override {
@@ -156,7 +149,9 @@ class OmpTargetTuned : public JacobiInstance {
 
 }  // namespace
 
-TuningSet omp_target_tuned_tuning_set() { return tuned_tunings().set(); }
+TuningSet omp_target_tuned_tuning_set() {
+  return omp_tunings("omp_target_tuned", omp_target_shapes()).set();
+}
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   return std::make_unique<OmpTargetTuned>(params);

@@ -20,13 +20,6 @@
 namespace acclab::matmul {
 namespace {
 
-// The omp_* tunings and their check (kit/omp_tuned.hpp).
-const StepTunings<OmpTuning>& tuned_tunings() {
-  static const StepTunings<OmpTuning> tunings =
-      omp_tunings("omp_target_tuned", omp_target_shapes());
-  return tunings;
-}
-
 constexpr int lanes = 32;             // the simd lanes of one OpenMP thread on nvptx (a warp)
 constexpr int rows = 8, columns = 4;  // the register block of C an iteration computes
 constexpr int group = lanes * columns;
@@ -114,10 +107,12 @@ void multiply_tuned(const OmpTuning& tuning, const std::string& shape, const Pro
 
 }  // namespace
 
-TuningSet omp_target_tuned_tuning_set() { return tuned_tunings().set(); }
+TuningSet omp_target_tuned_tuning_set() {
+  return omp_tunings("omp_target_tuned", omp_target_shapes()).set();
+}
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
-  const OmpTuning tuning = tuned_tunings().read(params);
+  const OmpTuning tuning = omp_tunings("omp_target_tuned", omp_target_shapes()).read(params);
   const std::string shape = omp_shape_of(tuning, omp_target_shapes());
   return make_omp_resident(
       params, [tuning, shape](const Problem& p, const double* a, const double* b, double* c) {

@@ -30,18 +30,11 @@
 namespace acclab::vector {
 namespace {
 
-// The omp_* tunings and their check (kit/omp_tuned.hpp).
-const StepTunings<OmpTuning>& tuned_tunings() {
-  static const StepTunings<OmpTuning> tunings =
-      omp_tunings("*_omp_target_tuned", omp_target_shapes());
-  return tunings;
-}
-
 class StreamOmpResident : public StreamInstance {
  public:
   StreamOmpResident(const Params& params, Kernel kernel)
       : StreamInstance(params, kernel),
-        tuning_(tuned_tunings().read(params)),
+        tuning_(omp_tunings("*_omp_target_tuned", omp_target_shapes()).read(params)),
         lanes8_(omp_shape_of(tuning_, omp_target_shapes()) == "lanes8") {}
   ~StreamOmpResident() override { release(); }
 
@@ -168,7 +161,9 @@ class DotOmpTargetTuned : public StreamOmpResident {
 
 }  // namespace
 
-TuningSet omp_target_tuned_tuning_set() { return tuned_tunings().set(); }
+TuningSet omp_target_tuned_tuning_set() {
+  return omp_tunings("*_omp_target_tuned", omp_target_shapes()).set();
+}
 
 std::unique_ptr<Instance> make_triad_omp_target_tuned(const Params& params) {
   return std::make_unique<TriadOmpTargetTuned>(params);
