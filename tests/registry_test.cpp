@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -488,6 +489,34 @@ TEST(AddLadderTest, ARowsTuningSetAddsItsParametersAndItsCheck) {
   ASSERT_TRUE(twin_variant.check_params);
   twin_variant.check_params(params({"width=12"}));
   EXPECT_EQ(adjusted_checks, 1);
+}
+
+// An optional knob (no preset value) in a std::optional member: unset until --set gives it, so
+// that a check can tell a knob given its default value from one not given at all.
+struct OptionalTunings {
+  std::optional<bool> fast;
+  std::optional<std::string> order;
+};
+
+TEST(StepTuningsTest, AnOptionalFlagOrTextIsUnsetUntilGiven) {
+  const StepTunings<OptionalTunings> tunings =
+      StepTunings<OptionalTunings>()
+          .flag({.key = "fast", .presets = same_in_all_presets("")}, &OptionalTunings::fast)
+          .text({.key = "order", .presets = same_in_all_presets(""), .choices = {"up", "down"}},
+                &OptionalTunings::order);
+  const TuningSet set = tunings.set();
+  ASSERT_EQ(set.params.size(), 2u);
+  EXPECT_EQ(set.params[0].type, ParamType::boolean);
+  EXPECT_EQ(set.params[1].type, ParamType::text);
+  const auto read = [&](const std::vector<std::string>& overrides) {
+    return tunings.read(Params::resolve(set.params, "small", overrides));
+  };
+  const OptionalTunings unset = read({});
+  EXPECT_FALSE(unset.fast.has_value());
+  EXPECT_FALSE(unset.order.has_value());
+  const OptionalTunings given = read({"fast=1", "order=down"});
+  EXPECT_EQ(given.fast, true);
+  EXPECT_EQ(given.order, "down");
 }
 
 TEST(AddLadderTest, ATuningSetMustAgreeWithItsRowAndWithOtherDeclarations) {

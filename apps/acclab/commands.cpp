@@ -135,10 +135,17 @@ void add_run_options(CLI::App* cmd, RunArgs& args) {
       ->group("");
 }
 
+// One parameter set of a command: the preset with --set, and with --devices one of its counts.
+struct ParameterSet {
+  Params params;
+  std::string devices;  // the --devices count this set runs with; empty without --devices
+};
+
 // The parameter sets of one command: the preset with --set, once per --devices count.
-std::vector<Params> parameter_sets(const std::string& command, const RunArgs& args,
-                                   const Workload& workload, const std::string& preset) {
-  std::vector<std::vector<std::string>> overrides = {args.sets};
+std::vector<ParameterSet> parameter_sets(const std::string& command, const RunArgs& args,
+                                         const Workload& workload, const std::string& preset) {
+  std::vector<ParameterSet> sets;
+  std::vector<std::string> counts = {""};
   if (!args.devices.empty()) {
     const bool has_devices =
         std::any_of(workload.params.begin(), workload.params.end(),
@@ -153,8 +160,8 @@ std::vector<Params> parameter_sets(const std::string& command, const RunArgs& ar
                                      args.devices, set));
       }
     }
-    overrides.clear();
-    for (const auto& count : split_patterns(args.devices)) {
+    counts = split_patterns(args.devices);
+    for (const auto& count : counts) {
       const bool digits = !count.empty() && count.size() < 3 &&
                           std::all_of(count.begin(), count.end(), ::isdigit) &&
                           count.front() != '0';
@@ -162,18 +169,17 @@ std::vector<Params> parameter_sets(const std::string& command, const RunArgs& ar
         throw UsageError(fmt::format("--devices {}: GPU count must be 1 to {}", args.devices,
                                      max_gpu_count));
       }
-      overrides.push_back(args.sets);
-      overrides.back().push_back("devices=" + count);
     }
-    if (overrides.size() > 1 && command == "ladder") {
+    if (counts.size() > 1 && command == "ladder") {
       throw UsageError(fmt::format("--devices {}: ladder takes one count (run takes several)",
                                    args.devices));
     }
   }
-  std::vector<Params> sets;
-  for (const auto& o : overrides) {
-    sets.push_back(Params::resolve(workload.params, preset, o));
-    if (workload.validate) workload.validate(sets.back());
+  for (const auto& count : counts) {
+    std::vector<std::string> overrides = args.sets;
+    if (!count.empty()) overrides.push_back("devices=" + count);
+    sets.push_back({Params::resolve(workload.params, preset, overrides), count});
+    if (workload.validate) workload.validate(sets.back().params);
   }
   return sets;
 }
@@ -248,7 +254,7 @@ bool any_on_gpu(Runner& runner, const std::vector<const Variant*>& variants) {
 // Every variant of `variants` once per parameter set, in this process, with its progress lines.
 std::vector<Result> run_steps(const RunArgs& args, const Registry& registry,
                               const Workload& workload, Runner& runner,
-                              const std::vector<Params>& parameter_list,
+                              const std::vector<ParameterSet>& parameter_list,
                               const std::vector<const Variant*>& variants,
                               std::optional<AppliedTunings>& tuned) {
   Progress progress(args.quiet);
@@ -262,7 +268,7 @@ std::vector<Result> run_steps(const RunArgs& args, const Registry& registry,
   std::vector<Result> results;
   progress.begin(static_cast<int>(parameter_list.size() * variants.size()));
   int step = 0;
-  for (const Params& set : parameter_list) {
+  for (const auto& [set, devices] : parameter_list) {
     for (const Variant* variant : variants) {
       progress.step(step++, variant->id());
       std::string from;  // "tunings from FILE" where --tunings applied to this variant
@@ -273,10 +279,9 @@ std::vector<Result> run_steps(const RunArgs& args, const Registry& registry,
         Result& r = results.back();
         r.note = r.note.empty() ? from : from + "; " + r.note;
       }
-      if (!args.devices.empty()) {  // which count this row is, in the table's note column
+      if (!devices.empty()) {  // which count this row is, in the table's note column
         Result& r = results.back();
-        r.note = fmt::format("devices={}", params.integer("devices")) +
-                 (r.note.empty() ? "" : "; " + r.note);
+        r.note = "devices=" + devices + (r.note.empty() ? "" : "; " + r.note);
       }
     }
   }
@@ -295,7 +300,7 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
     throw UsageError("--preset '': expected a preset name (seed, small or large)");
   }
   const std::string preset = args.preset ? *args.preset : workload.default_preset;
-  std::vector<Params> parameter_list;
+  std::vector<ParameterSet> parameter_list;
   std::vector<const Variant*> variants;
   Runner runner(machine);
   std::optional<AppliedTunings> tuned;  // --tunings
@@ -325,7 +330,10 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
     variants = registry.select(args.workload, args.variant);
     check_tuning_overrides(registry, args.workload, variants, args.sets);
     if (!args.tunings.empty()) {
-      tuned.emplace(args.tunings, machine, runner, workload, preset, args.sets);
+      // --devices, like --set, wins over the file: the count a row's note names is the one run.
+      std::vector<std::string> given = args.sets;
+      if (!args.devices.empty()) given.push_back("devices=" + args.devices);
+      tuned.emplace(args.tunings, machine, runner, workload, preset, given);
     }
     if (!args.devices.empty()) {
       check_tuning_use(registry, args.workload, variants, "devices", "--devices " + args.devices);
@@ -342,7 +350,7 @@ int run_command(const std::string& command, const RunArgs& args, Registry& regis
         }
       }
     }
-    for (const Params& set : parameter_list) {
+    for (const auto& [set, devices] : parameter_list) {
       for (const Variant* variant : variants) {
         const Params params = tuned ? tuned->apply(*variant, set) : set;
         // A tuning's value is wrong wherever the step would run: checked on every machine.

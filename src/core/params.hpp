@@ -131,12 +131,16 @@ class ProblemFields {
     return bind(std::move(key), member, read_real);
   }
   ProblemFields& flag(std::string key, bool Problem::*member) {
-    return bind(std::move(key), member,
-                [](const Params& p, const std::string& k) { return p.flag(k); });
+    return bind(std::move(key), member, read_flag);
+  }
+  ProblemFields& flag(std::string key, std::optional<bool> Problem::*member) {
+    return bind(std::move(key), member, read_flag);
   }
   ProblemFields& text(std::string key, std::string Problem::*member) {
-    return bind(std::move(key), member,
-                [](const Params& p, const std::string& k) { return p.text(k); });
+    return bind(std::move(key), member, read_text);
+  }
+  ProblemFields& text(std::string key, std::optional<std::string> Problem::*member) {
+    return bind(std::move(key), member, read_text);
   }
 
   void fill(const Params& params, Problem& problem) const {
@@ -148,6 +152,8 @@ class ProblemFields {
  private:
   static std::int64_t read_integer(const Params& p, const std::string& k) { return p.integer(k); }
   static double read_real(const Params& p, const std::string& k) { return p.real(k); }
+  static bool read_flag(const Params& p, const std::string& k) { return p.flag(k); }
+  static std::string read_text(const Params& p, const std::string& k) { return p.text(k); }
 
   using Read = std::function<void(const Params&, const std::string&, Problem&)>;
   template <typename Member, typename Value>
@@ -173,9 +179,9 @@ struct TuningSet {
 
 // A step's tunings, typed: each parameter declared with the member of the step's own `Tunings`
 // struct it fills, so that the step's file is the one place its knobs are declared, read and
-// checked. The member's type sets the parameter's (std::int64_t, or std::optional<std::int64_t>
-// for an optional one: integer; bool: boolean; std::string: text). Made once (a function-local
-// static) and read by the step's factory.
+// checked. The member's type sets the parameter's (std::int64_t: integer; bool: boolean;
+// std::string: text; each in std::optional for an optional one, whose member stays std::nullopt
+// unless --set gives it). Made once (a function-local static) and read by the step's factory.
 template <typename Tunings>
 class StepTunings {
  public:
@@ -192,7 +198,15 @@ class StepTunings {
     fields_.flag(spec.key, member);
     return add(std::move(spec), ParamType::boolean);
   }
+  StepTunings& flag(ParamSpec spec, std::optional<bool> Tunings::*member) {
+    fields_.flag(spec.key, member);
+    return add(std::move(spec), ParamType::boolean);
+  }
   StepTunings& text(ParamSpec spec, std::string Tunings::*member) {
+    fields_.text(spec.key, member);
+    return add(std::move(spec), ParamType::text);
+  }
+  StepTunings& text(ParamSpec spec, std::optional<std::string> Tunings::*member) {
     fields_.text(spec.key, member);
     return add(std::move(spec), ParamType::text);
   }

@@ -31,32 +31,6 @@ struct AccResidentShape {
   std::int64_t gangs_per_sm = 1;  // gangs a multiprocessor (on a GPU; the host fallback runs 1)
 };
 
-// The tunings acc_workers and acc_gangs_per_sm of `step`, default `workers` and 1 (one gang a
-// multiprocessor: the shape before they were tunings), bound to `workers_member` and
-// `gangs_member` of T, with the check of every shape the step can keep resident.
-template <typename T>
-void declare_acc_resident_shape(StepTunings<T>& tunings, std::string_view steps,
-                                std::int64_t workers, std::int64_t T::*workers_member,
-                                std::int64_t T::*gangs_member) {
-  tunings.integer({.key = "acc_workers",
-                   .help = fmt::format("{}: warps (workers) a gang of the resident construct: 1, "
-                                       "2, 4, 8 or 16, with acc_gangs_per_sm times it at most 16",
-                                       steps),
-                   .presets = same_in_all_presets(std::to_string(workers)),
-                   .minimum = double(acc_resident_min_workers),
-                   .maximum = double(acc_resident_max_workers)},
-                  workers_member);
-  tunings.integer({.key = "acc_gangs_per_sm",
-                   .help = fmt::format("{}: gangs of the resident construct a multiprocessor, 1 "
-                                       "to 4 (all must be resident at once: acc_workers times it "
-                                       "at most 16)",
-                                       steps),
-                   .presets = same_in_all_presets("1"),
-                   .minimum = 1,
-                   .maximum = double(acc_resident_max_gangs_per_sm)},
-                  gangs_member);
-}
-
 // Throws UsageError unless `shape` is one the resident constructs are compiled for and whose
 // gangs all fit the multiprocessors at once.
 inline void check_acc_resident_shape(const AccResidentShape& shape) {
@@ -74,6 +48,34 @@ inline void check_acc_resident_shape(const AccResidentShape& shape) {
         "that can all be resident at once (the grid barrier needs every gang running)",
         w, shape.gangs_per_sm, w * shape.gangs_per_sm, acc_resident_warps_a_multiprocessor));
   }
+}
+
+// The tunings acc_workers and acc_gangs_per_sm of the resident construct of `steps`, default
+// `workers` and 1 (one gang a multiprocessor: the shape before they were tunings), with the check
+// of every shape the step can keep resident. A step makes them once (a function-local static)
+// and its factory reads them.
+inline StepTunings<AccResidentShape> acc_resident_tunings(std::string_view steps,
+                                                          std::int64_t workers) {
+  StepTunings<AccResidentShape> tunings;
+  tunings.integer({.key = "acc_workers",
+                   .help = fmt::format("{}: warps (workers) a gang of the resident construct: 1, "
+                                       "2, 4, 8 or 16, with acc_gangs_per_sm times it at most 16",
+                                       steps),
+                   .presets = same_in_all_presets(std::to_string(workers)),
+                   .minimum = double(acc_resident_min_workers),
+                   .maximum = double(acc_resident_max_workers)},
+                  &AccResidentShape::workers);
+  tunings.integer({.key = "acc_gangs_per_sm",
+                   .help = fmt::format("{}: gangs of the resident construct a multiprocessor, 1 "
+                                       "to 4 (all must be resident at once: acc_workers times it "
+                                       "at most 16)",
+                                       steps),
+                   .presets = same_in_all_presets("1"),
+                   .minimum = 1,
+                   .maximum = double(acc_resident_max_gangs_per_sm)},
+                  &AccResidentShape::gangs_per_sm);
+  tunings.check(check_acc_resident_shape);
+  return tunings;
 }
 
 // Calls call(std::integral_constant<int, workers>) for a worker count the resident constructs

@@ -68,6 +68,22 @@ std::array<int, N> parse_process_grid(const std::string& proc_grid, int ranks,
   return counts;
 }
 
+// The parameter check of a distributed step (its ladder row requires mpi): its process grid,
+// checked with the other parameters before any rank starts, after any check `variant` already
+// has. `process_grid(problem, proc_grid, ranks)` is the workload's, which throws UsageError for a
+// grid `problem` cannot be dealt over. Other steps are left as they are.
+template <typename Problem, typename ProcessGrid>
+void check_process_grid(Variant& variant, const Problem& (*problem_of)(const Params&),
+                        ProcessGrid process_grid) {
+  if (!variant.distributed) return;
+  variant.check_params = [first = variant.check_params, problem_of,
+                          process_grid](const Params& params) {
+    if (first) first(params);
+    const Problem& p = problem_of(params);
+    process_grid(p, p.proc_grid, size());
+  };
+}
+
 // Seconds one call of `exchange` takes on the slowest rank, replayed 20 times after the timed
 // runs (the way xfer% is measured): the first round warms the path up, the second is timed.
 template <typename Exchange>

@@ -1,9 +1,9 @@
-// The knobs of the *_omp_target_tuned steps (optional workload parameters omp_teams, omp_threads,
-// omp_simd, omp_construct, and where a workload has several loop nests, omp_shape) and
-// ACCLAB_OMP_TUNED / ACCLAB_OMP_TUNED_OUTER, which run a loop nest as a target region in the
-// shape they name. OpenMP clauses are fixed at compile time, so each shape is its own directive;
-// the macros write them once for every step. Their pragmas take effect only in OpenMP target
-// sources; the tuned steps' files declare the parameters and their check with omp_tuning_set.
+// The knobs of the *_omp_target_tuned steps (tunings omp_teams, omp_threads, omp_simd,
+// omp_construct, and where a workload has several loop nests, omp_shape) and ACCLAB_OMP_TUNED /
+// ACCLAB_OMP_TUNED_OUTER, which run a loop nest as a target region in the shape they name.
+// OpenMP clauses are fixed at compile time, so each shape is its own directive; the macros write
+// them once for every step. Their pragmas take effect only in OpenMP target sources; the tuned
+// steps' files declare the tunings and their check with omp_tunings.
 //
 // Why the loop nest's shape matters with GCC 12: its nvptx OpenMP runs a thread per warp and
 // spreads a simd loop over the warp's 32 lanes only when that loop is not collapsed (a simd loop
@@ -12,6 +12,9 @@
 // as its own `omp simd` (the "rows" shapes, ACCLAB_OMP_TUNED_OUTER).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,34 +23,10 @@
 
 namespace acclab {
 
-struct OmpTuning {
-  // The largest num_teams and thread_limit --set takes. A CUDA block holds at most 1024 threads;
-  // 65536 teams is ~500 a multiprocessor on an H200, more than any residency allows, while on
-  // the host fallback each team is a pass of a loop, so that a huge count only wastes time.
-  static constexpr int max_teams = 1 << 16;
-  static constexpr int max_threads = 1024;
-
-  int teams = 0;      // num_teams; 0 (with threads 0): no clause, libgomp's choice
-  int threads = 0;    // thread_limit; 0 (with teams 0): no clause
-  bool simd = true;   // distribute only: `parallel for simd`
-  bool loop = false;  // `target teams loop` instead of `target teams distribute parallel for`
-
-  // The parameters are optional (no preset value), so that results list them only where --set
-  // gives them; unset, each takes the default above.
-  static OmpTuning of(const Params& params) {
-    OmpTuning t;
-    if (params.has("omp_teams")) t.teams = static_cast<int>(params.integer("omp_teams"));
-    if (params.has("omp_threads")) t.threads = static_cast<int>(params.integer("omp_threads"));
-    if (params.has("omp_simd")) t.simd = params.flag("omp_simd");
-    if (params.has("omp_construct")) t.loop = params.text("omp_construct") == "loop";
-    return t;
-  }
-};
-
 // One loop nest a workload's tuned step can run (omp_shape). `inner_simd`: the nest's innermost
 // loop is its own `omp simd` under ACCLAB_OMP_TUNED_OUTER, so omp_simd=0 does not apply.
 // `fixed`: the nest's region has its own construct, simd and teams, so none of omp_construct,
-// omp_simd, omp_teams and omp_threads applies (validate refuses them rather than ignore them).
+// omp_simd, omp_teams and omp_threads applies (the check refuses them rather than ignore them).
 struct OmpShape {
   std::string name;
   std::string help;
@@ -55,43 +34,75 @@ struct OmpShape {
   bool fixed = false;
 };
 
-// The shape --set omp_shape names, else the first of `shapes` (the default).
-inline std::string omp_shape_of(const Params& params, const std::vector<OmpShape>& shapes) {
-  return params.has("omp_shape") ? params.text("omp_shape") : shapes.front().name;
+// A tuned step's knobs as --set gives them. Every one is optional (no preset value), so that
+// results list them only where --set gives them and a fixed shape can refuse those given; unset,
+// each takes the default its accessor below names.
+struct OmpTuning {
+  // The largest num_teams and thread_limit --set takes. A CUDA block holds at most 1024 threads;
+  // 65536 teams is ~500 a multiprocessor on an H200, more than any residency allows, while on
+  // the host fallback each team is a pass of a loop, so that a huge count only wastes time.
+  static constexpr int max_teams = 1 << 16;
+  static constexpr int max_threads = 1024;
+
+  std::optional<std::int64_t> teams;     // omp_teams
+  std::optional<std::int64_t> threads;   // omp_threads
+  std::optional<bool> simd;              // omp_simd
+  std::optional<std::string> construct;  // omp_construct: distribute or loop
+  std::optional<std::string> shape;      // omp_shape, where the step has several loop nests
+
+  // num_teams and thread_limit; 0 (both): no clause, libgomp's choice.
+  int num_teams() const { return static_cast<int>(teams.value_or(0)); }
+  int thread_limit() const { return static_cast<int>(threads.value_or(0)); }
+  // distribute only: `parallel for simd` (the default) rather than `parallel for`.
+  bool with_simd() const { return simd.value_or(true); }
+  // `target teams loop` instead of `target teams distribute parallel for` (the default).
+  bool loop() const { return construct == "loop"; }
+};
+
+// The loop nest `tuning` names, else the first of `shapes` (the default).
+inline const std::string& omp_shape_of(const OmpTuning& tuning,
+                                       const std::vector<OmpShape>& shapes) {
+  return tuning.shape ? *tuning.shape : shapes.front().name;
 }
 
-// The parameters above, as a workload declares them; `steps` names the steps they tune (for the
-// help lines); `shapes`, where not empty, adds omp_shape with those choices, the first the
-// default.
-inline std::vector<ParamSpec> omp_tuning_params(const std::string& steps,
-                                                const std::vector<OmpShape>& shapes = {}) {
-  std::vector<ParamSpec> specs = {
-      {.key = "omp_teams",
-       .help = steps + " only: num_teams (default 0: libgomp's choice)",
-       .presets = same_in_all_presets(""),
-       .minimum = 0,
-       .maximum = OmpTuning::max_teams,
-       .unset_default = "0"},
-      {.key = "omp_threads",
-       .help = steps + " only: thread_limit (default 0: libgomp's choice)",
-       .presets = same_in_all_presets(""),
-       .minimum = 0,
-       .maximum = OmpTuning::max_threads,
-       .unset_default = "0"},
-      {.key = "omp_simd",
-       .type = ParamType::boolean,
-       .help = steps + " only, omp_construct=distribute: 1 (default) adds simd (GCC's nvptx "
-                       "OpenMP runs a thread per warp and spreads only simd loops over its lanes)",
-       .presets = same_in_all_presets(""),
-       .unset_default = "1"},
-      {.key = "omp_construct",
-       .type = ParamType::text,
-       .help = steps + " only: distribute (target teams distribute parallel for, the default) "
-                       "or loop (target teams loop)",
-       .presets = same_in_all_presets(""),
-       .choices = {"distribute", "loop"},
-       .unset_default = "distribute"},
-  };
+// The tunings above as a tuned step declares them (the function its ladder row names in
+// `tuning_set` returns their set(), its factory their read()); `steps` names the steps they tune
+// (for the help lines); `shapes`, where not empty, adds omp_shape with those choices, the first the
+// default. The check: num_teams and thread_limit go together (each shape is one directive with both
+// clauses or neither), a fixed shape refuses the knobs it does not use, and omp_simd=0 needs a
+// shape without its own inner simd loop. omp_teams and omp_threads are bounded, so that acclab tune
+// searches them (0 and the powers of two up to each maximum).
+inline StepTunings<OmpTuning> omp_tunings(const std::string& steps,
+                                          const std::vector<OmpShape>& shapes = {}) {
+  StepTunings<OmpTuning> t;
+  t.integer({.key = "omp_teams",
+             .help = steps + " only: num_teams (default 0: libgomp's choice)",
+             .presets = same_in_all_presets(""),
+             .minimum = 0,
+             .maximum = OmpTuning::max_teams,
+             .unset_default = "0"},
+            &OmpTuning::teams);
+  t.integer({.key = "omp_threads",
+             .help = steps + " only: thread_limit (default 0: libgomp's choice)",
+             .presets = same_in_all_presets(""),
+             .minimum = 0,
+             .maximum = OmpTuning::max_threads,
+             .unset_default = "0"},
+            &OmpTuning::threads);
+  t.flag({.key = "omp_simd",
+          .help = steps + " only, omp_construct=distribute: 1 (default) adds simd (GCC's nvptx "
+                          "OpenMP runs a thread per warp and spreads only simd loops over its "
+                          "lanes)",
+          .presets = same_in_all_presets(""),
+          .unset_default = "1"},
+         &OmpTuning::simd);
+  t.text({.key = "omp_construct",
+          .help = steps + " only: distribute (target teams distribute parallel for, the default) "
+                          "or loop (target teams loop)",
+          .presets = same_in_all_presets(""),
+          .choices = {"distribute", "loop"},
+          .unset_default = "distribute"},
+         &OmpTuning::construct);
   if (!shapes.empty()) {
     std::string help = steps + " only: the loop nest:";
     std::vector<std::string> names;
@@ -100,56 +111,43 @@ inline std::vector<ParamSpec> omp_tuning_params(const std::string& steps,
       names.push_back(shape.name);
     }
     help.back() = '.';
-    specs.push_back({.key = "omp_shape",
-                     .type = ParamType::text,
-                     .help = help,
-                     .presets = same_in_all_presets(""),
-                     .choices = names,
-                     .unset_default = names.front()});
+    t.text({.key = "omp_shape",
+            .help = help,
+            .presets = same_in_all_presets(""),
+            .choices = names,
+            .unset_default = names.front()},
+           &OmpTuning::shape);
   }
-  return specs;
-}
-
-// The tuned steps' check: num_teams and thread_limit go together (each shape is one
-// directive with both clauses or neither), and omp_simd=0 needs a shape without its own inner
-// simd loop.
-inline void check_omp_tuning(const Params& params, const std::vector<OmpShape>& shapes = {}) {
-  const auto teams = params.has("omp_teams") ? params.integer("omp_teams") : 0;
-  const auto threads = params.has("omp_threads") ? params.integer("omp_threads") : 0;
-  if ((teams == 0) != (threads == 0)) {
-    throw UsageError("--set omp_teams=" + std::to_string(teams) +
-                     " omp_threads=" + std::to_string(threads) +
-                     ": set both (num_teams and thread_limit) or neither (libgomp's choice)");
-  }
-  if (!shapes.empty()) {
-    const std::string shape = omp_shape_of(params, shapes);
-    for (const OmpShape& s : shapes) {
-      if (s.name != shape || !s.fixed) continue;
-      for (const char* key : {"omp_construct", "omp_simd", "omp_teams", "omp_threads"}) {
-        if (params.has(key)) {
+  t.check([shapes](const OmpTuning& tuning) {
+    if ((tuning.num_teams() == 0) != (tuning.thread_limit() == 0)) {
+      throw UsageError("--set omp_teams=" + std::to_string(tuning.num_teams()) +
+                       " omp_threads=" + std::to_string(tuning.thread_limit()) +
+                       ": set both (num_teams and thread_limit) or neither (libgomp's choice)");
+    }
+    if (shapes.empty()) return;
+    const std::string& shape = omp_shape_of(tuning, shapes);
+    const auto nest = std::find_if(shapes.begin(), shapes.end(),
+                                   [&](const OmpShape& s) { return s.name == shape; });
+    if (nest == shapes.end()) return;  // omp_shape's choices refuse it first
+    if (nest->fixed) {
+      const std::pair<const char*, bool> given[] = {{"omp_construct", tuning.construct.has_value()},
+                                                    {"omp_simd", tuning.simd.has_value()},
+                                                    {"omp_teams", tuning.teams.has_value()},
+                                                    {"omp_threads", tuning.threads.has_value()}};
+      for (const auto& [key, set] : given) {
+        if (set) {
           throw UsageError(std::string("--set ") + key + ": omp_shape=" + shape +
                            " has its own region shape, which " + key +
                            " does not change; choose another omp_shape");
         }
       }
     }
-  }
-  if (!shapes.empty() && params.has("omp_simd") && !params.flag("omp_simd")) {
-    const std::string shape = omp_shape_of(params, shapes);
-    for (const OmpShape& s : shapes) {
-      if (s.name == shape && s.inner_simd) {
-        throw UsageError("--set omp_simd=0: omp_shape=" + shape +
-                         " always runs its innermost loop as simd; choose another omp_shape");
-      }
+    if (nest->inner_simd && !tuning.with_simd()) {
+      throw UsageError("--set omp_simd=0: omp_shape=" + shape +
+                       " always runs its innermost loop as simd; choose another omp_shape");
     }
-  }
-}
-
-// The parameters above and their check, as a tuned step's file declares them (the function its
-// ladder row names in `tuning_set` returns this).
-inline TuningSet omp_tuning_set(const std::string& steps, const std::vector<OmpShape>& shapes = {}) {
-  return {omp_tuning_params(steps, shapes),
-          [shapes](const Params& params) { check_omp_tuning(params, shapes); }};
+  });
+  return t;
 }
 
 }  // namespace acclab
@@ -160,19 +158,20 @@ inline TuningSet omp_tuning_set(const std::string& steps, const std::vector<OmpS
 // Runs the for statement given after `clauses` as one target region of the shape `tuning` (an
 // OmpTuning) names; `clauses` are the region's map and reduction clauses, in parentheses. The
 // shapes without simd are ACCLAB_OMP_TUNED_OUTER's.
-#define ACCLAB_OMP_TUNED(tuning, clauses, ...)                                                \
-  do {                                                                                        \
-    const int acclab_simd_teams = (tuning).teams, acclab_simd_threads = (tuning).threads;     \
-    if (!(tuning).loop && (tuning).simd && acclab_simd_teams > 0) {                           \
+#define ACCLAB_OMP_TUNED(tuning, clauses, ...)                                               \
+  do {                                                                                       \
+    const int acclab_simd_teams = (tuning).num_teams();                                      \
+    const int acclab_simd_threads = (tuning).thread_limit();                                 \
+    if (!(tuning).loop() && (tuning).with_simd() && acclab_simd_teams > 0) {                 \
       _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for simd num_teams(           \
           acclab_simd_teams) thread_limit(acclab_simd_threads) ACCLAB_OMP_UNWRAP clauses))     \
-          __VA_ARGS__                                                                         \
-    } else if (!(tuning).loop && (tuning).simd) {                                             \
+          __VA_ARGS__                                                                        \
+    } else if (!(tuning).loop() && (tuning).with_simd()) {                                   \
       _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for simd ACCLAB_OMP_UNWRAP     \
-                                 clauses)) __VA_ARGS__                                        \
-    } else {                                                                                  \
-      ACCLAB_OMP_TUNED_OUTER(tuning, clauses, __VA_ARGS__);                                   \
-    }                                                                                         \
+                                 clauses)) __VA_ARGS__                                       \
+    } else {                                                                                 \
+      ACCLAB_OMP_TUNED_OUTER(tuning, clauses, __VA_ARGS__);                                  \
+    }                                                                                        \
   } while (false)
 
 // The outer loop of a nest as one target region of the shape `tuning` names, never with simd:
@@ -180,11 +179,11 @@ inline TuningSet omp_tuning_set(const std::string& steps, const std::vector<OmpS
 // loop (the rows shapes; see the top of this file for why).
 #define ACCLAB_OMP_TUNED_OUTER(tuning, clauses, ...)                                          \
   do {                                                                                        \
-    const int acclab_teams = (tuning).teams, acclab_threads = (tuning).threads;               \
-    if ((tuning).loop && acclab_teams > 0) {                                                  \
+    const int acclab_teams = (tuning).num_teams(), acclab_threads = (tuning).thread_limit();  \
+    if ((tuning).loop() && acclab_teams > 0) {                                                \
       _Pragma(ACCLAB_OMP_STR(omp target teams loop num_teams(acclab_teams) thread_limit(      \
           acclab_threads) ACCLAB_OMP_UNWRAP clauses)) __VA_ARGS__                             \
-    } else if ((tuning).loop) {                                                               \
+    } else if ((tuning).loop()) {                                                             \
       _Pragma(ACCLAB_OMP_STR(omp target teams loop ACCLAB_OMP_UNWRAP clauses)) __VA_ARGS__    \
     } else if (acclab_teams > 0) {                                                            \
       _Pragma(ACCLAB_OMP_STR(omp target teams distribute parallel for num_teams(acclab_teams)    \

@@ -15,8 +15,8 @@ class OmpTargetTuned : public OmpPresentInstance {
  public:
   explicit OmpTargetTuned(const Params& params)
       : OmpPresentInstance(params),
-        tuning_(OmpTuning::of(params)),
-        rows_(omp_shape_of(params, omp_target_shapes()) == "rows") {}
+        tuning_(omp_tunings("omp_target_tuned", omp_target_shapes()).read(params)),
+        rows_(omp_shape_of(tuning_, omp_target_shapes()) == "rows") {}
 
   void run() override {
     for (int k = 0; k < p_.n; ++k) {
@@ -110,7 +110,7 @@ class OmpTargetTuned : public OmpPresentInstance {
 }  // namespace
 
 TuningSet omp_target_tuned_tuning_set() {
-  return omp_tuning_set("omp_target_tuned", omp_target_shapes());
+  return omp_tunings("omp_target_tuned", omp_target_shapes()).set();
 }
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {

@@ -10,7 +10,7 @@
 #include "workloads/apsp/apsp.hpp"
 
 #ifdef ACCLAB_HAVE_MPI
-#include "core/mpi_env.hpp"
+#include "kit/mpi_steps.hpp"
 #include "workloads/apsp/mpi_blocks.hpp"
 #endif
 
@@ -87,13 +87,7 @@ void register_variants(Registry& registry) {
         refuse_paths(variant);
         refuse_size(variant);
 #ifdef ACCLAB_HAVE_MPI
-        // The process grid is checked with the other parameters, before any rank starts.
-        if (variant.distributed) {
-          variant.check_params = [](const Params& params) {
-            const Problem& p = problem_of(params);
-            process_grid(p, p.proc_grid, mpi::size());
-          };
-        }
+        mpi::check_process_grid(variant, problem_of, process_grid);
 #endif
       });
 }

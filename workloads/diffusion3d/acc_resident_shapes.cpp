@@ -51,21 +51,9 @@ const StepTunings<QueueTunings>& queue_tunings() {
   return tunings;
 }
 
-struct ResidentTunings {
-  std::int64_t workers = resident_default_workers;
-  std::int64_t gangs_per_sm = 1;
-};
-
-const StepTunings<ResidentTunings>& resident_tunings() {
-  static const StepTunings<ResidentTunings> tunings = [] {
-    StepTunings<ResidentTunings> t;
-    declare_acc_resident_shape(t, "acc_tuned", resident_default_workers, &ResidentTunings::workers,
-                               &ResidentTunings::gangs_per_sm);
-    t.check([](const ResidentTunings& r) {
-      check_acc_resident_shape({r.workers, r.gangs_per_sm});
-    });
-    return t;
-  }();
+const StepTunings<AccResidentShape>& resident_tunings() {
+  static const StepTunings<AccResidentShape> tunings =
+      acc_resident_tunings("acc_tuned", resident_default_workers);
   return tunings;
 }
 
@@ -80,16 +68,15 @@ class AccTuned : public DiffusionInstance {
       : DiffusionInstance(params),
         shape_(shape),
         tunings_(queue_tunings().read(params)),
-        shape_tunings_(shape == AccShape::resident ? resident_tunings().read(params)
-                                                   : ResidentTunings{}) {}
+        resident_shape_(shape == AccShape::resident
+                            ? resident_tunings().read(params)
+                            : AccResidentShape{.workers = resident_default_workers}) {}
   void setup() override {
     DiffusionInstance::setup();
     device_.enter(initial_.data(), f_.data(), fn_.data(), p_.points());
     gangs_ = 0;
     if (shape_ == AccShape::resident) {  // validate keeps the cells under 2^31
-      resident_ = std::make_unique<ResidentSteps>(
-          "diffusion3d acc_tuned",
-          AccResidentShape{shape_tunings_.workers, shape_tunings_.gangs_per_sm});
+      resident_ = std::make_unique<ResidentSteps>("diffusion3d acc_tuned", resident_shape_);
       gangs_ = resident_->gangs();
     }
     extra_outputs_["resident_gangs"] = gangs_;
@@ -226,7 +213,7 @@ class AccTuned : public DiffusionInstance {
 
   AccShape shape_;
   QueueTunings tunings_;
-  ResidentTunings shape_tunings_;  // acc_tuned's construct
+  AccResidentShape resident_shape_;  // acc_tuned's construct
   AccResidentPair device_;
   int gangs_ = 0;  // the resident shape's gangs, 0 where it runs flat
   std::unique_ptr<ResidentSteps> resident_;

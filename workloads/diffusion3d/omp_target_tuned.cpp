@@ -20,8 +20,8 @@ class OmpTargetTuned : public DiffusionInstance {
  public:
   explicit OmpTargetTuned(const Params& params)
       : DiffusionInstance(params),
-        tuning_(OmpTuning::of(params)),
-        shape_(omp_shape_of(params, omp_target_shapes())) {}
+        tuning_(omp_tunings("omp_target_tuned", omp_target_shapes()).read(params)),
+        shape_(omp_shape_of(tuning_, omp_target_shapes())) {}
 
   void setup() override {
     DiffusionInstance::setup();
@@ -118,7 +118,7 @@ class OmpTargetTuned : public DiffusionInstance {
 }  // namespace
 
 TuningSet omp_target_tuned_tuning_set() {
-  return omp_tuning_set("omp_target_tuned", omp_target_shapes());
+  return omp_tunings("omp_target_tuned", omp_target_shapes()).set();
 }
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {

@@ -2,7 +2,7 @@
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
 #ifdef ACCLAB_HAVE_MPI
-#include "core/mpi_env.hpp"
+#include "kit/mpi_steps.hpp"
 #include "workloads/diffusion3d/mpi_blocks.hpp"
 #endif
 
@@ -31,13 +31,7 @@ void register_variants(Registry& registry) {
       "diffusion3d", ladder(), [](const LadderRow&) { return step_model(); },
       [](Variant& variant) {
 #ifdef ACCLAB_HAVE_MPI
-        // The process grid is checked with the other parameters, before any rank starts.
-        if (variant.distributed) {
-          variant.check_params = [](const Params& params) {
-            const Problem& p = problem_of(params);
-            process_grid(p, p.proc_grid, mpi::size());
-          };
-        }
+        mpi::check_process_grid(variant, problem_of, process_grid);
 #else
         (void)variant;
 #endif

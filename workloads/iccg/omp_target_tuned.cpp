@@ -35,7 +35,7 @@ double device_rz = 0, device_rz_old = 0, device_pq = 0;
 class OmpTargetTuned : public IccgInstance {
  public:
   explicit OmpTargetTuned(const Params& params)
-      : IccgInstance(params), tuning_(OmpTuning::of(params)) {}
+      : IccgInstance(params), tuning_(omp_tunings("omp_target_tuned").read(params)) {}
   OmpTargetTuned(const OmpTargetTuned&) = delete;
   OmpTargetTuned& operator=(const OmpTargetTuned&) = delete;
   ~OmpTargetTuned() override { release(); }
@@ -255,9 +255,7 @@ Solution OmpTargetTuned::solve() {
 
 }  // namespace
 
-TuningSet omp_target_tuned_tuning_set() {
-  return omp_tuning_set("omp_target_tuned");
-}
+TuningSet omp_target_tuned_tuning_set() { return omp_tunings("omp_target_tuned").set(); }
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
   return std::make_unique<OmpTargetTuned>(params);

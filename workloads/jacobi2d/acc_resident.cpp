@@ -36,21 +36,9 @@ constexpr int warp = 32;
 constexpr int cells = 8;
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
 
-struct ResidentTunings {
-  std::int64_t workers = default_workers;
-  std::int64_t gangs_per_sm = 1;
-};
-
-const StepTunings<ResidentTunings>& resident_tunings() {
-  static const StepTunings<ResidentTunings> tunings = [] {
-    StepTunings<ResidentTunings> t;
-    declare_acc_resident_shape(t, "acc_resident", default_workers, &ResidentTunings::workers,
-                               &ResidentTunings::gangs_per_sm);
-    t.check([](const ResidentTunings& r) {
-      check_acc_resident_shape({r.workers, r.gangs_per_sm});
-    });
-    return t;
-  }();
+const StepTunings<AccResidentShape>& resident_tunings() {
+  static const StepTunings<AccResidentShape> tunings =
+      acc_resident_tunings("acc_resident", default_workers);
   return tunings;
 }
 
@@ -104,7 +92,7 @@ class AccOneConstruct : public JacobiInstance {
   template <int workers>
   void sweep();
 
-  ResidentTunings tunings_;
+  AccResidentShape tunings_;
   AccResidentPair device_;
   int gangs_ = 1;                          // asked for
   int running_ = 0;                        // ran, as the construct counted them

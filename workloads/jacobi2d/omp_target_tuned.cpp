@@ -22,8 +22,8 @@ class OmpTargetTuned : public JacobiInstance {
  public:
   explicit OmpTargetTuned(const Params& params)
       : JacobiInstance(params),
-        tuning_(OmpTuning::of(params)),
-        shape_(omp_shape_of(params, omp_target_shapes())) {}
+        tuning_(omp_tunings("omp_target_tuned", omp_target_shapes()).read(params)),
+        shape_(omp_shape_of(tuning_, omp_target_shapes())) {}
 
   void setup() override {
     JacobiInstance::setup();
@@ -150,7 +150,7 @@ class OmpTargetTuned : public JacobiInstance {
 }  // namespace
 
 TuningSet omp_target_tuned_tuning_set() {
-  return omp_tuning_set("omp_target_tuned", omp_target_shapes());
+  return omp_tunings("omp_target_tuned", omp_target_shapes()).set();
 }
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {

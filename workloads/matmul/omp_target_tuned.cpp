@@ -108,12 +108,12 @@ void multiply_tuned(const OmpTuning& tuning, const std::string& shape, const Pro
 }  // namespace
 
 TuningSet omp_target_tuned_tuning_set() {
-  return omp_tuning_set("omp_target_tuned", omp_target_shapes());
+  return omp_tunings("omp_target_tuned", omp_target_shapes()).set();
 }
 
 std::unique_ptr<Instance> make_omp_target_tuned(const Params& params) {
-  const OmpTuning tuning = OmpTuning::of(params);
-  const std::string shape = omp_shape_of(params, omp_target_shapes());
+  const OmpTuning tuning = omp_tunings("omp_target_tuned", omp_target_shapes()).read(params);
+  const std::string shape = omp_shape_of(tuning, omp_target_shapes());
   return make_omp_resident(
       params, [tuning, shape](const Problem& p, const double* a, const double* b, double* c) {
         multiply_tuned(tuning, shape, p, a, b, c);

@@ -40,21 +40,9 @@ constexpr std::int64_t group_lanes = group_warps * warp;
 constexpr int batch = 8;           // elements a lane loads before it stores or adds them
 constexpr int gang_dimension = 0;  // GOMP_DIM_GANG, for __builtin_goacc_parlevel_size and _id
 
-struct ResidentTunings {
-  std::int64_t workers = default_workers;
-  std::int64_t gangs_per_sm = 1;
-};
-
-const StepTunings<ResidentTunings>& resident_tunings() {
-  static const StepTunings<ResidentTunings> tunings = [] {
-    StepTunings<ResidentTunings> t;
-    declare_acc_resident_shape(t, "triad_acc_resident and dot_acc_resident", default_workers,
-                               &ResidentTunings::workers, &ResidentTunings::gangs_per_sm);
-    t.check([](const ResidentTunings& r) {
-      check_acc_resident_shape({r.workers, r.gangs_per_sm});
-    });
-    return t;
-  }();
+const StepTunings<AccResidentShape>& resident_tunings() {
+  static const StepTunings<AccResidentShape> tunings =
+      acc_resident_tunings("triad_acc_resident and dot_acc_resident", default_workers);
   return tunings;
 }
 
@@ -132,7 +120,7 @@ class StreamResident : public StreamInstance {
                        step_before_ + " launches a construct per pass instead");
   }
 
-  ResidentTunings tunings_;
+  AccResidentShape tunings_;
   std::size_t shape_ = 0;                  // into multiprocessor_counts
   int gangs_ = 1;                          // asked for
   int running_ = 0;                        // ran, as the construct counted them

@@ -34,8 +34,8 @@ class StreamOmpResident : public StreamInstance {
  public:
   StreamOmpResident(const Params& params, Kernel kernel)
       : StreamInstance(params, kernel),
-        tuning_(OmpTuning::of(params)),
-        lanes8_(omp_shape_of(params, omp_target_shapes()) == "lanes8") {}
+        tuning_(omp_tunings("*_omp_target_tuned", omp_target_shapes()).read(params)),
+        lanes8_(omp_shape_of(tuning_, omp_target_shapes()) == "lanes8") {}
   ~StreamOmpResident() override { release(); }
 
   void setup() override {
@@ -162,7 +162,7 @@ class DotOmpTargetTuned : public StreamOmpResident {
 }  // namespace
 
 TuningSet omp_target_tuned_tuning_set() {
-  return omp_tuning_set("*_omp_target_tuned", omp_target_shapes());
+  return omp_tunings("*_omp_target_tuned", omp_target_shapes()).set();
 }
 
 std::unique_ptr<Instance> make_triad_omp_target_tuned(const Params& params) {
