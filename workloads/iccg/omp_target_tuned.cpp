@@ -20,8 +20,8 @@
 
 #include "kit/omp_data.hpp"
 #include "kit/omp_tuned.hpp"
-#include "workloads/iccg/color_ell.hpp"
 #include "workloads/iccg/iccg.hpp"
+#include "workloads/iccg/omp_target_slabs.hpp"
 
 namespace acclab::iccg {
 namespace {
@@ -38,77 +38,39 @@ class OmpTargetTuned : public IccgInstance {
       : IccgInstance(params), tuning_(omp_tunings("omp_target_tuned").read(params)) {}
   OmpTargetTuned(const OmpTargetTuned&) = delete;
   OmpTargetTuned& operator=(const OmpTargetTuned&) = delete;
-  ~OmpTargetTuned() override { release(); }
 
   void setup() override {
     IccgInstance::setup();
-    m_ = color_ell(a_, ordering_, min_saved_slots_);
-    // A matrix without lower or upper couplings (one cell, a diagonal matrix) has empty slabs,
-    // and a zero-length section must never be mapped (kit/omp_data.hpp): one slot of value 0
-    // stands in, which no row reads (every width is 0).
-    for (auto* column : {&m_.lower_column, &m_.upper_column}) {
-      if (column->empty()) column->push_back(0);
-    }
-    for (auto* value : {&m_.lower_value, &m_.upper_value}) {
-      if (value->empty()) value->push_back(0.0);
-    }
-    for (auto* v : {&x_, &w_, &r_, &z_, &p0_, &p1_, &q_}) v->assign(std::size_t(m_.n), 0.0);
-    for_each_array([](auto& v, bool upload) {
-      upload ? omp_enter_to(v.data(), std::int64_t(v.size()))
-             : omp_enter_alloc(v.data(), std::int64_t(v.size()));
-    });
-    entered_ = true;
+    device_.enter(a_, ordering_, min_saved_slots_, b_);
   }
   void run() override { solution_ = solve(); }
   void finish() override {
-    omp_update_host(x_.data(), std::int64_t(x_.size()));
-    solution_.x = x_;
-    release();
+    device_.fetch_x();
+    solution_.x = device_.x;
+    device_.release();
   }
 
  private:
   Solution solve();
 
-  // Every host array with its device copy, and whether setup's values go up.
-  template <typename F>
-  void for_each_array(F&& f) {
-    for (auto* v : {&m_.color_start, &m_.lower_start, &m_.upper_start}) f(*v, true);
-    f(m_.lower_width, true);
-    f(m_.upper_width, true);
-    f(m_.lower_column, true);
-    f(m_.upper_column, true);
-    for (auto* v : {&m_.lower_value, &m_.upper_value, &m_.diagonal, &b_}) f(*v, true);
-    // Zeros: a slab's padding reads w and z at the row's own index (times 0) before the row's
-    // value is written, so they must start finite.
-    f(w_, true);
-    f(z_, true);
-    for (auto* v : {&x_, &r_, &p0_, &p1_, &q_}) f(*v, false);
-  }
-  // Deletes the device copies; nothing when they were never entered or already deleted.
-  void release() {
-    if (!entered_) return;
-    for_each_array([](auto& v, bool) { omp_exit_delete(v.data(), std::int64_t(v.size())); });
-    entered_ = false;
-  }
-
   OmpTuning tuning_;
-  bool entered_ = false;
-  ColorEll m_;
-  std::vector<double> x_, w_, r_, z_, p0_, p1_, q_;
+  OmpSlabs device_;  // the slabs and vectors, on the device from setup to finish
 };
 
 Solution OmpTargetTuned::solve() {
   // Host addresses, present on the device since setup: the maps only count references.
-  const std::int64_t n = m_.n, colors = m_.colors;
-  const std::int64_t nl = std::int64_t(m_.lower_column.size());
-  const std::int64_t nu = std::int64_t(m_.upper_column.size());
-  const std::int64_t *color_start = m_.color_start.data(), *lower_start = m_.lower_start.data(),
-                     *upper_start = m_.upper_start.data();
-  const int *lower_width = m_.lower_width.data(), *upper_width = m_.upper_width.data();
-  const std::int32_t *lower_column = m_.lower_column.data(), *upper_column = m_.upper_column.data();
-  const double *lower_value = m_.lower_value.data(), *upper_value = m_.upper_value.data(),
-               *diagonal = m_.diagonal.data(), *b = b_.data();
-  double *x = x_.data(), *w = w_.data(), *r = r_.data(), *z = z_.data(), *q = q_.data();
+  const ColorEll& m = device_.m;
+  const std::int64_t n = m.n, colors = m.colors;
+  const std::int64_t nl = std::int64_t(m.lower_column.size());
+  const std::int64_t nu = std::int64_t(m.upper_column.size());
+  const std::int64_t *color_start = m.color_start.data(), *lower_start = m.lower_start.data(),
+                     *upper_start = m.upper_start.data();
+  const int *lower_width = m.lower_width.data(), *upper_width = m.upper_width.data();
+  const std::int32_t *lower_column = m.lower_column.data(), *upper_column = m.upper_column.data();
+  const double *lower_value = m.lower_value.data(), *upper_value = m.upper_value.data(),
+               *diagonal = m.diagonal.data(), *b = b_.data();
+  double *x = device_.x.data(), *w = device_.w.data(), *r = device_.r.data(), *z = device_.z.data(),
+         *q = device_.q.data();
   int top = 1;  // the largest power of two below colors: the colour search's first step
   while (2 * top < colors) top *= 2;
   const double factor_scale = factor_scale_;  // 1 + shift (acclab iccg FILE --shift)
@@ -117,9 +79,9 @@ Solution OmpTargetTuned::solve() {
   // clang-format off
   // IC(0), colour by colour.
   for (int c = 0; c < colors; ++c) {
-    const std::int64_t first = m_.color_start[c], rows = m_.color_start[c + 1] - first;
-    const std::int64_t base = m_.lower_start[c];
-    const int width = m_.lower_width[c];
+    const std::int64_t first = m.color_start[c], rows = m.color_start[c + 1] - first;
+    const std::int64_t base = m.lower_start[c];
+    const int width = m.lower_width[c];
     ACCLAB_OMP_TUNED(tuning_, (map(alloc: diagonal[0:n], lower_column[0:nl], lower_value[0:nl],
                                    w[0:n])),
         for (std::int64_t k = 0; k < rows; ++k) {
@@ -134,7 +96,7 @@ Solution OmpTargetTuned::solve() {
   // x = 0, r = b, z = p = 0, and b.b.
   double bb = 0;
   {
-    double* p_old = p1_.data();  // the first iteration's (odd: p_new is p0)
+    double* p_old = device_.p1.data();  // the first iteration's (odd: p_new is p0)
     ACCLAB_OMP_TUNED(tuning_, (map(alloc: b[0:n], x[0:n], r[0:n], z[0:n], p_old[0:n])
                                map(tofrom: bb) reduction(+: bb)),
         for (std::int64_t i = 0; i < n; ++i) {
@@ -150,15 +112,15 @@ Solution OmpTargetTuned::solve() {
   Solution s;
   for (s.iterations = 1; s.iterations <= p_.max_iterations; ++s.iterations) {
     const bool first_iteration = s.iterations == 1;
-    double* p_new = s.iterations % 2 ? p0_.data() : p1_.data();
-    const double* p_old = s.iterations % 2 ? p1_.data() : p0_.data();
+    double* p_new = s.iterations % 2 ? device_.p0.data() : device_.p1.data();
+    const double* p_old = s.iterations % 2 ? device_.p1.data() : device_.p0.data();
     // Forward sweep: z = (W^-1 + L)^-1 r, colour by colour; the first colour's first row moves
     // r.z to the previous iteration's and starts both sums afresh (no region before the
     // backward sweep reads them).
     for (int c = 0; c < colors; ++c) {
-      const std::int64_t first = m_.color_start[c], rows = m_.color_start[c + 1] - first;
-      const std::int64_t base = m_.lower_start[c];
-      const int width = m_.lower_width[c];
+      const std::int64_t first = m.color_start[c], rows = m.color_start[c + 1] - first;
+      const std::int64_t base = m.lower_start[c];
+      const int width = m.lower_width[c];
       const bool restart_sums = c == 0;
       ACCLAB_OMP_TUNED(tuning_, (map(alloc: lower_column[0:nl], lower_value[0:nl], w[0:n],
                                      r[0:n], z[0:n])),
@@ -177,9 +139,9 @@ Solution OmpTargetTuned::solve() {
     }
     // Backward sweep z -= W U z, each colour adding its rows' r.z.
     for (int c = colors - 1; c >= 0; --c) {
-      const std::int64_t first = m_.color_start[c], rows = m_.color_start[c + 1] - first;
-      const std::int64_t base = m_.upper_start[c];
-      const int width = m_.upper_width[c];
+      const std::int64_t first = m.color_start[c], rows = m.color_start[c + 1] - first;
+      const std::int64_t base = m.upper_start[c];
+      const int width = m.upper_width[c];
       ACCLAB_OMP_TUNED(tuning_, (map(alloc: upper_column[0:nu], upper_value[0:nu], w[0:n],
                                      r[0:n], z[0:n]) reduction(+: device_rz)),
           for (std::int64_t k = 0; k < rows; ++k) {
