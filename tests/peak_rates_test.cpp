@@ -85,6 +85,22 @@ TEST(PeakRatesTest, HostPeakFromCpuinfoCountsPhysicalCoresAtTheNominalClock) {
   EXPECT_EQ(peaks.origin.rfind("nominal: 4 cores × 2100 MHz", 0), 0u) << peaks.origin;
 }
 
+// Without FMA a pipe does one flop a lane (an add beside a multiply): half an FMA host's peak.
+TEST(PeakRatesTest, HostWithoutFmaCountsOneFlopAPipe) {
+  std::istringstream cpuinfo(
+      "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) CPU E5-2670 0 @ 2.60GHz\n"
+      "flags\t\t: fpu sse2 avx\n\nprocessor\t: 1\nmodel name\t: Intel(R) Xeon(R) CPU E5-2670 "
+      "0 @ 2.60GHz\nflags\t\t: fpu sse2 avx\n");
+  const HostCpu cpu = parse_cpuinfo(cpuinfo, 2);
+  EXPECT_FALSE(cpu.fma);
+  EXPECT_EQ(cpu.vector_bits, 256);
+  // 2 cores × 2.6 GHz × 4 doubles × 2 pipes × 1 flop.
+  const PeakRates peaks = host_peak_rates(cpu);
+  EXPECT_NEAR(*peaks.fp64_gflops, 41.6, 1e-9);
+  EXPECT_NE(peaks.origin.find("× 2 pipes × 1 flop (an add beside a multiply)"), std::string::npos)
+      << peaks.origin;
+}
+
 TEST(PeakRatesTest, HostWithoutTopologyOrNominalClockUsesLogicalCpusAndCurrentClock) {
   std::istringstream cpuinfo(
       "processor\t: 0\nmodel name\t: AMD EPYC\ncpu MHz\t\t: 2596.138\nflags\t\t: sse2 avx avx2 "

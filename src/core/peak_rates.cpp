@@ -130,17 +130,20 @@ PeakRates host_peak_rates(const HostCpu& cpu) {
     peaks.missing = "/proc/cpuinfo gave no core count, clock or vector flags";
     return peaks;
   }
-  // Two vector pipes a core, each an FMA (2 flops) or, without FMA, an add beside a multiply.
+  // Two vector pipes a core: each an FMA (2 flops a lane), or without FMA an add beside a
+  // multiply (1 flop a lane each).
   const int doubles = cpu.vector_bits / 64;
-  const double fp64 = cpu.physical_cores * cpu.mhz * 1e-3 * doubles * 2 * 2;
+  const int flops_a_pipe = cpu.fma ? 2 : 1;
+  const double fp64 = cpu.physical_cores * cpu.mhz * 1e-3 * doubles * 2 * flops_a_pipe;
   peaks.fp64_gflops = fp64;
   peaks.fp32_gflops = 2 * fp64;
   peaks.origin = fmt::format(
-      "nominal: {} cores × {:.0f} MHz ({}) × {} doubles a {}-bit vector × 2 pipes × 2 flops "
+      "nominal: {} cores × {:.0f} MHz ({}) × {} doubles a {}-bit vector × 2 pipes × {} flop{} "
       "({}); the pipes a core has and the clock under vector load are not in /proc/cpuinfo",
       cpu.physical_cores, cpu.mhz,
       cpu.mhz_from == "model name" ? "the model name's" : "the current clock, /proc/cpuinfo",
-      doubles, cpu.vector_bits, cpu.fma ? "FMA" : "an add beside a multiply");
+      doubles, cpu.vector_bits, flops_a_pipe, flops_a_pipe > 1 ? "s" : "",
+      cpu.fma ? "FMA" : "an add beside a multiply");
   return peaks;
 }
 
