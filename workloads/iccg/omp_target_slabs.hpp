@@ -24,6 +24,7 @@ class OmpSlabs {
   // vectors on the device. `b` must outlive the entry (its device copy is deleted by release).
   void enter(const Csr& a, const Ordering& o, std::int64_t min_saved_slots,
              std::vector<double>& b) {
+    release();  // a second setup without finish: the first entry's copies go first
     m = color_ell(a, o, min_saved_slots);
     b_ = &b;
     // A matrix without lower or upper couplings (one cell, a diagonal matrix) has empty slabs,
