@@ -52,36 +52,6 @@ struct OmpResidentShape {
   std::int64_t teams_per_sm = 1;  // teams a multiprocessor (on a GPU; the host fallback runs 1)
 };
 
-// The tunings omp_thread_limit and omp_teams_per_sm of `steps`, default 16 warps and one team a
-// multiprocessor (the shape before they were tunings), bound to `thread_limit_member` and
-// `teams_member` of T. `registers` is the steps' register budget (as the check's).
-template <typename T>
-void declare_omp_resident_shape(StepTunings<T>& tunings, std::string_view steps,
-                                std::int64_t registers, std::int64_t T::*thread_limit_member,
-                                std::int64_t T::*teams_member) {
-  const std::int64_t fit = omp_resident_warps_a_multiprocessor(registers);
-  tunings.integer(
-      {.key = "omp_thread_limit",
-       .help = fmt::format("{}: warps (OpenMP threads) a team of the resident region, its "
-                           "thread_limit: 1 to {}, with omp_teams_per_sm times it (rounded up "
-                           "to a multiple of 4) at most {}, what a multiprocessor holds at {} "
-                           "registers a lane",
-                           steps, omp_resident_max_thread_limit, fit, registers),
-       .presets = same_in_all_presets(std::to_string(omp_resident_max_thread_limit)),
-       .minimum = 1,
-       .maximum = double(omp_resident_max_thread_limit)},
-      thread_limit_member);
-  tunings.integer({.key = "omp_teams_per_sm",
-                   .help = fmt::format("{}: teams of the resident region a multiprocessor, 1 to "
-                                       "{} (all must be resident at once: omp_thread_limit, "
-                                       "rounded up to a multiple of 4, times it at most {})",
-                                       steps, omp_resident_max_teams_per_sm, fit),
-                   .presets = same_in_all_presets("1"),
-                   .minimum = 1,
-                   .maximum = double(omp_resident_max_teams_per_sm)},
-                  teams_member);
-}
-
 // Throws UsageError unless `shape` is in range and its teams, at `registers` a lane, all fit
 // the multiprocessors at once.
 inline void check_omp_resident_shape(const OmpResidentShape& shape, std::int64_t registers) {
@@ -102,6 +72,39 @@ inline void check_omp_resident_shape(const OmpResidentShape& shape, std::int64_t
         "be resident at once (the grid barrier needs every team running)",
         shape.thread_limit, shape.teams_per_sm, warps, fit, registers));
   }
+}
+
+// The tunings omp_thread_limit and omp_teams_per_sm of `steps`, default 16 warps and one team a
+// multiprocessor (the shape before they were tunings), with the check of every shape whose teams
+// all fit at once at `registers` a lane (the steps' register budget). A step makes them once (a
+// function-local static) and its factory reads them.
+inline StepTunings<OmpResidentShape> omp_resident_tunings(std::string_view steps,
+                                                          std::int64_t registers) {
+  const std::int64_t fit = omp_resident_warps_a_multiprocessor(registers);
+  StepTunings<OmpResidentShape> tunings;
+  tunings.integer(
+      {.key = "omp_thread_limit",
+       .help = fmt::format("{}: warps (OpenMP threads) a team of the resident region, its "
+                           "thread_limit: 1 to {}, with omp_teams_per_sm times it (rounded up "
+                           "to a multiple of 4) at most {}, what a multiprocessor holds at {} "
+                           "registers a lane",
+                           steps, omp_resident_max_thread_limit, fit, registers),
+       .presets = same_in_all_presets(std::to_string(omp_resident_max_thread_limit)),
+       .minimum = 1,
+       .maximum = double(omp_resident_max_thread_limit)},
+      &OmpResidentShape::thread_limit);
+  tunings.integer({.key = "omp_teams_per_sm",
+                   .help = fmt::format("{}: teams of the resident region a multiprocessor, 1 to "
+                                       "{} (all must be resident at once: omp_thread_limit, "
+                                       "rounded up to a multiple of 4, times it at most {})",
+                                       steps, omp_resident_max_teams_per_sm, fit),
+                   .presets = same_in_all_presets("1"),
+                   .minimum = 1,
+                   .maximum = double(omp_resident_max_teams_per_sm)},
+                  &OmpResidentShape::teams_per_sm);
+  tunings.check(
+      [registers](const OmpResidentShape& shape) { check_omp_resident_shape(shape, registers); });
+  return tunings;
 }
 
 // The teams to ask for: `one_a_multiprocessor` (omp_resident_teams(): the multiprocessors on a

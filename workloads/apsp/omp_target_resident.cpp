@@ -27,13 +27,8 @@ constexpr int warp = 32;
 constexpr std::int64_t registers = 96;
 
 const StepTunings<OmpResidentShape>& resident_tunings() {
-  static const StepTunings<OmpResidentShape> tunings = [] {
-    StepTunings<OmpResidentShape> t;
-    declare_omp_resident_shape(t, "omp_target_resident", registers, &OmpResidentShape::thread_limit,
-                               &OmpResidentShape::teams_per_sm);
-    t.check([](const OmpResidentShape& shape) { check_omp_resident_shape(shape, registers); });
-    return t;
-  }();
+  static const StepTunings<OmpResidentShape> tunings =
+      omp_resident_tunings("omp_target_resident", registers);
   return tunings;
 }
 

@@ -13,8 +13,8 @@
 // reduction, left in a slot of the thread's; the team's first thread adds its threads' slots in
 // order into a slot of the team's, and after the barrier every team adds the teams' slots in
 // order: the same value, bit for bit, in every team and every run, so all take the same branch
-// at the convergence test. The slabs are omp_target_tuned's (omp_target_slabs.hpp). The output resident_teams
-// says how many teams ran (1 on the host fallback).
+// at the convergence test. The slabs are omp_target_tuned's (omp_target_slabs.hpp). The output
+// resident_teams says how many teams ran (1 on the host fallback).
 #include <fmt/format.h>
 #include <omp.h>
 

@@ -44,14 +44,8 @@ constexpr std::int64_t registers = 112;
 static_assert(warps == omp_resident_max_thread_limit, "a team deals out a group's warps");
 
 const StepTunings<OmpResidentShape>& resident_tunings() {
-  static const StepTunings<OmpResidentShape> tunings = [] {
-    StepTunings<OmpResidentShape> t;
-    declare_omp_resident_shape(t, "triad_omp_target_resident and dot_omp_target_resident",
-                               registers, &OmpResidentShape::thread_limit,
-                               &OmpResidentShape::teams_per_sm);
-    t.check([](const OmpResidentShape& shape) { check_omp_resident_shape(shape, registers); });
-    return t;
-  }();
+  static const StepTunings<OmpResidentShape> tunings =
+      omp_resident_tunings("triad_omp_target_resident and dot_omp_target_resident", registers);
   return tunings;
 }
 
