@@ -18,6 +18,7 @@
 #include "core/build_config.hpp"
 #include "core/machine.hpp"
 #include "core/runner.hpp"
+#include "iccg_indefinite.hpp"
 #include "support.hpp"
 #include "workloads/iccg/iccg.hpp"
 #include "workloads/iccg/matrix_solve.hpp"
@@ -189,43 +190,11 @@ TEST(OmpTargetIccgTest, ResidentVerifiesInOneRegion) {
   }
 }
 
-// tridiag(1, 1, 1) of order 5 (an eigenvalue below 0), its factor's diagonal tripled so that
-// IC(0) factors it: the tuned and resident steps find p . A p <= 0 on the device and stop at
-// original's iteration, as optimized_per_color does.
+// The tuned and resident steps find p . A p <= 0 on the device and stop at original's
+// iteration, as optimized_per_color does (iccg_indefinite.hpp).
 TEST(OmpTargetIccgTest, TunedAndResidentStopWhereOriginalDoesOnAnIndefiniteMatrix) {
-  iccg::Csr a;
-  a.n = 5;
-  a.diagonal.assign(5, 1.0);
-  a.start = {0};
-  for (std::int64_t i = 0; i < a.n; ++i) {
-    for (std::int64_t j : {i - 1, i + 1}) {
-      if (j < 0 || j >= a.n) continue;
-      a.column.push_back(j);
-      a.value.push_back(1.0);
-    }
-    a.start.push_back(std::int64_t(a.column.size()));
-  }
-  const std::vector<double> b = iccg::row_sums(a);
-  const iccg::Ordering o = iccg::order_rows(a, -20);
-  std::vector<double> pb(b.size());
-  for (std::int64_t v = 0; v < a.n; ++v) pb[o.new_of_old[v]] = b[v];
-  const iccg::Solution original = iccg::solve_iccg(iccg::permuted(a, o), pb, o, 1e-8, 100, 1, 2);
-  ASSERT_TRUE(original.indefinite);
-  for (const char* name : {"omp_target_tuned", "omp_target_resident"}) {
-    SCOPED_TRACE(name);
-    auto instance =
-        test::variant_of("iccg", name).factory(test::params_of("iccg", {"colors=-20"}));
-    auto* solver = dynamic_cast<iccg::IccgInstance*>(instance.get());
-    ASSERT_NE(solver, nullptr);
-    solver->use_system(a, b, /*shift=*/2, iccg::default_min_saved_slots);
-    instance->setup();
-    instance->reset();
-    instance->run();
-    instance->finish();
-    EXPECT_TRUE(solver->solution().indefinite);
-    EXPECT_FALSE(solver->solution().converged);
-    EXPECT_EQ(solver->solution().iterations, original.iterations);
-  }
+  test::expect_stops_where_original_does_on_an_indefinite_matrix("omp_target_tuned");
+  test::expect_stops_where_original_does_on_an_indefinite_matrix("omp_target_resident");
 }
 
 // The map step moves its data inside every run (the xfer column); the others keep it resident.
