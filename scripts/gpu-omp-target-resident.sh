@@ -37,6 +37,7 @@ shapes vector dot_omp_target_resident --preset small
 shapes jacobi2d omp_target_resident --preset small
 shapes diffusion3d omp_target_resident --preset small
 shapes apsp omp_target_resident --preset small
+shapes iccg omp_target_resident --preset small
 cat "$out/gomp_debug.txt"
 
 step vector_large run vector --preset large --reps 5 --variant \
@@ -56,6 +57,7 @@ step diffusion3d_seed run diffusion3d --preset seed --reps 3 --variant \
   'acc_tuned,omp_target_resident,cuda'
 step apsp_seed run apsp --preset seed --reps 3 --variant \
   'optimize_resident,omp_target_resident,cuda_blocked'
+step iccg_seed run iccg --preset seed --reps 3 --variant 'optimized,omp_target_resident,cuda'
 
 if [[ ${NOISE:-0} == 1 ]]; then
   for copy in a b; do
