@@ -1,6 +1,14 @@
 # Sourced by the shell tests: `check DESCRIPTION CONDITION...` runs the condition, prints
 # "ok: ..." or "FAILED: ...", and counts the failures in $failures.
 failures=0
+
+# The test's scratch folder, removed when the test exits; a test that must clean up more (a
+# mount, a background process) makes $dir and its own trap before sourcing this file.
+if [[ -z ${dir:-} ]]; then
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+fi
+
 check() {
   local what=$1
   shift

@@ -9,8 +9,6 @@
 set -u
 acclab=$1
 data=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"  # check, one_line_exit_2
 
 bad=$'\xff'

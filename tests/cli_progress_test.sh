@@ -8,8 +8,6 @@
 set -u
 acclab=$1
 data=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"  # check
 unset ACCLAB_PROGRESS_INTERVAL  # ctest's environment turns the lines off (tests/CMakeLists.txt)
 

@@ -7,8 +7,6 @@
 set -u
 acclab=$1
 recorded=$2/compare/vector_run.json
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"  # check, one_line_exit_2
 unset ACCLAB_PROGRESS_INTERVAL
 

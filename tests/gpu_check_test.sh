@@ -6,8 +6,6 @@
 set -u
 acclab=$1
 check=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
 dry=(--acclab "$acclab" --workloads vector --no-sanitizers --no-seed --jobs 2)
 

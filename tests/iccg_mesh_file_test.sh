@@ -6,8 +6,6 @@
 set -u
 acclab=$1
 mesh=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
 
 python3 "$mesh" 16 12 10 "$dir/mesh"

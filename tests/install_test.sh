@@ -6,8 +6,6 @@
 # usage: install_test.sh BUILD_DIR
 set -u
 build=$(realpath "$1")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
 unset ACCLAB_SCRIPTS ACCLAB_PROGRESS_INTERVAL
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }

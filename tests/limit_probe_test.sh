@@ -6,8 +6,6 @@
 # usage: limit_probe_test.sh ACCLAB_BINARY
 set -u
 acclab=$1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
 export ACCLAB_CACHE_DIR=$dir/cache ACCLAB_PROGRESS_INTERVAL=0
 

@@ -12,8 +12,6 @@ set -u
 acclab=$1
 mpiexec=$2
 data=$3
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"  # check, one_line_exit_2
 source "$(dirname "$0")/mpi_checks.sh"  # launch
 polbooks=$data/graphs/polbooks.mtx

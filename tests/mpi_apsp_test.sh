@@ -10,8 +10,6 @@
 set -u
 acclab=$1
 mpiexec=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"  # check, one_line_exit_2
 source "$(dirname "$0")/mpi_checks.sh"  # launch
 small=(--preset small --set n=97 --set block=16 --reps 1)

@@ -7,8 +7,6 @@
 set -u
 acclab=$1
 mpiexec=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
 source "$(dirname "$0")/mpi_checks.sh"
 

@@ -10,8 +10,6 @@
 # usage: no_status_after_substitution_test.sh TESTS_DIR
 set -u
 tests=$1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"  # check
 
 cat > "$dir/scan.py" <<'PY'

@@ -15,8 +15,6 @@ set -u
 script=$1
 build=$2
 shift 2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 # shellcheck source=tests/checks.sh
 source "$(dirname "$0")/checks.sh"  # check, failures
 

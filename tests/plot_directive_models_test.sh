@@ -5,8 +5,6 @@
 set -u
 plot=$1
 results=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
 
 "$plot" "$results" "$dir/models.svg" > "$dir/table" 2> "$dir/err"

@@ -4,8 +4,6 @@
 set -u
 acclab=$1
 plot=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
 
 "$acclab" ladder vector --format json --out "$dir/vector.json" || { echo "acclab failed"; exit 1; }

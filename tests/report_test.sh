@@ -9,8 +9,6 @@ set -u
 acclab=$1
 recorded=$2/compare/vector_run.json
 here=$(dirname "$0")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$here/checks.sh"  # check, one_line_exit_2
 unset ACCLAB_PROGRESS_INTERVAL ACCLAB_SCRIPTS
 page_check() { python3 "$here/report_page_check.py" "$@"; }

@@ -6,8 +6,6 @@
 # usage: table_width_test.sh ACCLAB_BINARY
 set -u
 acclab=$1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"  # check
 
 declare -A sizes=(

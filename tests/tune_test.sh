@@ -6,8 +6,6 @@
 # usage: tune_test.sh ACCLAB_BINARY
 set -u
 acclab=$1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"  # check
 unset ACCLAB_PROGRESS_INTERVAL
 
