@@ -15,6 +15,9 @@ if(omptarget_libraries)
 endif()
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/report-html.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/acclab/scripts)
+# The renderer's modules, beside it as in the source tree.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/reporthtml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/acclab/scripts FILES_MATCHING PATTERN "*.py")
 install(DIRECTORY ${ACCLAB_NOTES_DIR}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/acclab/notes)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
