@@ -5,7 +5,8 @@ import shlex
 
 from reporthtml import roofline
 from reporthtml.steps import derive_speedups, workloads_of
-from reporthtml.values import esc, fixed, number, seconds_text, text
+from reporthtml.values import esc, fixed, seconds_text
+from run_file import number, text
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; max-width: 1400px; }

@@ -4,20 +4,11 @@ and the caption that says where each line comes from."""
 import math
 
 from reporthtml.charts import colour
-from reporthtml.values import esc, number, rate_text, text
+import run_file
+from reporthtml.values import esc, rate_text
+from run_file import text
 
 # --- compute roofs: the peak FP64 and FP32 rates each file records -------------------------------
-
-# Files written before results named their precision: the workloads whose arithmetic is float.
-FLOAT_WORKLOADS = {"vector", "jacobi2d", "diffusion3d", "apsp"}
-
-
-def precision_of(result):
-    """fp64 or fp32: what the result says, else what its workload computes in."""
-    if result.get("precision") in ("fp64", "fp32"):
-        return result["precision"]
-    return "fp32" if result.get("workload") in FLOAT_WORKLOADS else "fp64"
-
 
 # The roofs of a precision: FP64 steps may run on FP64 tensor cores (cuda_tiled's and cuBLAS's
 # DMMA), whose roof is above the FMA units'.
@@ -37,23 +28,13 @@ PUBLISHED_CARDS = {
 
 
 def peaks_of(document):
-    """{"gpu": {kind: GFLOP/s, "origin": text}, "host": {...}}: the peaks the file records
-    (host.peak_gflops, the first device's peak_gflops), or for a GPU whose file records none, the
-    published figures of a card the report knows by name."""
-    peaks = {}
-    host = document.get("host")
-    recorded = host.get("peak_gflops") if isinstance(host, dict) else None
-    if isinstance(recorded, dict) and number(recorded.get("fp64")) is not None:
-        peaks["host"] = {k: number(recorded.get(k)) for k in ROOF_KINDS["fp64"] + ("fp32",)}
-        peaks["host"]["origin"] = text(recorded.get("origin"))
-    devices = [d for d in document.get("devices") or [] if isinstance(d, dict)]
-    if devices:
+    """run_file.peaks_of(), or for a GPU whose file records none, the published figures of a
+    card the report knows by name."""
+    peaks = run_file.peaks_of(document)
+    devices = run_file.devices_of(document)
+    if devices and "gpu" not in peaks:
         device = devices[0]
-        recorded = device.get("peak_gflops")
-        if isinstance(recorded, dict) and number(recorded.get("fp64")) is not None:
-            peaks["gpu"] = {k: number(recorded.get(k)) for k in ROOF_KINDS["fp64"] + ("fp32",)}
-            peaks["gpu"]["origin"] = text(recorded.get("origin"))
-        elif recorded is None and device.get("name") in PUBLISHED_CARDS:
+        if device.get("peak_gflops") is None and device.get("name") in PUBLISHED_CARDS:
             sms, mhz, fma = PUBLISHED_CARDS[device["name"]]
             peaks["gpu"] = {k: 2.0 * sms * mhz * 1e-3 * lanes for k, lanes in fma.items()}
             peaks["gpu"]["origin"] = (
@@ -61,19 +42,6 @@ def peaks_of(document):
                 f"NVIDIA's published configuration of the {device['name']}, × FMA a cycle for "
                 f"compute capability {text(device.get('compute_capability'))} × 2 flops")
     return peaks
-
-
-def missing_peaks(document):
-    """Why the file records no peak for its host or GPU, where it says so."""
-    reasons = []
-    host = document.get("host") if isinstance(document.get("host"), dict) else {}
-    devices = [d for d in document.get("devices") or [] if isinstance(d, dict)]
-    for name, holder in [("host", host)] + [(f"GPU {text(d.get('name'))}", d) for d in devices]:
-        peaks = holder.get("peak_gflops")
-        if isinstance(peaks, dict) and isinstance(peaks.get("missing"), str):
-            reasons.append(f"{name}: {peaks['missing']}")
-    return reasons
-
 
 
 def roofs_of(files, steps):
@@ -127,14 +95,7 @@ def ceilings_of(files):
     carries the runs' letters where the runs differ."""
     found = {}
     for file in files:
-        limits = file["document"].get("limits")
-        if not isinstance(limits, dict):
-            continue
-        for key, value in limits.items():
-            value = number(value)
-            if value is None or value <= 0 or not key.endswith("_gbytes_per_s"):
-                continue
-            name = key[: -len("_gbytes_per_s")].replace("_", " ")
+        for name, value in run_file.bandwidth_limits(file["document"]):
             found.setdefault((name, round(value, 1)), []).append(file["label"])
     several = len(files) > 1
     return [(f"{name} ({','.join(labels)})" if several and len(labels) < len(files) else name,
@@ -258,7 +219,7 @@ def caption(steps, ceilings, roofs, files):
                       "of these steps (results before peak_gflops was recorded, a GPU the "
                       "report does not know by name, or a peak the machine could not work "
                       "out), so no flat roof is drawn.")
-        missing = dict.fromkeys(why for f in files for why in missing_peaks(f["document"]))
+        missing = dict.fromkeys(why for f in files for why in run_file.missing_peaks(f["document"]))
         if missing:
             explained += " Why: " + "; ".join(esc(why) for why in missing) + "."
     if no_flops:

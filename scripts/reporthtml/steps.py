@@ -3,8 +3,7 @@ report works out where a file records none."""
 import json
 import statistics
 
-from reporthtml.roofline import precision_of
-from reporthtml.values import number, text
+from run_file import number, precision_of, text, times_s
 
 
 def derive_speedups(files):
@@ -19,7 +18,7 @@ def derive_speedups(files):
         first, previous = {}, {}
         for r in results:
             family = r.get("family")
-            times = [t for t in (number(t) for t in r.get("times_s") or []) if t is not None]
+            times = times_s(r)
             outputs = r.get("outputs") if isinstance(r.get("outputs"), dict) else {}
             fraction = number(outputs.get("computed_fraction"))
             if (not isinstance(family, str) or not family or r.get("status") != "verified"
@@ -51,7 +50,7 @@ class Step:
         self.variant = result["variant"]
         self.status = result["status"]
         self.params = result.get("params") if isinstance(result.get("params"), dict) else {}
-        times = [t for t in (number(t) for t in result.get("times_s") or []) if t is not None]
+        times = times_s(result)
         self.times = times
         self.median = statistics.median(times) if times else None
         self.min = min(times) if times else None

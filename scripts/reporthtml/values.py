@@ -1,20 +1,8 @@
-"""Values as the result files hold them, and as the page shows them."""
+"""Numbers and text as the page shows them (the values themselves are read through
+run_file.py)."""
 import html
-import json
-import math
 
-
-def number(value):
-    """A finite number, or None for anything else (null, text, true/false, NaN)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def text(value):
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+from run_file import text
 
 
 def esc(value):
