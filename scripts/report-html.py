@@ -8,7 +8,9 @@ usage: report-html.py < INPUT.json > PAGE.html   (acclab runs it; users run accl
 
 acclab reads and checks the result files, compares them with acclab compare's statistics, and
 writes on this script's stdin one JSON document:
-  {"files": [{"label": "A", "path": "...", "document": <acclab.run/1>}, ...],
+  {"files": [{"label": "A", "path": "...", "document": <acclab.run/1>,
+              "gpu_peak_gflops": <peak_gflops of a card acclab knows, where the file has none>},
+             ...],
    "comparison": <acclab.compare/1> or null, "not_compared": "why there is no comparison",
    "command_line": [...]}
 The page goes to stdout; acclab writes it to its output whole or not at all. A failure here is

@@ -73,20 +73,27 @@ def devices_of(document):
     return [d for d in document.get("devices") or [] if isinstance(d, dict)]
 
 
+def peak_rates(recorded):
+    """{kind: GFLOP/s or None, "origin": text} of a peak_gflops object (src/core/peak_rates.cpp's
+    PeakRates::json: fp64, fp32, fp64_tensor, origin), or None where it holds no FP64 figure."""
+    if not isinstance(recorded, dict) or number(recorded.get("fp64")) is None:
+        return None
+    peaks = {k: number(recorded.get(k)) for k in ("fp64", "fp64_tensor", "fp32")}
+    peaks["origin"] = text(recorded.get("origin"))
+    return peaks
+
+
 def peaks_of(document):
-    """{"gpu": {kind: GFLOP/s or None, "origin": text}, "host": {...}} for the places whose
-    peak_gflops (src/core/peak_rates.cpp's PeakRates::json: fp64, fp32, fp64_tensor, origin)
-    holds an FP64 figure: host.peak_gflops and the first device's. Files written before peaks
-    were recorded have none; acclab report fills in a GPU it knows by name before the page reads
-    them."""
+    """{"host": peak_rates(), "gpu": peak_rates()} of host.peak_gflops and the first device's,
+    for the places that record a peak. Files written before peaks were recorded have none
+    (acclab report hands the page a known card's beside such a file: gpu_peak_gflops)."""
     peaks = {}
     host = document.get("host")
     devices = devices_of(document)
     for place, holder in (("host", host), ("gpu", devices[0] if devices else None)):
-        recorded = holder.get("peak_gflops") if isinstance(holder, dict) else None
-        if isinstance(recorded, dict) and number(recorded.get("fp64")) is not None:
-            peaks[place] = {k: number(recorded.get(k)) for k in ("fp64", "fp64_tensor", "fp32")}
-            peaks[place]["origin"] = text(recorded.get("origin"))
+        rates = peak_rates(holder.get("peak_gflops")) if isinstance(holder, dict) else None
+        if rates is not None:
+            peaks[place] = rates
     return peaks
 
 

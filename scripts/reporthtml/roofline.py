@@ -1,12 +1,11 @@
-"""The roofline of a workload: the compute roofs each file records (or the report works out),
+"""The roofline of a workload: the compute roofs each file records (or acclab report works out),
 the bandwidth ceilings the runs measured, the chart that places each verified step under them,
 and the caption that says where each line comes from."""
 import math
 
-from reporthtml.charts import colour
 import run_file
+from reporthtml.charts import colour
 from reporthtml.values import esc, rate_text
-from run_file import text
 
 # --- compute roofs: the peak FP64 and FP32 rates each file records -------------------------------
 
@@ -15,32 +14,15 @@ from run_file import text
 ROOF_KINDS = {"fp64": ("fp64", "fp64_tensor"), "fp32": ("fp32",)}
 KIND_NAMES = {"fp64": "FP64", "fp32": "FP32", "fp64_tensor": "FP64 tensor"}
 
-# Cards whose files predate recorded peaks: NVIDIA's published SM count and boost clock (MHz) and
-# the FMAs an SM completes a cycle for their compute capability, as src/core/peak_rates.cpp's
-# table has them (the CUDA programming guide's throughput table; FP64 tensor from the datasheets).
-PUBLISHED_CARDS = {
-    "NVIDIA H100 80GB HBM3": (132, 1980, {"fp64": 64, "fp32": 128, "fp64_tensor": 128}),
-    "NVIDIA H200": (132, 1980, {"fp64": 64, "fp32": 128, "fp64_tensor": 128}),
-    "NVIDIA H100 PCIe": (114, 1755, {"fp64": 64, "fp32": 128, "fp64_tensor": 128}),
-    "NVIDIA A100-SXM4-40GB": (108, 1410, {"fp64": 32, "fp32": 64, "fp64_tensor": 64}),
-    "NVIDIA A100-SXM4-80GB": (108, 1410, {"fp64": 32, "fp32": 64, "fp64_tensor": 64}),
-}
 
-
-def peaks_of(document):
-    """run_file.peaks_of(), or for a GPU whose file records none, the published figures of a
-    card the report knows by name."""
-    peaks = run_file.peaks_of(document)
-    devices = run_file.devices_of(document)
-    if devices and "gpu" not in peaks:
-        device = devices[0]
-        if device.get("peak_gflops") is None and device.get("name") in PUBLISHED_CARDS:
-            sms, mhz, fma = PUBLISHED_CARDS[device["name"]]
-            peaks["gpu"] = {k: 2.0 * sms * mhz * 1e-3 * lanes for k, lanes in fma.items()}
-            peaks["gpu"]["origin"] = (
-                f"worked out by the report, the file records none: {sms} SMs × {mhz} MHz, "
-                f"NVIDIA's published configuration of the {device['name']}, × FMA a cycle for "
-                f"compute capability {text(device.get('compute_capability'))} × 2 flops")
+def peaks_of(file):
+    """run_file.peaks_of() of the file's document, or for a GPU whose file records none, the
+    peaks acclab report works out for a card it knows by name (gpu_peak_gflops: NVIDIA's
+    published SMs and clock through src/core/peak_rates.cpp's FMA table)."""
+    peaks = run_file.peaks_of(file["document"])
+    published = run_file.peak_rates(file.get("gpu_peak_gflops"))
+    if "gpu" not in peaks and published is not None:
+        peaks["gpu"] = published
     return peaks
 
 
@@ -51,7 +33,7 @@ def roofs_of(files, steps):
     files differ."""
     found = {}  # (place, rounded value) -> {"kinds": [...], "value", "labels", "origins"}
     for file in files:
-        peaks = peaks_of(file["document"])
+        peaks = peaks_of(file)
         wanted = sorted({(s.place, s.precision) for s in steps
                          if s.run == file["label"] and s.status == "verified"})
         for place, precision in wanted:
