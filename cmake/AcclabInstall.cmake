@@ -15,6 +15,12 @@ if(omptarget_libraries)
 endif()
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/report-html.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/acclab/scripts)
+# The renderer's modules, beside it as in the source tree: reporthtml/ and run_file.py, the
+# acclab.run/1 reader it shares with the plot scripts.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/reporthtml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/acclab/scripts FILES_MATCHING PATTERN "*.py")
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/run_file.py
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/acclab/scripts)
 install(DIRECTORY ${ACCLAB_NOTES_DIR}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/acclab/notes)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -13,7 +13,8 @@ output file. A pair whose result is not verified is left out and named on stderr
 import os
 import sys
 
-from plot_output import load_report, save_whole
+import run_file
+from plot_output import save_whole
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_RESULTS = os.path.join(REPOSITORY, "bench", "results", "h200", "directive-models")
@@ -65,7 +66,7 @@ def find(path, results, variant, params):
 
 def median(path, result):
     try:
-        value = float(result["time_s"]["median"])
+        value = run_file.median_s(result)
     except (KeyError, TypeError, ValueError) as e:
         fail(f"{path}: {result.get('variant')}: no time_s.median ({type(e).__name__}: {e})")
     if not value > 0:
@@ -103,7 +104,7 @@ def main(argv):
         omp_path = os.path.join(source, where.get("omp_file", name))
         for path in (acc_path, omp_path):
             if path not in documents:
-                documents[path] = load_report(path, fail)[1]
+                documents[path] = run_file.load(path, fail)[1]
         acc = find(acc_path, documents[acc_path], acc_variant, {})
         omp = find(omp_path, documents[omp_path], omp_variant, where.get("omp_params", {}))
         bad = [f"{r.get('variant')} is {r.get('status')}" for r in (acc, omp)

@@ -13,7 +13,8 @@ output file.
 import os
 import sys
 
-from plot_output import load_report, save_whole
+import run_file
+from plot_output import save_whole
 
 
 def fail(message):
@@ -39,7 +40,7 @@ def main(argv):
     directory = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
         fail(f"{target}: cannot write there")
-    document, results = load_report(source, fail)
+    document, results = run_file.load(source, fail)
 
     import matplotlib
 
@@ -57,7 +58,7 @@ def main(argv):
             if status != "verified":
                 skipped.append(f"{name}: {status}")
                 continue
-            median = float(r["time_s"]["median"])
+            median = run_file.median_s(r)
             transfer = r.get("transfer_s")
             transfer = min(float(transfer), median) if transfer is not None else 0.0
             limit = r.get("limit_fraction")

@@ -22,6 +22,20 @@ TEST(PeakRatesTest, H100SxmMatchesNvidiasPublishedRates) {
       << peaks.origin;
 }
 
+TEST(PeakRatesTest, AFileWithoutPeaksGetsThoseOfACardKnownByName) {
+  // An H200's file written before results recorded peaks: its SMs and clock from the datasheet.
+  const auto h200 = published_gpu_peak_rates("NVIDIA H200");
+  ASSERT_TRUE(h200.has_value());
+  EXPECT_NEAR(*h200->fp64_gflops, 33454.08, 0.01);
+  EXPECT_NEAR(*h200->fp64_tensor_gflops, 66908.16, 0.01);
+  EXPECT_NE(h200->origin.find("the file records none: 132 SMs × 1980 MHz"), std::string::npos)
+      << h200->origin;
+  const auto a100 = published_gpu_peak_rates("NVIDIA A100-SXM4-80GB");
+  ASSERT_TRUE(a100.has_value());
+  EXPECT_NEAR(*a100->fp64_gflops / 1e3, 9.7, 0.05);
+  EXPECT_FALSE(published_gpu_peak_rates("NVIDIA GeForce RTX 4090").has_value());
+}
+
 TEST(PeakRatesTest, H100PcieAndA100MatchTheirDatasheets) {
   // H100 PCIe: 114 SMs at 1755 MHz: FP64 26, FP32 51 TFLOP/s.
   const PeakRates pcie = gpu_peak_rates(114, 1755000, 9, 0);

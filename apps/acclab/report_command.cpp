@@ -19,6 +19,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/mpi_env.hpp"
+#include "core/peak_rates.hpp"
 #include "core/text_format.hpp"
 #include "path_option.hpp"
 #include "safe_text.hpp"
@@ -203,6 +204,29 @@ void draw_and_write(const std::string& option, const std::string& path,
   page.commit();
 }
 
+// One file of the page as report-html.py reads it. A file written before results recorded peaks
+// gets, as gpu_peak_gflops, those of its first GPU where acclab knows the card by name
+// (published_gpu_peak_rates), so that the page takes every compute roof from acclab's figures.
+nlohmann::json page_file(const std::string& label, const std::string& path,
+                         const nlohmann::json& document) {
+  nlohmann::json file = {{"label", label}, {"path", path}, {"document", document}};
+  const auto devices = document.find("devices");
+  if (devices == document.end() || !devices->is_array()) return file;
+  for (const auto& device : *devices) {
+    if (!device.is_object()) continue;
+    const auto recorded = device.find("peak_gflops");
+    const auto name = device.find("name");
+    if ((recorded == device.end() || recorded->is_null()) && name != device.end() &&
+        name->is_string()) {
+      if (const auto peaks = published_gpu_peak_rates(name->get<std::string>())) {
+        file["gpu_peak_gflops"] = peaks->json();
+      }
+    }
+    break;  // the first GPU's, as the page draws
+  }
+  return file;
+}
+
 }  // namespace
 
 void add_report_options(CLI::App* cmd, ReportArgs& args) {
@@ -227,8 +251,7 @@ int report_command(const ReportArgs& args, const std::vector<std::string>& comma
   const ComparedResults read = read_and_compare(args.files, command_line);
   nlohmann::json files = nlohmann::json::array();
   for (std::size_t i = 0; i < read.documents.size(); ++i) {
-    files.push_back(
-        {{"label", read.labels[i]}, {"path", read.paths[i]}, {"document", read.documents[i]}});
+    files.push_back(page_file(read.labels[i], read.paths[i], read.documents[i]));
   }
   draw_and_write("--out", args.out,
                  {{"files", files},
@@ -246,7 +269,7 @@ void check_report_page(const std::string& option, const std::string& path) {
 void write_run_report_page(const std::string& option, const std::string& path,
                            const nlohmann::json& document, const std::string& shown_path,
                            const std::vector<std::string>& command_line) {
-  const nlohmann::json file = {{"label", "A"}, {"path", shown_path}, {"document", document}};
+  const nlohmann::json file = page_file("A", shown_path, document);
   draw_and_write(option, path,
                  {{"files", nlohmann::json::array({file})},
                   {"comparison", nullptr},

@@ -74,6 +74,32 @@ PeakRates gpu_peak_rates(int multiprocessors, double clock_khz, int major, int m
   return peaks;
 }
 
+std::optional<PeakRates> published_gpu_peak_rates(const std::string& name) {
+  // The cards' names as the CUDA runtime gives them; SMs and boost clock from NVIDIA's datasheets.
+  struct Card {
+    const char* name;
+    int multiprocessors, boost_mhz, major, minor;
+  };
+  static constexpr Card cards[] = {
+      {"NVIDIA H100 80GB HBM3", 132, 1980, 9, 0},  // H100 SXM5
+      {"NVIDIA H200", 132, 1980, 9, 0},            // H200 SXM
+      {"NVIDIA H100 PCIe", 114, 1755, 9, 0},       // H100 PCIe
+      {"NVIDIA A100-SXM4-40GB", 108, 1410, 8, 0},  // A100 SXM4 40 GB
+      {"NVIDIA A100-SXM4-80GB", 108, 1410, 8, 0},  // A100 SXM4 80 GB
+  };
+  for (const Card& card : cards) {
+    if (name != card.name) continue;
+    PeakRates peaks =
+        gpu_peak_rates(card.multiprocessors, card.boost_mhz * 1e3, card.major, card.minor);
+    peaks.origin = fmt::format(
+        "worked out by the report, the file records none: {} SMs × {} MHz, NVIDIA's published "
+        "configuration of the {}, × FMA a cycle for compute capability {}.{} × 2 flops",
+        card.multiprocessors, card.boost_mhz, card.name, card.major, card.minor);
+    return peaks;
+  }
+  return std::nullopt;
+}
+
 HostCpu parse_cpuinfo(std::istream& cpuinfo, int logical_cpus) {
   HostCpu cpu;
   std::set<std::pair<std::string, std::string>> cores;

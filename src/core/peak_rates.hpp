@@ -34,6 +34,11 @@ struct PeakRates {
 // (boost) clock as the CUDA attribute cudaDevAttrClockRate gives it.
 PeakRates gpu_peak_rates(int multiprocessors, double clock_khz, int major, int minor);
 
+// The peaks of a card named in a file written before results recorded peaks (its devices[].name):
+// NVIDIA's published SM count and boost clock of the cards acclab has run on, through
+// gpu_peak_rates, with an origin saying so; nullopt for a card not in that list.
+std::optional<PeakRates> published_gpu_peak_rates(const std::string& name);
+
 // What the host's peak depends on, as Linux tells it.
 struct HostCpu {
   int physical_cores = 0;
