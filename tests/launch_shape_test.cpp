@@ -61,6 +61,7 @@ struct Knob {
   std::string workload, variant, key;
   std::vector<std::string> values;  // as tune searches them
   std::string default_value;
+  std::string seed_default = "";  // where the seed preset has its own; else default_value
 };
 
 class LaunchShapeKnobTest : public ::testing::TestWithParam<Knob> {};
@@ -76,7 +77,9 @@ TEST_P(LaunchShapeKnobTest, SearchedOverItsRangeFromTodaysShape) {
     ASSERT_NE(d, space.dimensions.end()) << k.key << " is not searched";
     EXPECT_EQ(d->values, k.values) << k.key;
     ASSERT_LT(d->default_index, d->values.size());
-    EXPECT_EQ(d->values[d->default_index], k.default_value) << k.key << " at " << preset;
+    const std::string expected =
+        preset == "seed" && !k.seed_default.empty() ? k.seed_default : k.default_value;
+    EXPECT_EQ(d->values[d->default_index], expected) << k.key << " at " << preset;
   }
 }
 
@@ -90,12 +93,12 @@ INSTANTIATE_TEST_SUITE_P(
         Knob{"vector", "triad_acc_resident", "acc_gangs_per_sm", one_to_4, "1"},
         Knob{"vector", "dot_acc_resident", "acc_workers", powers_to_16, "16"},
         Knob{"vector", "dot_acc_resident", "acc_gangs_per_sm", one_to_4, "1"},
-        Knob{"vector", "triad_omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
-        Knob{"vector", "triad_omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
-        Knob{"vector", "dot_omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
-        Knob{"vector", "dot_omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
-        Knob{"jacobi2d", "omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
-        Knob{"jacobi2d", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
+        Knob{"vector", "triad_omp_target_resident", "omp_thread_limit", powers_to_16, "16", "1"},
+        Knob{"vector", "triad_omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "4"},
+        Knob{"vector", "dot_omp_target_resident", "omp_thread_limit", powers_to_16, "16", "1"},
+        Knob{"vector", "dot_omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "4"},
+        Knob{"jacobi2d", "omp_target_resident", "omp_thread_limit", powers_to_16, "16", "2"},
+        Knob{"jacobi2d", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "4"},
         Knob{"diffusion3d", "omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
         Knob{"diffusion3d", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
         Knob{"apsp", "omp_target_resident", "omp_thread_limit", powers_to_16, "16"},

@@ -76,11 +76,18 @@ inline void check_omp_resident_shape(const OmpResidentShape& shape, std::int64_t
 
 // The tunings omp_thread_limit and omp_teams_per_sm of `steps`, default 16 warps and one team a
 // multiprocessor (the shape before they were tunings), with the check of every shape whose teams
-// all fit at once at `registers` a lane (the steps' register budget). A step makes them once (a
-// function-local static) and its factory reads them.
+// all fit at once at `registers` a lane (the steps' register budget). `seed` is the seed preset's
+// shape where a search on the GPU found a faster one there: at the seed's sizes a pass is short
+// and the team's barriers weigh more than the warps a multiprocessor, so smaller teams, more of
+// them, win, while at `large` the 16 warps a team keep more loads in flight
+// (bench/results/h100/tune/NOTES.md). A step makes them once (a function-local static) and its
+// factory reads them.
 inline StepTunings<OmpResidentShape> omp_resident_tunings(std::string_view steps,
-                                                          std::int64_t registers) {
+                                                          std::int64_t registers,
+                                                          const OmpResidentShape& seed = {}) {
   const std::int64_t fit = omp_resident_warps_a_multiprocessor(registers);
+  check_omp_resident_shape(seed, registers);
+  const std::string plain_warps = std::to_string(omp_resident_max_thread_limit);
   StepTunings<OmpResidentShape> tunings;
   tunings.integer(
       {.key = "omp_thread_limit",
@@ -89,7 +96,7 @@ inline StepTunings<OmpResidentShape> omp_resident_tunings(std::string_view steps
                            "to a multiple of 4) at most {}, what a multiprocessor holds at {} "
                            "registers a lane",
                            steps, omp_resident_max_thread_limit, fit, registers),
-       .presets = same_in_all_presets(std::to_string(omp_resident_max_thread_limit)),
+       .presets = presets_of(std::to_string(seed.thread_limit), plain_warps, plain_warps),
        .minimum = 1,
        .maximum = double(omp_resident_max_thread_limit)},
       &OmpResidentShape::thread_limit);
@@ -98,7 +105,7 @@ inline StepTunings<OmpResidentShape> omp_resident_tunings(std::string_view steps
                                        "{} (all must be resident at once: omp_thread_limit, "
                                        "rounded up to a multiple of 4, times it at most {})",
                                        steps, omp_resident_max_teams_per_sm, fit),
-                   .presets = same_in_all_presets("1"),
+                   .presets = presets_of(std::to_string(seed.teams_per_sm), "1", "1"),
                    .minimum = 1,
                    .maximum = double(omp_resident_max_teams_per_sm)},
                   &OmpResidentShape::teams_per_sm);
