@@ -61,7 +61,8 @@ struct Knob {
   std::string workload, variant, key;
   std::vector<std::string> values;  // as tune searches them
   std::string default_value;
-  std::string seed_default = "";  // where the seed preset has its own; else default_value
+  std::string seed_default = "";   // where the seed preset has its own; else default_value
+  std::string large_default = "";  // the same for the large preset
 };
 
 class LaunchShapeKnobTest : public ::testing::TestWithParam<Knob> {};
@@ -77,8 +78,10 @@ TEST_P(LaunchShapeKnobTest, SearchedOverItsRangeFromTodaysShape) {
     ASSERT_NE(d, space.dimensions.end()) << k.key << " is not searched";
     EXPECT_EQ(d->values, k.values) << k.key;
     ASSERT_LT(d->default_index, d->values.size());
-    const std::string expected =
-        preset == "seed" && !k.seed_default.empty() ? k.seed_default : k.default_value;
+    const std::string& own = preset == "seed"    ? k.seed_default
+                             : preset == "large" ? k.large_default
+                                                 : "";
+    const std::string& expected = own.empty() ? k.default_value : own;
     EXPECT_EQ(d->values[d->default_index], expected) << k.key << " at " << preset;
   }
 }
@@ -99,10 +102,11 @@ INSTANTIATE_TEST_SUITE_P(
         Knob{"vector", "dot_omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "4"},
         Knob{"jacobi2d", "omp_target_resident", "omp_thread_limit", powers_to_16, "16", "2"},
         Knob{"jacobi2d", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "4"},
-        Knob{"diffusion3d", "omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
-        Knob{"diffusion3d", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
-        Knob{"apsp", "omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
-        Knob{"apsp", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1"}),
+        Knob{"diffusion3d", "omp_target_resident", "omp_thread_limit", powers_to_16, "16", "1",
+             "2"},
+        Knob{"diffusion3d", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "4", "3"},
+        Knob{"apsp", "omp_target_resident", "omp_thread_limit", powers_to_16, "16", "1"},
+        Knob{"apsp", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "3"}),
     [](const auto& info) {
       return info.param.workload + "_" + info.param.variant + "_" + info.param.key;
     });

@@ -76,18 +76,20 @@ inline void check_omp_resident_shape(const OmpResidentShape& shape, std::int64_t
 
 // The tunings omp_thread_limit and omp_teams_per_sm of `steps`, default 16 warps and one team a
 // multiprocessor (the shape before they were tunings), with the check of every shape whose teams
-// all fit at once at `registers` a lane (the steps' register budget). `seed` is the seed preset's
-// shape where a search on the GPU found a faster one there: at the seed's sizes a pass is short
-// and the team's barriers weigh more than the warps a multiprocessor, so smaller teams, more of
-// them, win, while at `large` the 16 warps a team keep more loads in flight
-// (bench/results/h100/tune/NOTES.md). A step makes them once (a function-local static) and its
-// factory reads them.
+// all fit at once at `registers` a lane (the steps' register budget). `seed` and `large` are those
+// presets' shapes where a search on the GPU found a faster one there: at the seed's sizes a pass
+// is short and the team's barriers weigh more than the warps a multiprocessor, so smaller teams,
+// more of them, win, while at `large` the 16 warps a team of vector's passes keep more loads in
+// flight (bench/results/h100/tune/NOTES.md). The small preset (CI, the gate's sanitizers) keeps
+// the plain shape. A step makes them once (a function-local static) and its factory reads them.
 inline StepTunings<OmpResidentShape> omp_resident_tunings(std::string_view steps,
                                                           std::int64_t registers,
-                                                          const OmpResidentShape& seed = {}) {
+                                                          const OmpResidentShape& seed = {},
+                                                          const OmpResidentShape& large = {}) {
   const std::int64_t fit = omp_resident_warps_a_multiprocessor(registers);
   check_omp_resident_shape(seed, registers);
-  const std::string plain_warps = std::to_string(omp_resident_max_thread_limit);
+  check_omp_resident_shape(large, registers);
+  const OmpResidentShape plain;
   StepTunings<OmpResidentShape> tunings;
   tunings.integer(
       {.key = "omp_thread_limit",
@@ -96,19 +98,22 @@ inline StepTunings<OmpResidentShape> omp_resident_tunings(std::string_view steps
                            "to a multiple of 4) at most {}, what a multiprocessor holds at {} "
                            "registers a lane",
                            steps, omp_resident_max_thread_limit, fit, registers),
-       .presets = presets_of(std::to_string(seed.thread_limit), plain_warps, plain_warps),
+       .presets = presets_of(std::to_string(seed.thread_limit), std::to_string(plain.thread_limit),
+                             std::to_string(large.thread_limit)),
        .minimum = 1,
        .maximum = double(omp_resident_max_thread_limit)},
       &OmpResidentShape::thread_limit);
-  tunings.integer({.key = "omp_teams_per_sm",
-                   .help = fmt::format("{}: teams of the resident region a multiprocessor, 1 to "
-                                       "{} (all must be resident at once: omp_thread_limit, "
-                                       "rounded up to a multiple of 4, times it at most {})",
-                                       steps, omp_resident_max_teams_per_sm, fit),
-                   .presets = presets_of(std::to_string(seed.teams_per_sm), "1", "1"),
-                   .minimum = 1,
-                   .maximum = double(omp_resident_max_teams_per_sm)},
-                  &OmpResidentShape::teams_per_sm);
+  tunings.integer(
+      {.key = "omp_teams_per_sm",
+       .help = fmt::format("{}: teams of the resident region a multiprocessor, 1 to "
+                           "{} (all must be resident at once: omp_thread_limit, "
+                           "rounded up to a multiple of 4, times it at most {})",
+                           steps, omp_resident_max_teams_per_sm, fit),
+       .presets = presets_of(std::to_string(seed.teams_per_sm), std::to_string(plain.teams_per_sm),
+                             std::to_string(large.teams_per_sm)),
+       .minimum = 1,
+       .maximum = double(omp_resident_max_teams_per_sm)},
+      &OmpResidentShape::teams_per_sm);
   tunings.check(
       [registers](const OmpResidentShape& shape) { check_omp_resident_shape(shape, registers); });
   return tunings;

@@ -3,7 +3,8 @@
 // launching a region of one team a multiprocessor, longer than a step of the seed's n = 4096
 // takes). One team a multiprocessor by default (omp_teams_per_sm, optimize_resident's
 // gangs_per_sm in OpenMP; never more than can all run at once, kit/omp_resident_shape.hpp), 16
-// warps a team (omp_thread_limit), the steps separated by omp_grid_barrier
+// warps a team (omp_thread_limit), three teams of one warp at the seed's size (seed_shape
+// below), the steps separated by omp_grid_barrier
 // (kit/omp_grid_barrier.hpp); `parallel` over the team's warps (an OpenMP thread is a warp in
 // GCC's nvptx OpenMP), a warp a row at a time, `simd` over its 32 lanes, `cells` columns a warp
 // apart a lane, all loaded before any is stored. The arithmetic and the stores are optimize's (an
@@ -26,9 +27,13 @@ constexpr int warp = 32;
 // budget for this step, which the co-residency check of the shape counts with.
 constexpr std::int64_t registers = 96;
 
+// Three teams of one warp a multiprocessor at the seed's size: 1.9x the plain shape on an H100,
+// measured with alternate=0 (bench/results/h100/tune/NOTES.md; `large` not yet searched).
+constexpr OmpResidentShape seed_shape{.thread_limit = 1, .teams_per_sm = 3};
+
 const StepTunings<OmpResidentShape>& resident_tunings() {
   static const StepTunings<OmpResidentShape> tunings =
-      omp_resident_tunings("omp_target_resident", registers);
+      omp_resident_tunings("omp_target_resident", registers, seed_shape);
   return tunings;
 }
 

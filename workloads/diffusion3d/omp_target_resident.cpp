@@ -2,8 +2,8 @@
 // ONE target region instead of a region a step (GCC 12 spends about a millisecond launching a
 // region of one team a multiprocessor, longer than a step of the seed's grid takes). One team a
 // multiprocessor by default (omp_teams_per_sm; never more than can all run at once,
-// kit/omp_resident_shape.hpp), 16 warps a team (omp_thread_limit), the steps separated by
-// omp_grid_barrier
+// kit/omp_resident_shape.hpp), 16 warps a team (omp_thread_limit), smaller teams at the seed's
+// and large sizes (seed_shape, large_shape below), the steps separated by omp_grid_barrier
 // (kit/omp_grid_barrier.hpp); `parallel` over the team's warps (an OpenMP thread is a warp in
 // GCC's nvptx OpenMP), a warp takes whole (j, k) rows, and `simd` puts its 32 lanes on the row's
 // cells 32 apart, `cells` of them a lane, all loaded before any is stored: the loop body of
@@ -32,9 +32,15 @@ constexpr int cells = 4;
 // budget for this step, which the co-residency check of the shape counts with.
 constexpr std::int64_t registers = 112;
 
+// Four teams of one warp a multiprocessor at the seed's size, three of two at `large`: 8.3x and
+// 1.8x the plain shape on an H100, measured with alternate=0 (bench/results/h100/tune/NOTES.md:
+// alternate=1, the default, was never slower than 0 in any of jacobi2d's 30 pairs of shapes).
+constexpr OmpResidentShape seed_shape{.thread_limit = 1, .teams_per_sm = 4};
+constexpr OmpResidentShape large_shape{.thread_limit = 2, .teams_per_sm = 3};
+
 const StepTunings<OmpResidentShape>& resident_tunings() {
   static const StepTunings<OmpResidentShape> tunings =
-      omp_resident_tunings("omp_target_resident", registers);
+      omp_resident_tunings("omp_target_resident", registers, seed_shape, large_shape);
   return tunings;
 }
 

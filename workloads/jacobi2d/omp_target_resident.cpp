@@ -2,7 +2,8 @@
 // ONE target region, the convergence check inside it, instead of a region a sweep (GCC 12 spends
 // about a millisecond launching a region of one team a multiprocessor, far longer than a sweep
 // of the seed's grid takes). One team a multiprocessor by default (omp_teams_per_sm; never more
-// than can all run at once, kit/omp_resident_shape.hpp), 16 warps a team (omp_thread_limit), the
+// than can all run at once, kit/omp_resident_shape.hpp), 16 warps a team (omp_thread_limit);
+// four teams of two warps at the seed's size (seed_shape below), the
 // sweeps separated by omp_grid_barrier (kit/omp_grid_barrier.hpp); `parallel` over the
 // team's warps (an OpenMP thread is a warp in GCC's nvptx OpenMP), a warp takes pieces of a row,
 // and `simd` puts its 32 lanes on the piece's columns 32 apart, `cells` of them a lane, all
