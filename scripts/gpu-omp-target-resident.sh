@@ -28,9 +28,15 @@ shapes() {  # shapes WORKLOAD VARIANT ARGS...
   local workload=$1 variant=$2
   shift 2
   echo "== GOMP_DEBUG $workload/$variant" >> "$out/gomp_debug.txt"
+  # The launch lines apart from the JIT's register lines (one a kernel of every image, many
+  # more), which would crowd them out of a common top-N.
   GOMP_DEBUG=1 timeout 120 "$acclab" run "$workload" --variant "$variant" --reps 1 --quiet "$@" \
-    2>&1 | grep -E "registers|launch" | sed 's/0x[0-9a-f]*//g' | sort | uniq -c |
-    sort -rn | head -12 >> "$out/gomp_debug.txt"
+    > "$out/gomp_debug.raw" 2>&1
+  grep "GOMP_OFFLOAD_run: kernel" "$out/gomp_debug.raw" | sed 's/0x[0-9a-f]*//g' | sort |
+    uniq -c | sort -rn >> "$out/gomp_debug.txt"
+  grep -E "used [0-9]+ registers" "$out/gomp_debug.raw" | sed 's/0x[0-9a-f]*//g' | sort |
+    uniq -c | sort -rn | head -8 >> "$out/gomp_debug.txt"
+  rm -f "$out/gomp_debug.raw"
 }
 shapes vector triad_omp_target_resident --preset small
 shapes vector dot_omp_target_resident --preset small
