@@ -42,12 +42,6 @@ double seconds_of(F&& work) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const auto n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024)); }
 
 }  // namespace
@@ -152,7 +146,7 @@ class Measurement {
       transfer_times.push_back(t);
       if (t > 1.0) break;  // long transfers: one measurement is plenty
     }
-    if (!transfer_times.empty()) result_.transfer_s = median_of(transfer_times);
+    if (!transfer_times.empty()) result_.transfer_s = stats::median(transfer_times);
   }
 
   void timed_runs() {
@@ -185,10 +179,10 @@ class Measurement {
     result_.mpi = instance_->distribution();
     if (variant_.distributed && !own_times_s_.empty() && result_.mpi.is_object()) {
       // Each rank's median run, summarised: how evenly the ranks' parts took their time.
-      std::vector<double> medians = mpi::all_gather(median_of(own_times_s_));
+      std::vector<double> medians = mpi::all_gather(stats::median(own_times_s_));
       std::sort(medians.begin(), medians.end());
       result_.mpi["rank_seconds"] = {
-          {"min", medians.front()}, {"median", median_of(medians)}, {"max", medians.back()}};
+          {"min", medians.front()}, {"median", stats::median(medians)}, {"max", medians.back()}};
     }
   }
 
@@ -222,7 +216,7 @@ void summarise_times(const Variant& variant, const Params& params, Result& resul
   std::sort(sorted.begin(), sorted.end());
   result.min_s = sorted.front();
   result.max_s = sorted.back();
-  result.median_s = median_of(sorted);
+  result.median_s = stats::median(sorted);
   if (result.median_s > 0) {
     if (variant.model.flops)
       result.gflops = variant.model.flops(params, result.outputs) / result.median_s / 1e9;
