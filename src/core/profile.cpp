@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/enum_names.hpp"
+
 namespace acclab::profile {
 
 #ifndef ACCLAB_HAVE_OPENACC
@@ -62,35 +64,23 @@ nlohmann::json Stats::json(bool with_bytes) const {
   return j;
 }
 
-const char* to_string(Counter counter) {
-  switch (counter) {
-    case Counter::region:
-      return "entered";
-    case Counter::device_init:
-      return "device_init";
-    case Counter::compute_construct:
-      return "compute_construct";
-    case Counter::enter_data:
-      return "enter_data";
-    case Counter::exit_data:
-      return "exit_data";
-    case Counter::update:
-      return "update";
-    case Counter::upload:
-      return "upload";
-    case Counter::download:
-      return "download";
-    case Counter::wait:
-      return "wait";
-    case Counter::cuda_host_to_device:
-      return "cuda_host_to_device";
-    case Counter::cuda_device_to_host:
-      return "cuda_device_to_host";
-    case Counter::cuda_device_to_device:
-      return "cuda_device_to_device";
-  }
-  return "?";
-}
+constexpr auto kCounterNames = std::to_array<EnumName<Counter>>({
+    {Counter::region, "entered"},
+    {Counter::device_init, "device_init"},
+    {Counter::compute_construct, "compute_construct"},
+    {Counter::enter_data, "enter_data"},
+    {Counter::exit_data, "exit_data"},
+    {Counter::update, "update"},
+    {Counter::upload, "upload"},
+    {Counter::download, "download"},
+    {Counter::wait, "wait"},
+    {Counter::cuda_host_to_device, "cuda_host_to_device"},
+    {Counter::cuda_device_to_host, "cuda_device_to_host"},
+    {Counter::cuda_device_to_device, "cuda_device_to_device"},
+});
+static_assert(kCounterNames.size() == counter_count);
+
+const char* to_string(Counter counter) { return name_of(kCounterNames, counter); }
 
 nlohmann::json RegionProfile::json() const {
   nlohmann::json j = {{"region", path}};

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/compare_stats.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/host_load.hpp"
 #include "core/mpi_env.hpp"
@@ -14,16 +15,16 @@
 
 namespace acclab {
 
-const char* to_string(Status status) {
-  switch (status) {
-    case Status::verified:
-      return "verified";
-    case Status::failed:
-      return "failed";
-    case Status::unavailable:
-      return "unavailable";
-  }
-  return "?";
+constexpr auto kStatusNames = std::to_array<EnumName<Status>>({
+    {Status::verified, "verified"},
+    {Status::failed, "failed"},
+    {Status::unavailable, "unavailable"},
+});
+
+const char* to_string(Status status) { return name_of(kStatusNames, status); }
+
+std::optional<Status> status_named(std::string_view name) {
+  return value_named(kStatusNames, name);
 }
 
 namespace {
