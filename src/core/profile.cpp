@@ -42,6 +42,16 @@ RegionProfile& region_of(const std::string& path) {
   return store->regions.back();
 }
 
+// The statistics of `launch` (an OpenACC launch shape or a CUDA kernel) in a region's list of
+// them, added on its first launch.
+template <typename Launch>
+Stats& stats_of(std::vector<std::pair<Launch, Stats>>& launches, const Launch& launch) {
+  auto it = std::find_if(launches.begin(), launches.end(),
+                         [&](const auto& entry) { return entry.first == launch; });
+  if (it == launches.end()) it = launches.insert(launches.end(), {launch, Stats{}});
+  return it->second;
+}
+
 double microseconds(double seconds) { return seconds * 1e6; }
 
 }  // namespace
@@ -223,22 +233,14 @@ void record_launch(const AccLaunch& launch, double seconds) {
   if (!active()) return;
   std::lock_guard lock(store_mutex);
   if (!store) return;
-  auto& launches = region_of(thread_path).acc_launches;
-  auto it = std::find_if(launches.begin(), launches.end(),
-                         [&](const auto& entry) { return entry.first == launch; });
-  if (it == launches.end()) it = launches.insert(launches.end(), {launch, Stats{}});
-  it->second.add(seconds);
+  stats_of(region_of(thread_path).acc_launches, launch).add(seconds);
 }
 
 void record_cuda_kernel_in(const std::string& path, const CudaLaunch& launch, double seconds) {
   if (!active()) return;
   std::lock_guard lock(store_mutex);
   if (!store) return;
-  auto& kernels = region_of(path).cuda_kernels;
-  auto it = std::find_if(kernels.begin(), kernels.end(),
-                         [&](const auto& entry) { return entry.first == launch; });
-  if (it == kernels.end()) it = kernels.insert(kernels.end(), {launch, Stats{}});
-  it->second.add(seconds);
+  stats_of(region_of(path).cuda_kernels, launch).add(seconds);
 }
 
 }  // namespace acclab::profile
