@@ -52,8 +52,7 @@ void add_compare_options(CLI::App* cmd, CompareArgs& args) {
                   "result files of acclab run or ladder --format json: the baseline first, then "
                   "one or more to compare with it");
   cmd->add_option("--format", args.format, "text (the default; table is the same), json or csv");
-  cmd->add_option("--out", args.out, "write the report to FILE instead of stdout")
-      ->check(non_empty_path());
+  add_report_out_option(cmd, args.out);
   cmd->add_option("--noise", args.noise_percent,
                   fmt::format("the practical threshold, in percent (default {}): a difference of "
                               "medians within it is `same` however small its p",

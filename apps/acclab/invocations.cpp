@@ -79,10 +79,9 @@ std::optional<RunFile> read_invocation_result(const std::filesystem::path& path)
   }
 }
 
+// A status that is neither verified nor failed (or none) is unavailable.
 Status status_of(const std::string& text) {
-  if (text == "verified") return Status::verified;
-  if (text == "failed") return Status::failed;
-  return Status::unavailable;
+  return status_named(text).value_or(Status::unavailable);
 }
 
 std::optional<double> optional_number(const nlohmann::json& j, const char* key) {

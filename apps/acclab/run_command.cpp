@@ -135,11 +135,7 @@ void check_ranks(const RunArgs& args, const std::vector<const Variant*>& variant
 
 // The arguments that name something (safe_text.hpp's require_utf8_name); --out is a path.
 void check_names(const RunArgs& args) {
-  require_utf8_name("workload", args.workload);
-  require_utf8_name("--variant", args.variant);
-  if (args.preset) require_utf8_name("--preset", *args.preset);
-  for (const auto& set : args.sets) require_utf8_name("--set", set);
-  require_utf8_name("--format", args.format);
+  require_utf8_step_names(args);
   require_utf8_name("--devices", args.devices);
 }
 
@@ -222,8 +218,7 @@ void add_run_options(CLI::App* cmd, RunArgs& args) {
   add_integer_option(cmd, "--reps", args.reps, 1, std::numeric_limits<int>::max(),
                      "timed repetitions after the warm-up (default 5)");
   cmd->add_option("--format", args.format, "table, json or csv");
-  cmd->add_option("--out", args.out, "write the report to FILE instead of stdout")
-      ->check(non_empty_path());
+  add_report_out_option(cmd, args.out);
   cmd->add_option("--report", args.report,
                   "after the run, write the HTML page acclab report draws of its results: "
                   "ladder chart, roofline, notes, provenance (one self-contained file)")

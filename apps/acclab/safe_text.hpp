@@ -29,4 +29,15 @@ inline void require_utf8_name(std::string_view option, std::string_view value) {
                                option, printable(value)));
 }
 
+// The names by which acclab run, ladder and tune pick their steps and print them: those of
+// RunArgs and TuneArgs alike.
+template <typename StepArgs>
+void require_utf8_step_names(const StepArgs& args) {
+  require_utf8_name("workload", args.workload);
+  require_utf8_name("--variant", args.variant);
+  if (args.preset) require_utf8_name("--preset", *args.preset);
+  for (const auto& set : args.sets) require_utf8_name("--set", set);
+  require_utf8_name("--format", args.format);
+}
+
 }  // namespace acclab

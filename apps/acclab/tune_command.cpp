@@ -169,8 +169,7 @@ void add_tune_options(CLI::App* cmd, TuneArgs& args) {
                      std::numeric_limits<std::uint64_t>::max(),
                      "seed of the random draws (default 1)");
   cmd->add_option("--format", args.format, "table or json");
-  cmd->add_option("--out", args.out, "write the report to FILE instead of stdout")
-      ->check(non_empty_path());
+  add_report_out_option(cmd, args.out);
   cmd->add_option("--save-tunings", args.save_tunings,
                   "write each step's best tunings to FILE, keyed by device and compiler (entries "
                   "of other keys, steps or presets already in FILE are kept); acclab run "
@@ -186,11 +185,7 @@ namespace {
 
 // The arguments' own checks, before anything is read or run.
 void check_tune_arguments(const TuneArgs& args) {
-  require_utf8_name("workload", args.workload);
-  require_utf8_name("--variant", args.variant);
-  if (args.preset) require_utf8_name("--preset", *args.preset);
-  for (const auto& set : args.sets) require_utf8_name("--set", set);
-  require_utf8_name("--format", args.format);
+  require_utf8_step_names(args);
   require_utf8_name("--strategy", args.strategy);
   if (mpi::size() > 1) {
     throw UsageError(

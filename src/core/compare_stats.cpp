@@ -5,6 +5,8 @@
 #include <numeric>
 #include <random>
 
+#include "core/enum_names.hpp"
+
 namespace acclab::stats {
 
 double median(std::vector<double> values) {
@@ -127,21 +129,15 @@ RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const 
   return result;
 }
 
-std::string to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::faster:
-      return "faster";
-    case Verdict::slower:
-      return "slower";
-    case Verdict::same:
-      return "same";
-    case Verdict::too_few_reps:
-      return "too few reps";
-    case Verdict::too_few_invocations:
-      return "too few invocations";
-  }
-  return "?";
-}
+constexpr auto kVerdictNames = std::to_array<EnumName<Verdict>>({
+    {Verdict::faster, "faster"},
+    {Verdict::slower, "slower"},
+    {Verdict::same, "same"},
+    {Verdict::too_few_reps, "too few reps"},
+    {Verdict::too_few_invocations, "too few invocations"},
+});
+
+std::string to_string(Verdict verdict) { return name_of(kVerdictNames, verdict); }
 
 bool beyond_noise(double ratio, double noise_percent) {
   const double factor = 1 + noise_percent / 100;

@@ -12,8 +12,8 @@
 
 namespace acclab::stats {
 
-// The median as the runner computes it (core/runner.cpp): the middle value, or the mean of the
-// two middle values of an even count. `values` must not be empty.
+// The median of every time acclab reports (core/runner.cpp's too): the middle value, or the
+// mean of the two middle values of an even count. `values` must not be empty.
 double median(std::vector<double> values);
 
 struct MannWhitney {

@@ -185,28 +185,19 @@ struct TuningSet {
 template <typename Tunings>
 class StepTunings {
  public:
-  StepTunings& integer(ParamSpec spec, std::int64_t Tunings::*member) {
+  // Member: the type the comment above names for each, plain or in std::optional.
+  template <typename Member>
+  StepTunings& integer(ParamSpec spec, Member Tunings::*member) {
     fields_.integer(spec.key, member);
     return add(std::move(spec), ParamType::integer);
   }
-  // An optional parameter (its presets empty): unset leaves the member std::nullopt.
-  StepTunings& integer(ParamSpec spec, std::optional<std::int64_t> Tunings::*member) {
-    fields_.integer(spec.key, member);
-    return add(std::move(spec), ParamType::integer);
-  }
-  StepTunings& flag(ParamSpec spec, bool Tunings::*member) {
+  template <typename Member>
+  StepTunings& flag(ParamSpec spec, Member Tunings::*member) {
     fields_.flag(spec.key, member);
     return add(std::move(spec), ParamType::boolean);
   }
-  StepTunings& flag(ParamSpec spec, std::optional<bool> Tunings::*member) {
-    fields_.flag(spec.key, member);
-    return add(std::move(spec), ParamType::boolean);
-  }
-  StepTunings& text(ParamSpec spec, std::string Tunings::*member) {
-    fields_.text(spec.key, member);
-    return add(std::move(spec), ParamType::text);
-  }
-  StepTunings& text(ParamSpec spec, std::optional<std::string> Tunings::*member) {
+  template <typename Member>
+  StepTunings& text(ParamSpec spec, Member Tunings::*member) {
     fields_.text(spec.key, member);
     return add(std::move(spec), ParamType::text);
   }

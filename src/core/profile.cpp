@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/enum_names.hpp"
+
 namespace acclab::profile {
 
 #ifndef ACCLAB_HAVE_OPENACC
@@ -40,6 +42,16 @@ RegionProfile& region_of(const std::string& path) {
   return store->regions.back();
 }
 
+// The statistics of `launch` (an OpenACC launch shape or a CUDA kernel) in a region's list of
+// them, added on its first launch.
+template <typename Launch>
+Stats& stats_of(std::vector<std::pair<Launch, Stats>>& launches, const Launch& launch) {
+  auto it = std::find_if(launches.begin(), launches.end(),
+                         [&](const auto& entry) { return entry.first == launch; });
+  if (it == launches.end()) it = launches.insert(launches.end(), {launch, Stats{}});
+  return it->second;
+}
+
 double microseconds(double seconds) { return seconds * 1e6; }
 
 }  // namespace
@@ -62,35 +74,23 @@ nlohmann::json Stats::json(bool with_bytes) const {
   return j;
 }
 
-const char* to_string(Counter counter) {
-  switch (counter) {
-    case Counter::region:
-      return "entered";
-    case Counter::device_init:
-      return "device_init";
-    case Counter::compute_construct:
-      return "compute_construct";
-    case Counter::enter_data:
-      return "enter_data";
-    case Counter::exit_data:
-      return "exit_data";
-    case Counter::update:
-      return "update";
-    case Counter::upload:
-      return "upload";
-    case Counter::download:
-      return "download";
-    case Counter::wait:
-      return "wait";
-    case Counter::cuda_host_to_device:
-      return "cuda_host_to_device";
-    case Counter::cuda_device_to_host:
-      return "cuda_device_to_host";
-    case Counter::cuda_device_to_device:
-      return "cuda_device_to_device";
-  }
-  return "?";
-}
+constexpr auto kCounterNames = std::to_array<EnumName<Counter>>({
+    {Counter::region, "entered"},
+    {Counter::device_init, "device_init"},
+    {Counter::compute_construct, "compute_construct"},
+    {Counter::enter_data, "enter_data"},
+    {Counter::exit_data, "exit_data"},
+    {Counter::update, "update"},
+    {Counter::upload, "upload"},
+    {Counter::download, "download"},
+    {Counter::wait, "wait"},
+    {Counter::cuda_host_to_device, "cuda_host_to_device"},
+    {Counter::cuda_device_to_host, "cuda_device_to_host"},
+    {Counter::cuda_device_to_device, "cuda_device_to_device"},
+});
+static_assert(kCounterNames.size() == counter_count);
+
+const char* to_string(Counter counter) { return name_of(kCounterNames, counter); }
 
 nlohmann::json RegionProfile::json() const {
   nlohmann::json j = {{"region", path}};
@@ -233,22 +233,14 @@ void record_launch(const AccLaunch& launch, double seconds) {
   if (!active()) return;
   std::lock_guard lock(store_mutex);
   if (!store) return;
-  auto& launches = region_of(thread_path).acc_launches;
-  auto it = std::find_if(launches.begin(), launches.end(),
-                         [&](const auto& entry) { return entry.first == launch; });
-  if (it == launches.end()) it = launches.insert(launches.end(), {launch, Stats{}});
-  it->second.add(seconds);
+  stats_of(region_of(thread_path).acc_launches, launch).add(seconds);
 }
 
 void record_cuda_kernel_in(const std::string& path, const CudaLaunch& launch, double seconds) {
   if (!active()) return;
   std::lock_guard lock(store_mutex);
   if (!store) return;
-  auto& kernels = region_of(path).cuda_kernels;
-  auto it = std::find_if(kernels.begin(), kernels.end(),
-                         [&](const auto& entry) { return entry.first == launch; });
-  if (it == kernels.end()) it = kernels.insert(kernels.end(), {launch, Stats{}});
-  it->second.add(seconds);
+  stats_of(region_of(path).cuda_kernels, launch).add(seconds);
 }
 
 }  // namespace acclab::profile

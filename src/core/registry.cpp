@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/glob.hpp"
 
@@ -16,21 +17,15 @@ const char* to_string(Precision precision) {
   return precision == Precision::fp32 ? "fp32" : "fp64";
 }
 
-const char* to_string(Backend backend) {
-  switch (backend) {
-    case Backend::serial:
-      return "serial";
-    case Backend::openmp:
-      return "openmp";
-    case Backend::openacc:
-      return "openacc";
-    case Backend::omptarget:
-      return "omptarget";
-    case Backend::cuda:
-      return "cuda";
-  }
-  return "?";
-}
+constexpr auto kBackendNames = std::to_array<EnumName<Backend>>({
+    {Backend::serial, "serial"},
+    {Backend::openmp, "openmp"},
+    {Backend::openacc, "openacc"},
+    {Backend::omptarget, "omptarget"},
+    {Backend::cuda, "cuda"},
+});
+
+const char* to_string(Backend backend) { return name_of(kBackendNames, backend); }
 
 void Registry::add_workload(Workload workload) {
   if (std::any_of(workloads_.begin(), workloads_.end(),
@@ -142,19 +137,14 @@ bool declares(const Variant& variant, const std::string& key) {
   return std::find(variant.tunings.begin(), variant.tunings.end(), key) != variant.tunings.end();
 }
 
-const char* type_name(ParamType type) {
-  switch (type) {
-    case ParamType::integer:
-      return "integer";
-    case ParamType::real:
-      return "real";
-    case ParamType::text:
-      return "text";
-    case ParamType::boolean:
-      return "boolean";
-  }
-  return "?";
-}
+constexpr auto kParamTypeNames = std::to_array<EnumName<ParamType>>({
+    {ParamType::integer, "integer"},
+    {ParamType::real, "real"},
+    {ParamType::text, "text"},
+    {ParamType::boolean, "boolean"},
+});
+
+const char* type_name(ParamType type) { return name_of(kParamTypeNames, type); }
 
 }  // namespace
 

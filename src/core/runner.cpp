@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/compare_stats.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/host_load.hpp"
 #include "core/mpi_env.hpp"
@@ -14,16 +15,16 @@
 
 namespace acclab {
 
-const char* to_string(Status status) {
-  switch (status) {
-    case Status::verified:
-      return "verified";
-    case Status::failed:
-      return "failed";
-    case Status::unavailable:
-      return "unavailable";
-  }
-  return "?";
+constexpr auto kStatusNames = std::to_array<EnumName<Status>>({
+    {Status::verified, "verified"},
+    {Status::failed, "failed"},
+    {Status::unavailable, "unavailable"},
+});
+
+const char* to_string(Status status) { return name_of(kStatusNames, status); }
+
+std::optional<Status> status_named(std::string_view name) {
+  return value_named(kStatusNames, name);
 }
 
 namespace {
@@ -40,12 +41,6 @@ double seconds_of(F&& work) {
   auto start = std::chrono::steady_clock::now();
   work();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const auto n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024)); }
@@ -96,6 +91,165 @@ void Runner::check_memory(const Variant& variant, const Workload& workload, cons
   }
 }
 
+namespace {
+
+// One variant's measurement, phase by phase in the order the harness promises (setup, untimed
+// warm-up, transfers alone, timed runs, copy out, verify), each phase under its profile region
+// and filling `result` as it goes. The instance lives as long as this object, so that the
+// caller's region around it sees the device memory freed.
+class Measurement {
+ public:
+  // `ranks`: several MPI ranks run this variant together. Every decision below that depends on
+  // a time is then taken on the slowest rank's, so that all ranks make it alike and meet in the
+  // same collectives; a run's time is the slowest rank's.
+  Measurement(const Variant& variant, const Params& params, const RunOptions& options, bool ranks,
+              Result& result)
+      : variant_(variant),
+        params_(params),
+        options_(options),
+        ranks_(ranks),
+        result_(result),
+        reps_(options.reps) {}
+
+  void setup() {
+    instance_ = variant_.factory(params_);
+    progress("setup");
+    const profile::Region phase("setup");
+    result_.setup_s = seconds_of([&] { instance_->setup(); });
+  }
+
+  // A warm-up longer than options.long_run_s leaves one timed run instead of reps.
+  void warm_up() {
+    progress("warm-up");
+    reset();
+    run_started(0);
+    const profile::Region phase("warm-up");
+    const double warm_up_s = slowest(seconds_of([&] { instance_->run(); }));
+    if (options_.long_run_s > 0 && warm_up_s > options_.long_run_s && reps_ > 1) {
+      reps_ = 1;
+      result_.reps = 1;
+      result_.note = fmt::format("timed once: the warm-up run took {}", format_seconds(warm_up_s)) +
+                     (result_.note.empty() ? "" : "; " + result_.note);
+    }
+  }
+
+  // Before the timed runs: transfers alone may leave garbage in host arrays that the next run()
+  // overwrites, and the last timed run leaves the results for verify().
+  void transfers_alone() {
+    std::vector<double> transfer_times;
+    for (int rep = 0; rep < std::min(reps_, 3); ++rep) {
+      progress("transfers alone");
+      bool moved = true;
+      reset();
+      const profile::Region phase("transfers alone");
+      double t = slowest(seconds_of([&] { moved = instance_->transfers_only(); }));
+      if (!moved) break;
+      transfer_times.push_back(t);
+      if (t > 1.0) break;  // long transfers: one measurement is plenty
+    }
+    if (!transfer_times.empty()) result_.transfer_s = stats::median(transfer_times);
+  }
+
+  void timed_runs() {
+    for (int rep = 0; rep < reps_; ++rep) {
+      progress(fmt::format("run {}/{}", rep + 1, reps_));
+      run_started(rep + 1);
+      reset();
+      mpi::barrier();  // every rank starts the timed run together
+      const profile::Region phase("timed runs");
+      own_times_s_.push_back(seconds_of([&] { instance_->run(); }));
+      result_.times_s.push_back(slowest(own_times_s_.back()));
+    }
+  }
+
+  void copy_out() {
+    progress("copy out");
+    const profile::Region phase("copy out");
+    result_.copy_out_s = seconds_of([&] { instance_->finish(); });
+  }
+
+  void verify() {
+    if (options_.corrupt_result) instance_->corrupt_result();
+    progress("verify");
+    const profile::Region phase("verify");
+    auto check = instance_->verify();
+    result_.status = check.ok ? Status::verified : Status::failed;
+    result_.verification = check.detail;
+    result_.outputs = check.outputs;
+    if (!check.ok) result_.error = check.detail;
+    result_.mpi = instance_->distribution();
+    if (variant_.distributed && !own_times_s_.empty() && result_.mpi.is_object()) {
+      // Each rank's median run, summarised: how evenly the ranks' parts took their time.
+      std::vector<double> medians = mpi::all_gather(stats::median(own_times_s_));
+      std::sort(medians.begin(), medians.end());
+      result_.mpi["rank_seconds"] = {
+          {"min", medians.front()}, {"median", stats::median(medians)}, {"max", medians.back()}};
+    }
+  }
+
+ private:
+  void progress(const std::string& what) const {
+    if (options_.progress) options_.progress(fmt::format("{}: {}", variant_.id(), what));
+  }
+  void run_started(int run) const {
+    if (options_.run_started) options_.run_started(run, reps_);
+  }
+  // Untimed: its events are kept apart from the phase that follows.
+  void reset() {
+    const profile::Region phase("reset");
+    instance_->reset();
+  }
+  double slowest(double seconds) const { return ranks_ ? mpi::max_over_ranks(seconds) : seconds; }
+
+  const Variant& variant_;
+  const Params& params_;
+  const RunOptions& options_;
+  const bool ranks_;
+  Result& result_;
+  int reps_;  // options.reps, or 1 after a long warm-up
+  std::unique_ptr<Instance> instance_;
+  std::vector<double> own_times_s_;  // this rank's own, where result.times_s has the slowest's
+};
+
+// min, median and max of the timed runs, and the model's rates at the median.
+void summarise_times(const Variant& variant, const Params& params, Result& result) {
+  auto sorted = result.times_s;
+  std::sort(sorted.begin(), sorted.end());
+  result.min_s = sorted.front();
+  result.max_s = sorted.back();
+  result.median_s = stats::median(sorted);
+  if (result.median_s > 0) {
+    if (variant.model.flops)
+      result.gflops = variant.model.flops(params, result.outputs) / result.median_s / 1e9;
+    if (variant.model.bytes) {
+      result.gbytes_per_s = variant.model.bytes(params, result.outputs) / result.median_s / 1e9;
+    }
+  }
+}
+
+// The result's GB/s as a fraction of `limit_gbytes_per_s`, the copy bandwidth where it ran.
+void set_limit_fraction(Result& result, std::optional<double> limit_gbytes_per_s) {
+  result.limit_gbytes_per_s = limit_gbytes_per_s;
+  if (result.limit_gbytes_per_s && *result.limit_gbytes_per_s > 0) {
+    result.limit_fraction = result.gbytes_per_s / *result.limit_gbytes_per_s;
+  }
+  // More than the measured limit is a wrong figure, never a result: a problem held in cache,
+  // or a limit measured on a busy machine (Machine measures a busy-marked figure again on
+  // the first idle run) is flagged rather than printed as a fraction above 1.
+  if (result.limit_fraction && *result.limit_fraction > kLimitSlack) {
+    add_note(
+        result,
+        fmt::format("{:.0f} % of the {} copy limit measured ({:.1f} GB/s): a problem "
+                    "held in cache, or a limit measured on a busy machine; %limit left "
+                    "out",
+                    100 * *result.limit_fraction, result.place == Place::gpu ? "device" : "host",
+                    *result.limit_gbytes_per_s));
+    result.limit_fraction.reset();
+  }
+}
+
+}  // namespace
+
 Result Runner::run(const Variant& variant, const Workload& workload, const Params& params,
                    const RunOptions& options) {
   Result result;
@@ -115,95 +269,19 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
   if (variant.backend == Backend::omptarget && result.place == Place::host) {
     result.note = "no offload device: the OpenMP target regions ran on the host";
   }
-  auto progress = [&](const std::string& what) {
-    if (options.progress) options.progress(fmt::format("{}: {}", variant.id(), what));
-  };
-  auto run_started = [&](int run, int reps) {
-    if (options.run_started) options.run_started(run, reps);
-  };
 
-  // Several MPI ranks run this variant together: every decision below that depends on a time
-  // is taken on the slowest rank's, so that all ranks make it alike and meet in the same
-  // collectives; a run's time is the slowest rank's.
   const bool ranks = variant.distributed && mpi::size() > 1;
-  auto slowest = [&](double seconds) { return ranks ? mpi::max_over_ranks(seconds) : seconds; };
-  std::vector<double> own_times_s;
-
   std::optional<profile::Session> session;
   if (options.profile) session.emplace();
   try {
     const profile::Region whole(variant.id());
-    auto instance = variant.factory(params);
-    progress("setup");
-    {
-      const profile::Region phase("setup");
-      result.setup_s = seconds_of([&] { instance->setup(); });
-    }
-    progress("warm-up");
-    // reset() is untimed: its events are kept apart from the phase that follows.
-    auto reset = [&] {
-      const profile::Region phase("reset");
-      instance->reset();
-    };
-    reset();
-    int reps = options.reps;
-    run_started(0, reps);
-    {
-      const profile::Region phase("warm-up");
-      const double warm_up_s = slowest(seconds_of([&] { instance->run(); }));
-      if (options.long_run_s > 0 && warm_up_s > options.long_run_s && reps > 1) {
-        reps = 1;
-        result.reps = 1;
-        result.note =
-            fmt::format("timed once: the warm-up run took {}", format_seconds(warm_up_s)) +
-            (result.note.empty() ? "" : "; " + result.note);
-      }
-    }
-    // Transfers alone come before the timed runs: they may leave garbage in host arrays that
-    // the next run() overwrites, and the last timed run leaves the results for verify().
-    std::vector<double> transfer_times;
-    for (int rep = 0; rep < std::min(reps, 3); ++rep) {
-      progress("transfers alone");
-      bool moved = true;
-      reset();
-      const profile::Region phase("transfers alone");
-      double t = slowest(seconds_of([&] { moved = instance->transfers_only(); }));
-      if (!moved) break;
-      transfer_times.push_back(t);
-      if (t > 1.0) break;  // long transfers: one measurement is plenty
-    }
-    if (!transfer_times.empty()) result.transfer_s = median_of(transfer_times);
-    for (int rep = 0; rep < reps; ++rep) {
-      progress(fmt::format("run {}/{}", rep + 1, reps));
-      run_started(rep + 1, reps);
-      reset();
-      mpi::barrier();  // every rank starts the timed run together
-      const profile::Region phase("timed runs");
-      own_times_s.push_back(seconds_of([&] { instance->run(); }));
-      result.times_s.push_back(slowest(own_times_s.back()));
-    }
-    progress("copy out");
-    {
-      const profile::Region phase("copy out");
-      result.copy_out_s = seconds_of([&] { instance->finish(); });
-    }
-    if (options.corrupt_result) instance->corrupt_result();
-    progress("verify");
-    const profile::Region phase("verify");
-    auto check = instance->verify();
-    result.status = check.ok ? Status::verified : Status::failed;
-    result.verification = check.detail;
-    result.outputs = check.outputs;
-    if (!check.ok) result.error = check.detail;
-    result.mpi = instance->distribution();
-    if (variant.distributed && !own_times_s.empty() && result.mpi.is_object()) {
-      // Each rank's median run, summarised: how evenly the ranks' parts took their time.
-      std::vector<double> medians = mpi::all_gather(median_of(own_times_s));
-      std::sort(medians.begin(), medians.end());
-      result.mpi["rank_seconds"] = {{"min", medians.front()},
-                                    {"median", median_of(medians)},
-                                    {"max", medians.back()}};
-    }
+    Measurement measurement(variant, params, options, ranks, result);
+    measurement.setup();
+    measurement.warm_up();
+    measurement.transfers_alone();
+    measurement.timed_runs();
+    measurement.copy_out();
+    measurement.verify();
   } catch (const UsageError& e) {
     if (ranks) mpi::abort_all(2, e.what());
     throw;
@@ -216,38 +294,11 @@ Result Runner::run(const Variant& variant, const Workload& workload, const Param
   if (session) result.profile = session->finish();
 
   if (!result.times_s.empty()) {
-    auto sorted = result.times_s;
-    std::sort(sorted.begin(), sorted.end());
-    result.min_s = sorted.front();
-    result.max_s = sorted.back();
-    result.median_s = median_of(sorted);
-    if (result.median_s > 0) {
-      if (variant.model.flops)
-        result.gflops = variant.model.flops(params, result.outputs) / result.median_s / 1e9;
-      if (variant.model.bytes) {
-        result.gbytes_per_s = variant.model.bytes(params, result.outputs) / result.median_s / 1e9;
-      }
-    }
+    summarise_times(variant, params, result);
     if (variant.model.resource == Resource::memory_bandwidth) {
-      result.limit_gbytes_per_s = result.place == Place::gpu
-                                      ? machine_.device_copy_gbytes_per_s()
-                                      : std::optional<double>(machine_.host_copy_gbytes_per_s());
-      if (result.limit_gbytes_per_s && *result.limit_gbytes_per_s > 0) {
-        result.limit_fraction = result.gbytes_per_s / *result.limit_gbytes_per_s;
-      }
-      // More than the measured limit is a wrong figure, never a result: a problem held in cache,
-      // or a limit measured on a busy machine (Machine measures a busy-marked figure again on
-      // the first idle run) is flagged rather than printed as a fraction above 1.
-      if (result.limit_fraction && *result.limit_fraction > kLimitSlack) {
-        add_note(result,
-                 fmt::format("{:.0f} % of the {} copy limit measured ({:.1f} GB/s): a problem "
-                             "held in cache, or a limit measured on a busy machine; %limit left "
-                             "out",
-                             100 * *result.limit_fraction,
-                             result.place == Place::gpu ? "device" : "host",
-                             *result.limit_gbytes_per_s));
-        result.limit_fraction.reset();
-      }
+      set_limit_fraction(result, result.place == Place::gpu
+                                     ? machine_.device_copy_gbytes_per_s()
+                                     : std::optional<double>(machine_.host_copy_gbytes_per_s()));
     }
   }
   if (const std::string busy = host_load_note(); !busy.empty() && result.place == Place::host) {

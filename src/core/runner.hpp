@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/compare_stats.hpp"
@@ -16,6 +17,8 @@ namespace acclab {
 
 enum class Status { verified, failed, unavailable };
 const char* to_string(Status status);
+// The status to_string prints as `name`, or nullopt.
+std::optional<Status> status_named(std::string_view name);
 
 struct RunOptions {
   int reps = 5;

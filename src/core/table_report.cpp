@@ -72,166 +72,57 @@ std::vector<std::string> note_parts(const Result& r) {
   return parts;
 }
 
-class TableReporter : public Reporter {
- public:
-  explicit TableReporter(std::ostream& out) : out_(out) {}
-  void report_context(const ReportContext& context) override { context_ = context; }
-  void report_runs(const std::vector<Result>& results) override {
-    results_.insert(results_.end(), results.begin(), results.end());
+// " 3 invocations (median: of their medians)" after the heading where a run has several.
+std::string invocations_text(const ReportContext& context) {
+  return context.invocations > 1
+             ? fmt::format("  {} invocations (median: of their medians)", context.invocations)
+             : "";
+}
+
+// The machine the table was measured on: host, GPUs, the copy limits %limit divides by.
+std::string machine_text(const ReportContext& context) {
+  std::string machine = fmt::format("host {} ({} cores)  ", context.host.value("cpu", "?"),
+                                    context.host.value("cores", 0));
+  machine += context.devices.empty() ? "no GPU"
+                                     : fmt::format("{} x {}", context.devices.size(),
+                                                   context.devices[0].value("name", "GPU"));
+  if (context.limits.contains("host_copy_gbytes_per_s")) {
+    machine += fmt::format("  host copy {:.1f} GB/s",
+                           context.limits["host_copy_gbytes_per_s"].get<double>());
   }
-  void finalize() override {
-    if (context_.wide) {
-      print_wide();
-    } else {
-      print_fitted(context_.table_width ? context_.table_width : terminal_width());
-    }
-    print_profiles(out_, results_);
+  if (context.limits.contains("device_copy_gbytes_per_s")) {
+    machine += fmt::format("  device copy {:.1f} GB/s",
+                           context.limits["device_copy_gbytes_per_s"].get<double>());
   }
+  return machine;
+}
 
- private:
-  // Every column, each row's whole note on its line: the table as it was before it fitted.
-  void print_wide() {
-    const bool ladder = context_.command == "ladder";
-    std::string params = results_.empty() ? "" : json_text(results_.front().params.json());
-    fmt::print(out_, "acclab {} {}  preset {}  {}{}\n", context_.command, context_.workload,
-               context_.preset, params,
-               context_.invocations > 1
-                   ? fmt::format("  {} invocations (median: of their medians)",
-                                 context_.invocations)
-                   : "");
-    std::string gpus = context_.devices.empty()
-                           ? "no GPU"
-                           : fmt::format("{} x {}", context_.devices.size(),
-                                         context_.devices[0].value("name", "GPU"));
-    std::string limits;
-    if (context_.limits.contains("host_copy_gbytes_per_s")) {
-      limits += fmt::format("  host copy {:.1f} GB/s",
-                            context_.limits["host_copy_gbytes_per_s"].get<double>());
-    }
-    if (context_.limits.contains("device_copy_gbytes_per_s")) {
-      limits += fmt::format("  device copy {:.1f} GB/s",
-                            context_.limits["device_copy_gbytes_per_s"].get<double>());
-    }
-    fmt::print(out_, "host {} ({} cores)  {}{}\n\n", context_.host.value("cpu", "?"),
-               context_.host.value("cores", 0), gpus, limits);
+// "-" where a row has no value.
+std::string dash(bool have, auto&& text) { return have ? text() : std::string("-"); }
 
-    // The text columns as wide as their longest entry (at least as before), so rows line up.
-    std::size_t family_w = 8, name_w = 18, backend_w = 8;
-    for (const auto& r : results_) {
-      family_w = std::max(family_w, r.variant->family.size());
-      name_w = std::max(name_w, r.variant->name.size());
-      backend_w = std::max(backend_w, std::string(to_string(r.variant->backend)).size());
-    }
-    const std::string columns = fmt::format(
-        "{{:<{}}} {{:<{}}} {{:<{}}} {{:>4}} {{:>10}} {{:>10}} {{:>10}} {{:>10}} {{:>6}} {{:>9}} "
-        "{{:>9}} {{:>7}}",
-        family_w, name_w, backend_w);
-    fmt::print(out_, fmt::runtime(columns), "family", "variant", "backend", "step", "median",
-               "min", "max", "xfer", "xfer%", "GFLOP/s", "GB/s", "%limit");
-    if (ladder) fmt::print(out_, " {:>8} {:>8}", "vs 1st", "vs prev");
-    fmt::print(out_, "  {:<11} {}\n", "status", "note");
+// A ladder speedup; "~": within noise, as compute_ladder_speedups decided.
+std::string speedup_text(const std::optional<double>& value,
+                         const std::optional<Result::SpeedupCheck>& check) {
+  return dash(value.has_value(), [&] {
+    return fmt::format("{}{:.2f}x", check && check->within_noise ? "~" : "", *value);
+  });
+}
 
-    auto dash = [](bool have, auto&& f) { return have ? f() : std::string("-"); };
-    for (const auto& r : results_) {
-      const bool timed = !r.times_s.empty();
-      fmt::print(
-          out_, fmt::runtime(columns),
-          r.variant->family, r.variant->name, to_string(r.variant->backend), r.variant->step,
-          dash(timed, [&] { return format_seconds(r.median_s); }),
-          dash(timed, [&] { return format_seconds(r.min_s); }),
-          dash(timed, [&] { return format_seconds(r.max_s); }),
-          dash(timed && r.transfer_s.has_value(), [&] { return format_seconds(*r.transfer_s); }),
-          dash(timed && r.transfer_share().has_value(),
-               [&] { return fmt::format("{:.1f}", 100 * *r.transfer_share()); }),
-          dash(timed && r.gflops > 0, [&] { return fmt::format("{:.2f}", r.gflops); }),
-          dash(timed && r.gbytes_per_s > 0, [&] { return fmt::format("{:.1f}", r.gbytes_per_s); }),
-          dash(r.limit_fraction.has_value(),
-               [&] { return fmt::format("{:.1f}", 100 * *r.limit_fraction); }));
-      if (ladder) {
-        // "~": within noise, as compute_ladder_speedups decided.
-        const auto speedup = [&](const std::optional<double>& value,
-                                 const std::optional<Result::SpeedupCheck>& check) {
-          return dash(value.has_value(), [&] {
-            return fmt::format("{}{:.2f}x", check && check->within_noise ? "~" : "", *value);
-          });
-        };
-        fmt::print(out_, " {:>8} {:>8}", speedup(r.speedup_vs_first, r.speedup_vs_first_check),
-                   speedup(r.speedup_vs_previous, r.speedup_vs_previous_check));
-      }
-      std::string note = outputs_text(r.outputs);
-      const bool mpi = r.mpi.is_object() && r.mpi.contains("ranks");
-      const auto parts = note_parts(r);
-      for (std::size_t i = 0; i < parts.size(); ++i) {
-        // The MPI part follows its "; " even where no outputs precede it.
-        note += (note.empty() && !(mpi && i == 0) ? "" : "; ") + parts[i];
-      }
-      fmt::print(out_, "  {:<11} {}\n", to_string(r.status), note);
-    }
-    fmt::print(out_,
-               "\nmedian/min/max over the timed runs; xfer = data movement of one run, measured "
-               "alone (compute = median - xfer), xfer% its share;\n%limit = GB/s over the "
-               "copy bandwidth where it ran\n");
-    if (ladder) {
-      fmt::print(out_,
-                 "vs 1st / vs prev: speedup against the family's first and previous verified "
-                 "step (unavailable and failed steps are skipped, and steps that computed part "
-                 "of the result: computed_fraction < 1)\n");
-      fmt::print(out_,
-                 "~ within noise: {} not told apart (U test) or medians less than {}% apart "
-                 "(--noise); intervals in json, csv\n",
-                 context_.invocations > 1 ? "invocations" : "runs",
-                 context_.noise_percent.value_or(stats::kNoisePercent));
-    }
-  }
-
-  void print_fitted(std::size_t width);
-
-  std::ostream& out_;
-  ReportContext context_;
-  std::vector<Result> results_;
+// The fitted table's notes: what every row shares is said once under the table, each other
+// note numbered in the order it first appears (equal texts under one number) and each row
+// referring to its numbers, so that long notes do not widen the rows.
+struct FittedNotes {
+  std::vector<std::string> shared;
+  std::vector<std::string> numbered;
+  std::vector<std::string> refs;  // a row's "[1,3]", empty where it has none
 };
 
-void TableReporter::print_fitted(std::size_t width) {
-  const bool ladder = context_.command == "ladder";
-  const std::size_t rows = results_.size();
-
-  // The run's heading, its parameters as key=value words so that it wraps between them.
-  std::string params;
-  if (!results_.empty()) {
-    for (const auto& [key, value] : results_.front().params.json().items()) {
-      params += fmt::format(" {}={}", key, value.is_string() ? value.get<std::string>()
-                                                             : json_text(value));
-    }
-  }
-  out_ << wrap_text(fmt::format("acclab {} {}  preset {} {}{}", context_.command,
-                                context_.workload, context_.preset, params,
-                                context_.invocations > 1
-                                    ? fmt::format("  {} invocations (median: of their medians)",
-                                                  context_.invocations)
-                                    : ""),
-                    width, "  ");
-  std::string machine = fmt::format("host {} ({} cores)  ", context_.host.value("cpu", "?"),
-                                    context_.host.value("cores", 0));
-  machine += context_.devices.empty()
-                 ? "no GPU"
-                 : fmt::format("{} x {}", context_.devices.size(),
-                               context_.devices[0].value("name", "GPU"));
-  if (context_.limits.contains("host_copy_gbytes_per_s")) {
-    machine += fmt::format("  host copy {:.1f} GB/s",
-                           context_.limits["host_copy_gbytes_per_s"].get<double>());
-  }
-  if (context_.limits.contains("device_copy_gbytes_per_s")) {
-    machine += fmt::format("  device copy {:.1f} GB/s",
-                           context_.limits["device_copy_gbytes_per_s"].get<double>());
-  }
-  out_ << wrap_text(machine, width, "  ") << '\n';
-
-  // Notes: each row's outputs and note parts; a part every row has is said once, the others
-  // numbered in the order they first appear, equal texts under one number.
+FittedNotes fitted_notes(const std::vector<Result>& results) {
+  const std::size_t rows = results.size();
   std::vector<std::vector<std::string>> items(rows), parts(rows);
   for (std::size_t i = 0; i < rows; ++i) {
-    items[i] = output_items(results_[i].outputs);
-    parts[i] = note_parts(results_[i]);
+    items[i] = output_items(results[i].outputs);
+    parts[i] = note_parts(results[i]);
   }
   const auto everywhere = [&](const std::vector<std::vector<std::string>>& lists,
                               const std::string& text) {
@@ -239,8 +130,10 @@ void TableReporter::print_fitted(std::size_t width) {
       return std::find(list.begin(), list.end(), text) != list.end();
     });
   };
-  std::vector<std::string> shared, numbered;
-  std::vector<std::string> refs(rows);
+  FittedNotes notes;
+  notes.refs.resize(rows);
+  auto& shared = notes.shared;
+  auto& numbered = notes.numbered;
   for (std::size_t i = 0; i < rows; ++i) {
     std::vector<std::string> own_items, row_notes;
     for (const auto& item : items[i]) {
@@ -264,28 +157,31 @@ void TableReporter::print_fitted(std::size_t width) {
       if (at == numbered.end()) at = numbered.insert(numbered.end(), note);
       numbers.push_back(static_cast<std::size_t>(at - numbered.begin()) + 1);
     }
-    if (!numbers.empty()) refs[i] = fmt::format("[{}]", fmt::join(numbers, ","));
+    if (!numbers.empty()) notes.refs[i] = fmt::format("[{}]", fmt::join(numbers, ","));
   }
+  return notes;
+}
 
-  // The columns, each with its cells; "-" where a row has no value.
-  struct Column {
-    std::string header;
-    bool left = false;  // text left-aligned, numbers right-aligned
-    std::vector<std::string> cells;
-    bool shown = true;
-  };
-  const auto dash = [](bool have, auto&& f) { return have ? f() : std::string("-"); };
+// A column of the fitted table with its cells, one a row.
+struct Column {
+  std::string header;
+  bool left = false;  // text left-aligned, numbers right-aligned
+  std::vector<std::string> cells;
+  bool shown = true;
+};
+
+Column& column_named(std::vector<Column>& columns, const std::string& header) {
+  return *std::find_if(columns.begin(), columns.end(),
+                       [&](const Column& c) { return c.header == header; });
+}
+
+// Every column the fitted table may show, in --wide's order.
+std::vector<Column> fitted_columns(const std::vector<Result>& results, bool ladder,
+                                   const std::vector<std::string>& refs) {
   const auto column = [&](std::string header, bool left, auto&& cell) {
     Column c{std::move(header), left, {}, true};
-    for (const auto& r : results_) c.cells.push_back(cell(r));
+    for (const auto& r : results) c.cells.push_back(cell(r));
     return c;
-  };
-  const auto speedup = [&](const std::optional<double>& value,
-                           const std::optional<Result::SpeedupCheck>& check) {
-    // "~": within noise, as compute_ladder_speedups decided.
-    return dash(value.has_value(), [&] {
-      return fmt::format("{}{:.2f}x", check && check->within_noise ? "~" : "", *value);
-    });
   };
   std::vector<Column> columns;
   columns.push_back(column("family", true, [](const Result& r) { return r.variant->family; }));
@@ -325,23 +221,18 @@ void TableReporter::print_fitted(std::size_t width) {
                 [&] { return fmt::format("{:.1f}", 100 * *r.limit_fraction); });
   }));
   if (ladder) {
-    columns.push_back(column("vs 1st", false, [&](const Result& r) {
-      return speedup(r.speedup_vs_first, r.speedup_vs_first_check);
+    columns.push_back(column("vs 1st", false, [](const Result& r) {
+      return speedup_text(r.speedup_vs_first, r.speedup_vs_first_check);
     }));
-    columns.push_back(column("vs prev", false, [&](const Result& r) {
-      return speedup(r.speedup_vs_previous, r.speedup_vs_previous_check);
+    columns.push_back(column("vs prev", false, [](const Result& r) {
+      return speedup_text(r.speedup_vs_previous, r.speedup_vs_previous_check);
     }));
   }
   columns.push_back(
       column("status", true, [](const Result& r) { return std::string(to_string(r.status)); }));
-  std::size_t row = 0;
-  columns.push_back(column("note", true, [&](const Result&) { return refs[row++]; }));
+  columns.push_back(Column{"note", true, refs, true});
 
   // A column without a value in any row says nothing: left out (the names and status stay).
-  const auto named = [&](const std::string& header) -> Column& {
-    return *std::find_if(columns.begin(), columns.end(),
-                         [&](const Column& c) { return c.header == header; });
-  };
   for (auto& c : columns) {
     const bool kept = c.header == "family" || c.header == "variant" || c.header == "backend" ||
                       c.header == "step" || c.header == "median" || c.header == "status";
@@ -349,89 +240,222 @@ void TableReporter::print_fitted(std::size_t width) {
                                    [](const std::string& v) { return v.empty() || v == "-"; });
     if (!kept && empty) c.shown = false;
   }
+  return columns;
+}
 
-  const auto render = [&](std::vector<std::string>* lines) {
-    std::vector<std::size_t> widths;
-    for (const auto& c : columns) {
-      std::size_t w = c.header.size();
-      for (const auto& v : c.cells) w = std::max(w, display_width(v));
-      widths.push_back(w);
+// The shown columns' header line and rows, each column as wide as its widest cell; returns the
+// longest line's width, so that a caller can try a choice of columns without printing it.
+std::size_t render_columns(const std::vector<Column>& columns, std::size_t rows,
+                           std::vector<std::string>* lines) {
+  std::vector<std::size_t> widths;
+  for (const auto& c : columns) {
+    std::size_t w = c.header.size();
+    for (const auto& v : c.cells) w = std::max(w, display_width(v));
+    widths.push_back(w);
+  }
+  std::size_t longest = 0;
+  for (std::size_t line = 0; line <= rows; ++line) {
+    std::string text;
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      const Column& c = columns[k];
+      if (!c.shown) continue;
+      if (!text.empty()) text += c.header == "status" ? "  " : " ";
+      const std::string& v = line == 0 ? c.header : c.cells[line - 1];
+      const bool last = c.header == "note";
+      text += c.left ? (last ? v : fmt::format("{:<{}}", v, widths[k]))
+                     : fmt::format("{:>{}}", v, widths[k]);
     }
-    std::size_t longest = 0;
-    for (std::size_t line = 0; line <= rows; ++line) {
-      std::string text;
-      for (std::size_t k = 0; k < columns.size(); ++k) {
-        const Column& c = columns[k];
-        if (!c.shown) continue;
-        if (!text.empty()) text += c.header == "status" ? "  " : " ";
-        const std::string& v = line == 0 ? c.header : c.cells[line - 1];
-        const bool last = c.header == "note";
-        text += c.left ? (last ? v : fmt::format("{:<{}}", v, widths[k]))
-                       : fmt::format("{:>{}}", v, widths[k]);
-      }
-      while (!text.empty() && text.back() == ' ') text.pop_back();
-      longest = std::max(longest, text.size());
-      if (lines) lines->push_back(text);
-    }
-    return longest;
-  };
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    longest = std::max(longest, text.size());
+    if (lines) lines->push_back(text);
+  }
+  return longest;
+}
 
-  // Too wide: the columns the JSON and CSV (and --wide) keep are left out, least read first.
+// Too wide: the columns the JSON and CSV (and --wide) keep are left out, least read first.
+// Returns the headers left out.
+std::vector<std::string> drop_columns_to_fit(std::vector<Column>& columns, std::size_t rows,
+                                             std::size_t width) {
   std::vector<std::string> dropped;
   for (const char* header : {"min", "max", "xfer", "backend", "GFLOP/s", "family", "GB/s"}) {
-    if (render(nullptr) <= width) break;
-    Column& c = named(header);
+    if (render_columns(columns, rows, nullptr) <= width) break;
+    Column& c = column_named(columns, header);
     if (!c.shown) continue;
     c.shown = false;
     dropped.push_back(header);
   }
-  std::vector<std::string> lines;
-  render(&lines);
-  for (const auto& line : lines) out_ << line << '\n';
-
-  if (!numbered.empty() || !shared.empty()) out_ << '\n';
-  if (!shared.empty()) {
-    out_ << wrap_text(fmt::format("{}{}", rows > 1 ? "every row: " : "note: ",
-                                  fmt::join(shared, "; ")),
-                      width, "  ");
-  }
-  for (std::size_t i = 0; i < numbered.size(); ++i) {
-    const std::string mark = fmt::format("[{}] ", i + 1);
-    out_ << wrap_text(mark + numbered[i], width, std::string(mark.size(), ' '));
-  }
-
-  // What the columns shown mean.
-  const auto shown = [&](const std::string& header) { return named(header).shown; };
-  std::vector<std::string> legend;
-  legend.push_back(shown("min") || shown("max") ? "median/min/max over the timed runs"
-                                                : "median over the timed runs");
-  if (shown("xfer") || shown("xfer%")) {
-    legend.push_back(
-        "xfer = data movement of one run, measured alone (compute = median - xfer), xfer% its "
-        "share");
-  }
-  if (shown("%limit")) legend.push_back("%limit = GB/s over the copy bandwidth where it ran");
-  out_ << '\n' << wrap_text(fmt::format("{}", fmt::join(legend, "; ")), width);
-  if (ladder) {
-    out_ << wrap_text(
-        "vs 1st / vs prev: speedup against the family's first and previous verified step "
-        "(unavailable and failed steps are skipped, and steps that computed part of the "
-        "result: computed_fraction < 1)",
-        width);
-    out_ << wrap_text(
-        fmt::format("~ within noise: {} not told apart (U test) or medians less than {}% apart "
-                    "(--noise); intervals in json, csv",
-                    context_.invocations > 1 ? "invocations" : "runs",
-                    context_.noise_percent.value_or(stats::kNoisePercent)),
-        width);
-  }
-  if (!dropped.empty()) {
-    out_ << wrap_text(fmt::format("left out to fit {} columns: {} (--wide, json and csv have "
-                                  "them)",
-                                  width, fmt::join(dropped, ", ")),
-                      width);
-  }
+  return dropped;
 }
+
+class TableReporter : public Reporter {
+ public:
+  explicit TableReporter(std::ostream& out) : out_(out) {}
+  void report_context(const ReportContext& context) override { context_ = context; }
+  void report_runs(const std::vector<Result>& results) override {
+    results_.insert(results_.end(), results.begin(), results.end());
+  }
+  void finalize() override {
+    if (context_.wide) {
+      print_wide();
+    } else {
+      print_fitted(context_.table_width ? context_.table_width : terminal_width());
+    }
+    print_profiles(out_, results_);
+  }
+
+ private:
+  // Every column, each row's whole note on its line: the table as it was before it fitted.
+  void print_wide() {
+    const bool ladder = context_.command == "ladder";
+    std::string params = results_.empty() ? "" : json_text(results_.front().params.json());
+    fmt::print(out_, "acclab {} {}  preset {}  {}{}\n", context_.command, context_.workload,
+               context_.preset, params, invocations_text(context_));
+    fmt::print(out_, "{}\n\n", machine_text(context_));
+
+    // The text columns as wide as their longest entry (at least as before), so rows line up.
+    std::size_t family_w = 8, name_w = 18, backend_w = 8;
+    for (const auto& r : results_) {
+      family_w = std::max(family_w, r.variant->family.size());
+      name_w = std::max(name_w, r.variant->name.size());
+      backend_w = std::max(backend_w, std::string(to_string(r.variant->backend)).size());
+    }
+    const std::string columns = fmt::format(
+        "{{:<{}}} {{:<{}}} {{:<{}}} {{:>4}} {{:>10}} {{:>10}} {{:>10}} {{:>10}} {{:>6}} {{:>9}} "
+        "{{:>9}} {{:>7}}",
+        family_w, name_w, backend_w);
+    fmt::print(out_, fmt::runtime(columns), "family", "variant", "backend", "step", "median",
+               "min", "max", "xfer", "xfer%", "GFLOP/s", "GB/s", "%limit");
+    if (ladder) fmt::print(out_, " {:>8} {:>8}", "vs 1st", "vs prev");
+    fmt::print(out_, "  {:<11} {}\n", "status", "note");
+
+    for (const auto& r : results_) {
+      const bool timed = !r.times_s.empty();
+      fmt::print(
+          out_, fmt::runtime(columns),
+          r.variant->family, r.variant->name, to_string(r.variant->backend), r.variant->step,
+          dash(timed, [&] { return format_seconds(r.median_s); }),
+          dash(timed, [&] { return format_seconds(r.min_s); }),
+          dash(timed, [&] { return format_seconds(r.max_s); }),
+          dash(timed && r.transfer_s.has_value(), [&] { return format_seconds(*r.transfer_s); }),
+          dash(timed && r.transfer_share().has_value(),
+               [&] { return fmt::format("{:.1f}", 100 * *r.transfer_share()); }),
+          dash(timed && r.gflops > 0, [&] { return fmt::format("{:.2f}", r.gflops); }),
+          dash(timed && r.gbytes_per_s > 0, [&] { return fmt::format("{:.1f}", r.gbytes_per_s); }),
+          dash(r.limit_fraction.has_value(),
+               [&] { return fmt::format("{:.1f}", 100 * *r.limit_fraction); }));
+      if (ladder) {
+        fmt::print(out_, " {:>8} {:>8}", speedup_text(r.speedup_vs_first, r.speedup_vs_first_check),
+                   speedup_text(r.speedup_vs_previous, r.speedup_vs_previous_check));
+      }
+      std::string note = outputs_text(r.outputs);
+      const bool mpi = r.mpi.is_object() && r.mpi.contains("ranks");
+      const auto parts = note_parts(r);
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        // The MPI part follows its "; " even where no outputs precede it.
+        note += (note.empty() && !(mpi && i == 0) ? "" : "; ") + parts[i];
+      }
+      fmt::print(out_, "  {:<11} {}\n", to_string(r.status), note);
+    }
+    fmt::print(out_,
+               "\nmedian/min/max over the timed runs; xfer = data movement of one run, measured "
+               "alone (compute = median - xfer), xfer% its share;\n%limit = GB/s over the "
+               "copy bandwidth where it ran\n");
+    if (ladder) {
+      fmt::print(out_,
+                 "vs 1st / vs prev: speedup against the family's first and previous verified "
+                 "step (unavailable and failed steps are skipped, and steps that computed part "
+                 "of the result: computed_fraction < 1)\n");
+      fmt::print(out_, "{}\n", noise_legend());
+    }
+  }
+
+  // The columns that fit `width`, notes as numbered footnotes under the table.
+  void print_fitted(std::size_t width) {
+    print_fitted_heading(width);
+    const FittedNotes notes = fitted_notes(results_);
+    std::vector<Column> columns =
+        fitted_columns(results_, context_.command == "ladder", notes.refs);
+    const std::vector<std::string> dropped = drop_columns_to_fit(columns, results_.size(), width);
+    std::vector<std::string> lines;
+    render_columns(columns, results_.size(), &lines);
+    for (const auto& line : lines) out_ << line << '\n';
+    print_footnotes(notes, width);
+    print_fitted_legend(columns, dropped, width);
+  }
+
+  // The run's heading, its parameters as key=value words so that it wraps between them.
+  void print_fitted_heading(std::size_t width) {
+    std::string params;
+    if (!results_.empty()) {
+      for (const auto& [key, value] : results_.front().params.json().items()) {
+        params += fmt::format(" {}={}", key, value.is_string() ? value.get<std::string>()
+                                                               : json_text(value));
+      }
+    }
+    out_ << wrap_text(fmt::format("acclab {} {}  preset {} {}{}", context_.command,
+                                  context_.workload, context_.preset, params,
+                                  invocations_text(context_)),
+                      width, "  ");
+    out_ << wrap_text(machine_text(context_), width, "  ") << '\n';
+  }
+
+  void print_footnotes(const FittedNotes& notes, std::size_t width) {
+    if (!notes.numbered.empty() || !notes.shared.empty()) out_ << '\n';
+    if (!notes.shared.empty()) {
+      out_ << wrap_text(fmt::format("{}{}", results_.size() > 1 ? "every row: " : "note: ",
+                                    fmt::join(notes.shared, "; ")),
+                        width, "  ");
+    }
+    for (std::size_t i = 0; i < notes.numbered.size(); ++i) {
+      const std::string mark = fmt::format("[{}] ", i + 1);
+      out_ << wrap_text(mark + notes.numbered[i], width, std::string(mark.size(), ' '));
+    }
+  }
+
+  // What the columns shown mean, and which were left out to fit.
+  void print_fitted_legend(std::vector<Column>& columns, const std::vector<std::string>& dropped,
+                           std::size_t width) {
+    const auto shown = [&](const std::string& header) {
+      return column_named(columns, header).shown;
+    };
+    std::vector<std::string> legend;
+    legend.push_back(shown("min") || shown("max") ? "median/min/max over the timed runs"
+                                                  : "median over the timed runs");
+    if (shown("xfer") || shown("xfer%")) {
+      legend.push_back(
+          "xfer = data movement of one run, measured alone (compute = median - xfer), xfer% its "
+          "share");
+    }
+    if (shown("%limit")) legend.push_back("%limit = GB/s over the copy bandwidth where it ran");
+    out_ << '\n' << wrap_text(fmt::format("{}", fmt::join(legend, "; ")), width);
+    if (context_.command == "ladder") {
+      out_ << wrap_text(
+          "vs 1st / vs prev: speedup against the family's first and previous verified step "
+          "(unavailable and failed steps are skipped, and steps that computed part of the "
+          "result: computed_fraction < 1)",
+          width);
+      out_ << wrap_text(noise_legend(), width);
+    }
+    if (!dropped.empty()) {
+      out_ << wrap_text(fmt::format("left out to fit {} columns: {} (--wide, json and csv have "
+                                    "them)",
+                                    width, fmt::join(dropped, ", ")),
+                        width);
+    }
+  }
+
+  std::string noise_legend() const {
+    return fmt::format(
+        "~ within noise: {} not told apart (U test) or medians less than {}% apart "
+        "(--noise); intervals in json, csv",
+        context_.invocations > 1 ? "invocations" : "runs",
+        context_.noise_percent.value_or(stats::kNoisePercent));
+  }
+
+  std::ostream& out_;
+  ReportContext context_;
+  std::vector<Result> results_;
+};
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 
 namespace acclab::tune {
@@ -149,34 +150,24 @@ nlohmann::json tunings_of(const Space& space, const Point& point) {
   return j;
 }
 
-const char* to_string(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::verified:
-      return "verified";
-    case Outcome::failed:
-      return "failed";
-    case Outcome::refused:
-      return "refused";
-  }
-  return "?";
-}
+constexpr auto kOutcomeNames = std::to_array<EnumName<Outcome>>({
+    {Outcome::verified, "verified"},
+    {Outcome::failed, "failed"},
+    {Outcome::refused, "refused"},
+});
 
-const char* to_string(Strategy strategy) {
-  switch (strategy) {
-    case Strategy::exhaustive:
-      return "exhaustive";
-    case Strategy::random:
-      return "random";
-    case Strategy::local:
-      return "local";
-  }
-  return "?";
-}
+const char* to_string(Outcome outcome) { return name_of(kOutcomeNames, outcome); }
+
+constexpr auto kStrategyNames = std::to_array<EnumName<Strategy>>({
+    {Strategy::exhaustive, "exhaustive"},
+    {Strategy::random, "random"},
+    {Strategy::local, "local"},
+});
+
+const char* to_string(Strategy strategy) { return name_of(kStrategyNames, strategy); }
 
 Strategy strategy_of(const std::string& name) {
-  if (name == "exhaustive") return Strategy::exhaustive;
-  if (name == "random") return Strategy::random;
-  if (name == "local") return Strategy::local;
+  if (const auto strategy = value_named(kStrategyNames, name)) return *strategy;
   throw UsageError(
       fmt::format("--strategy {}: expected exhaustive, random or local (or auto)", name));
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "io/line_reader.hpp"
 #include "io/matrix_market.hpp"
@@ -193,17 +194,13 @@ Graph read_edge_list(const std::filesystem::path& path) {
 
 }  // namespace
 
-std::string_view to_string(GraphFormat format) {
-  switch (format) {
-    case GraphFormat::dimacs:
-      return "DIMACS";
-    case GraphFormat::matrix_market:
-      return "Matrix Market";
-    case GraphFormat::edge_list:
-      return "edge list";
-  }
-  return "?";
-}
+constexpr auto kGraphFormatNames = std::to_array<EnumName<GraphFormat>>({
+    {GraphFormat::dimacs, "DIMACS"},
+    {GraphFormat::matrix_market, "Matrix Market"},
+    {GraphFormat::edge_list, "edge list"},
+});
+
+std::string_view to_string(GraphFormat format) { return name_of(kGraphFormatNames, format); }
 
 std::int64_t first_vertex_id(GraphFormat format) {
   return format == GraphFormat::edge_list ? 0 : 1;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/enum_names.hpp"
 #include "io/line_reader.hpp"
 
 namespace acclab::io {
@@ -17,6 +18,17 @@ constexpr std::int64_t kReservedUpFront = std::int64_t(1) << 20;
 
 constexpr std::string_view kBannerWord = "%%MatrixMarket";
 constexpr std::string_view kBannerForm = "'%%MatrixMarket matrix coordinate FIELD SYMMETRY'";
+
+// The banner's words, as it is written and as to_string prints them.
+constexpr auto kMatrixFieldNames = std::to_array<EnumName<MatrixField>>({
+    {MatrixField::real, "real"},
+    {MatrixField::integer, "integer"},
+    {MatrixField::pattern, "pattern"},
+});
+constexpr auto kMatrixSymmetryNames = std::to_array<EnumName<MatrixSymmetry>>({
+    {MatrixSymmetry::general, "general"},
+    {MatrixSymmetry::symmetric, "symmetric"},
+});
 
 std::string lower(std::string_view word) {
   std::string text(word);
@@ -53,21 +65,15 @@ void parse_banner(LineReader& reader, MatrixMarket& matrix) {
   if (format != "coordinate") {
     reader.fail(fmt::format("unknown format '{}'; expected 'coordinate'", words[2]));
   }
-  if (field == "real") {
-    matrix.field = MatrixField::real;
-  } else if (field == "integer") {
-    matrix.field = MatrixField::integer;
-  } else if (field == "pattern") {
-    matrix.field = MatrixField::pattern;
+  if (const auto named = value_named(kMatrixFieldNames, field)) {
+    matrix.field = *named;
   } else if (field == "complex") {
     reader.fail("complex values are not supported; the field must be real, integer or pattern");
   } else {
     reader.fail(fmt::format("unknown field '{}'; expected real, integer or pattern", words[3]));
   }
-  if (symmetry == "general") {
-    matrix.symmetry = MatrixSymmetry::general;
-  } else if (symmetry == "symmetric") {
-    matrix.symmetry = MatrixSymmetry::symmetric;
+  if (const auto named = value_named(kMatrixSymmetryNames, symmetry)) {
+    matrix.symmetry = *named;
   } else if (symmetry == "hermitian" || symmetry == "skew-symmetric") {
     reader.fail(fmt::format(
         "'{}' storage is not supported; the symmetry must be general or symmetric", words[4]));
@@ -157,26 +163,10 @@ bool starts_with_banner(std::string_view line) {
   return true;
 }
 
-std::string_view to_string(MatrixField field) {
-  switch (field) {
-    case MatrixField::real:
-      return "real";
-    case MatrixField::integer:
-      return "integer";
-    case MatrixField::pattern:
-      return "pattern";
-  }
-  return "?";
-}
+std::string_view to_string(MatrixField field) { return name_of(kMatrixFieldNames, field); }
 
 std::string_view to_string(MatrixSymmetry symmetry) {
-  switch (symmetry) {
-    case MatrixSymmetry::general:
-      return "general";
-    case MatrixSymmetry::symmetric:
-      return "symmetric";
-  }
-  return "?";
+  return name_of(kMatrixSymmetryNames, symmetry);
 }
 
 MatrixMarket read_matrix_market(const std::filesystem::path& path) {

@@ -29,81 +29,75 @@ double seconds_since(acc_event_t start_event) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// The start/end event pairs timed into a counter of the current region: one list for the
+// callback and its registration. enqueue_launch, which records the launch's shape, is apart.
+struct TimedPair {
+  acc_event_t start;
+  acc_event_t end;
+  Counter counter;
+  bool moves_bytes;  // the end event's data_event.bytes counted too
+};
+constexpr std::array<TimedPair, 8> kTimedPairs{{
+    {acc_ev_device_init_start, acc_ev_device_init_end, Counter::device_init, false},
+    {acc_ev_compute_construct_start, acc_ev_compute_construct_end, Counter::compute_construct,
+     false},
+    {acc_ev_enter_data_start, acc_ev_enter_data_end, Counter::enter_data, false},
+    {acc_ev_exit_data_start, acc_ev_exit_data_end, Counter::exit_data, false},
+    {acc_ev_update_start, acc_ev_update_end, Counter::update, false},
+    {acc_ev_enqueue_upload_start, acc_ev_enqueue_upload_end, Counter::upload, true},
+    {acc_ev_enqueue_download_start, acc_ev_enqueue_download_end, Counter::download, true},
+    {acc_ev_wait_start, acc_ev_wait_end, Counter::wait, false},
+}};
+
+void record_launch_end(const acc_launch_event_info& launch) {
+  const double seconds = seconds_since(acc_ev_enqueue_launch_start);
+  if (seconds < 0) return;
+  AccLaunch shape;
+  shape.kernel = launch.kernel_name ? launch.kernel_name : "?";
+  shape.num_gangs = launch.num_gangs;
+  shape.num_workers = launch.num_workers;
+  shape.vector_length = launch.vector_length;
+  record_launch(shape, seconds);
+}
+
 }  // namespace
 
 void detail::openacc_event(acc_prof_info* info, acc_event_info* event, acc_api_info*) {
   if (!active()) return;
   const acc_event_t type = info->event_type;
-  // An end event records the pair; one whose start came before the session is dropped.
-  auto record_pair = [](Counter counter, acc_event_t start_event, std::uint64_t bytes = 0) {
-    const double seconds = seconds_since(start_event);
-    if (seconds >= 0) record(counter, seconds, bytes);
-  };
-  switch (type) {
-    case acc_ev_device_init_start:
-    case acc_ev_compute_construct_start:
-    case acc_ev_enter_data_start:
-    case acc_ev_exit_data_start:
-    case acc_ev_update_start:
-    case acc_ev_enqueue_launch_start:
-    case acc_ev_enqueue_upload_start:
-    case acc_ev_enqueue_download_start:
-    case acc_ev_wait_start:
+  if (type == acc_ev_enqueue_launch_start) {
+    started[type] = Clock::now();
+    return;
+  }
+  if (type == acc_ev_enqueue_launch_end) {
+    record_launch_end(event->launch_event);
+    return;
+  }
+  for (const TimedPair& pair : kTimedPairs) {
+    if (type == pair.start) {
       started[type] = Clock::now();
       return;
-    case acc_ev_device_init_end:
-      record_pair(Counter::device_init, acc_ev_device_init_start);
-      return;
-    case acc_ev_compute_construct_end:
-      record_pair(Counter::compute_construct, acc_ev_compute_construct_start);
-      return;
-    case acc_ev_enter_data_end:
-      record_pair(Counter::enter_data, acc_ev_enter_data_start);
-      return;
-    case acc_ev_exit_data_end:
-      record_pair(Counter::exit_data, acc_ev_exit_data_start);
-      return;
-    case acc_ev_update_end:
-      record_pair(Counter::update, acc_ev_update_start);
-      return;
-    case acc_ev_wait_end:
-      record_pair(Counter::wait, acc_ev_wait_start);
-      return;
-    case acc_ev_enqueue_upload_end:
-      record_pair(Counter::upload, acc_ev_enqueue_upload_start, event->data_event.bytes);
-      return;
-    case acc_ev_enqueue_download_end:
-      record_pair(Counter::download, acc_ev_enqueue_download_start, event->data_event.bytes);
-      return;
-    case acc_ev_enqueue_launch_end: {
-      const double seconds = seconds_since(acc_ev_enqueue_launch_start);
-      if (seconds < 0) return;
-      const acc_launch_event_info& launch = event->launch_event;
-      AccLaunch shape;
-      shape.kernel = launch.kernel_name ? launch.kernel_name : "?";
-      shape.num_gangs = launch.num_gangs;
-      shape.num_workers = launch.num_workers;
-      shape.vector_length = launch.vector_length;
-      record_launch(shape, seconds);
+    }
+    if (type == pair.end) {
+      // An end event records the pair; one whose start came before the session is dropped.
+      const double seconds = seconds_since(pair.start);
+      if (seconds >= 0) {
+        record(pair.counter, seconds, pair.moves_bytes ? event->data_event.bytes : 0);
+      }
       return;
     }
-    default:
-      return;
   }
 }
 
 bool register_openacc_callbacks() {
   static std::once_flag once;
   std::call_once(once, [] {
-    for (acc_event_t type :
-         {acc_ev_device_init_start, acc_ev_device_init_end, acc_ev_compute_construct_start,
-          acc_ev_compute_construct_end, acc_ev_enter_data_start, acc_ev_enter_data_end,
-          acc_ev_exit_data_start, acc_ev_exit_data_end, acc_ev_update_start, acc_ev_update_end,
-          acc_ev_enqueue_launch_start, acc_ev_enqueue_launch_end, acc_ev_enqueue_upload_start,
-          acc_ev_enqueue_upload_end, acc_ev_enqueue_download_start, acc_ev_enqueue_download_end,
-          acc_ev_wait_start, acc_ev_wait_end}) {
-      acc_prof_register(type, detail::openacc_event, acc_reg);
+    for (const TimedPair& pair : kTimedPairs) {
+      acc_prof_register(pair.start, detail::openacc_event, acc_reg);
+      acc_prof_register(pair.end, detail::openacc_event, acc_reg);
     }
+    acc_prof_register(acc_ev_enqueue_launch_start, detail::openacc_event, acc_reg);
+    acc_prof_register(acc_ev_enqueue_launch_end, detail::openacc_event, acc_reg);
   });
   return true;
 }
