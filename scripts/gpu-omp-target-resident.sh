@@ -84,6 +84,10 @@ if [[ ${NCU:-1} == 1 ]] && command -v ncu > /dev/null; then
       "$out/ncu_$name.txt" | sed 's/  */ /g'
   }
   profile jacobi2d_omp OmpTargetResident3run 1 jacobi2d --preset seed --variant omp_target_resident
+  # The same region at the plain shape (16 warps, one team a multiprocessor), which the seed's
+  # small teams beat 2.3x: where the 16-warp team's warps wait (barrier stalls or memory).
+  profile jacobi2d_omp_16x1 OmpTargetResident3run 1 jacobi2d --preset seed \
+    --variant omp_target_resident --set omp_thread_limit=16 --set omp_teams_per_sm=1
   # GCC names an OpenACC kernel after its function (..._omp_fn.N): the first three launches of
   # the step, the resident construct among them.
   profile jacobi2d_acc _omp_fn 3 jacobi2d --preset seed --variant acc_resident
