@@ -196,6 +196,20 @@ class Optimized : public IccgInstance {
   Solution solve();
   Solution solve_resident();
 
+  // solve's phases (acc_per_color.cpp), each a construct or one a colour on `queue`: the IC(0)
+  // factor; x = 0, r = b, z = p = 0 with b.b's partial sums; the two sweeps, the backward one
+  // leaving r.z's partial sums (it returns how many); p and q = A p with p.q's; x and r with
+  // r.r's and the indefinite flag; one gang's sum of partial sums into scalar[into]; and the
+  // residual's partial sums brought back and added in gang order.
+  void factor_per_color(int queue);
+  void start_per_color(int queue);
+  void forward_sweep(int queue);
+  std::int64_t backward_sweep(int queue);
+  void direction_and_product(int queue, int parity, bool first_iteration);
+  void update_solution(int queue, int parity);
+  void add_up(int queue, std::int64_t count, int into);
+  double residual_sum(int queue);
+
   // Whether every index of the resident solve (a row, a slab entry within its colour, a row
   // plus the threads) stays below 2^31.
   bool indices_fit_in_32_bits() const {
