@@ -1,46 +1,23 @@
 // The barrier across gangs of src/kit/acc_grid_barrier.hpp, on host threads standing in for
 // gangs: every thread leaves a barrier only after all have arrived, sees the others' writes from
 // before it, and a thread left alone gives up instead of waiting for ever.
-#include "kit/acc_grid_barrier.hpp"
-
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
-
-#include <atomic>
-#include <thread>
 #include <vector>
 
+#include "grid_barrier_rounds.hpp"
+#include "kit/acc_grid_barrier.hpp"
 #include "kit/grid_barrier_check.hpp"
 
 namespace acclab {
 namespace {
 
 TEST(GridBarrierTest, ThreadsLeaveTogetherAndSeeEachOthersWrites) {
-  constexpr int threads = 3, rounds = 300;
-  unsigned long long arrived = 0;
-  std::vector<int> slot(threads, -1);
-  std::atomic<int> mismatches{0}, gave_up{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      unsigned long long expected = 0;
-      for (int round = 0; round < rounds; ++round) {
-        slot[t] = round;  // plain writes: the barrier must order them
-        if (!grid_barrier(&arrived, expected += threads)) ++gave_up;
-        for (int other = 0; other < threads; ++other) {
-          if (slot[other] != round) ++mismatches;
-        }
-        // A second barrier before anyone writes the next round.
-        if (!grid_barrier(&arrived, expected += threads)) ++gave_up;
-      }
-    });
-  }
-  for (auto& thread : pool) thread.join();
-  EXPECT_EQ(mismatches, 0);
-  EXPECT_EQ(gave_up, 0);
-  EXPECT_EQ(arrived, 2ull * rounds * threads);
+  test::expect_threads_leave_together([](unsigned long long* arrived, unsigned long long target) {
+    return grid_barrier(arrived, target);
+  });
 }
 
 TEST(GridBarrierTest, AThreadLeftAloneGivesUpAndLetsEveryLaterBarrierThrough) {

@@ -6,12 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/build_config.hpp"
@@ -26,6 +24,7 @@
 #include "workloads/vector/omp_target_shapes.hpp"
 #include "workloads/vector/vector.hpp"
 #ifdef ACCLAB_HAVE_OMPTARGET
+#include "grid_barrier_rounds.hpp"
 #include "kit/grid_barrier_check.hpp"
 #include "kit/omp_grid_barrier.hpp"
 #endif
@@ -40,28 +39,9 @@ namespace {
 // before it; a thread left alone gives up instead of waiting for ever, and marks the count so
 // that the host's check names the stall.
 TEST(OmpGridBarrierTest, ThreadsLeaveTogetherAndSeeEachOthersWrites) {
-  constexpr int threads = 3, rounds = 300;
-  unsigned long long arrived = 0;
-  std::vector<int> slot(threads, -1);
-  std::atomic<int> mismatches{0}, gave_up{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      unsigned long long expected = 0;
-      for (int round = 0; round < rounds; ++round) {
-        slot[t] = round;  // plain writes: the barrier must order them
-        if (!omp_grid_barrier(&arrived, expected += threads)) ++gave_up;
-        for (int other = 0; other < threads; ++other) {
-          if (slot[other] != round) ++mismatches;
-        }
-        if (!omp_grid_barrier(&arrived, expected += threads)) ++gave_up;
-      }
-    });
-  }
-  for (auto& thread : pool) thread.join();
-  EXPECT_EQ(mismatches, 0);
-  EXPECT_EQ(gave_up, 0);
-  EXPECT_EQ(arrived, 2ull * rounds * threads);
+  test::expect_threads_leave_together([](unsigned long long* arrived, unsigned long long target) {
+    return omp_grid_barrier(arrived, target);
+  });
 }
 
 TEST(OmpGridBarrierTest, ATeamLeftAloneGivesUpAndTheHostCheckSaysSo) {
@@ -181,8 +161,7 @@ TEST(OmpTargetVectorTest, Lanes8RefusesTheFlatShapesTunings) {
     SCOPED_TRACE(knobs.front());
     const std::string key = knobs.front().substr(0, knobs.front().find('='));
     EXPECT_NE(error(knobs).find(key), std::string::npos);
-    EXPECT_NE(error(with(knobs, {"omp_shape=lanes8"})).find("lanes8"),
-              std::string::npos);
+    EXPECT_NE(error(with(knobs, {"omp_shape=lanes8"})).find("lanes8"), std::string::npos);
     EXPECT_EQ(error(with(knobs, {"omp_shape=flat"})), "");
   }
   EXPECT_EQ(error({"omp_shape=lanes8"}), "");
@@ -587,10 +566,8 @@ TEST(OmpTargetParamsTest, TeamsAndThreadsGoTogether) {
     const auto error = [&](const std::vector<std::string>& overrides) {
       return test::check_error(workload, tuned_step(workload), overrides);
     };
-    EXPECT_NE(error({"omp_teams=4"}).find("omp_threads"),
-              std::string::npos);
-    EXPECT_NE(error({"omp_threads=64"}).find("omp_teams"),
-              std::string::npos);
+    EXPECT_NE(error({"omp_teams=4"}).find("omp_threads"), std::string::npos);
+    EXPECT_NE(error({"omp_threads=64"}).find("omp_teams"), std::string::npos);
     // vector's default shape (lanes8) takes no teams: its flat one does.
     const std::vector<std::string> flat = std::string(workload) == "vector"
                                               ? std::vector<std::string>{"omp_shape=flat"}
@@ -608,8 +585,7 @@ TEST(OmpTargetParamsTest, NoSimdNeedsANestWithoutItsOwnSimdLoop) {
     const auto error = [&](const std::vector<std::string>& overrides) {
       return test::check_error(workload, "omp_target_tuned", overrides);
     };
-    EXPECT_NE(error({"omp_simd=0"}).find("omp_shape=rows"),
-              std::string::npos);
+    EXPECT_NE(error({"omp_simd=0"}).find("omp_shape=rows"), std::string::npos);
     EXPECT_NE(error({"omp_simd=0", "omp_shape=rows"}), "");
     EXPECT_EQ(error({"omp_simd=0", "omp_shape=collapse"}), "");
     EXPECT_EQ(error({"omp_simd=1", "omp_shape=rows"}), "");
