@@ -341,10 +341,7 @@ class AlteredSerial : public apsp::ApspInstance {
 
 Verification verify_altered(const std::vector<std::string>& overrides, int row, float delta) {
   AlteredSerial instance(apsp_params(overrides), row, delta);
-  instance.setup();
-  instance.reset();
-  instance.run();
-  instance.finish();
+  test::run_once(instance);
   return instance.verify();
 }
 

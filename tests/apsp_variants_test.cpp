@@ -102,10 +102,7 @@ std::pair<std::vector<float>, std::vector<std::int32_t>> run_with_paths(const st
   auto instance = test::variant_of("apsp", name).factory(params);
   auto* apsp_instance = dynamic_cast<apsp::ApspInstance*>(instance.get());
   EXPECT_NE(apsp_instance, nullptr);
-  instance->setup();
-  instance->reset();
-  instance->run();
-  instance->finish();
+  test::run_once(*instance);
   EXPECT_EQ(apsp_instance->successors().size(), std::size_t(p.elements()));
   return {apsp_instance->result(), apsp_instance->successors()};
 }

@@ -83,10 +83,7 @@ TEST(DiffusionConservationTest, EveryVariantConservesTheTotal) {
       const Variant& variant = diffusion_variant(name);
       if (runner.unavailable_reason(variant)) continue;
       auto instance = variant.factory(params);
-      instance->setup();
-      instance->reset();
-      instance->run();
-      instance->finish();
+      test::run_once(*instance);
       const float* result = ResultOf::of(*instance);
       ASSERT_NE(result, nullptr);
       EXPECT_NEAR(sum_of(result, p.points()), total, bound);
@@ -219,10 +216,7 @@ TEST_P(DiffusionVariantTest, OneStepShortFailsVerification) {
     Params short_params = params;
     short_params.set("steps", p.steps - 1);
     auto instance = variant().factory(short_params);
-    instance->setup();
-    instance->reset();
-    instance->run();
-    instance->finish();
+    test::run_once(*instance);
     const float* field = ResultOf::of(*instance);
     ASSERT_NE(field, nullptr);
     ASSERT_TRUE(instance->verify().ok) << "verified as the field after steps - 1 steps";

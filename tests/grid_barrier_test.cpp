@@ -5,7 +5,6 @@
 
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "grid_barrier_rounds.hpp"
 #include "kit/acc_grid_barrier.hpp"

@@ -231,10 +231,7 @@ TEST(IccgFileWarmUpTest, LeavesTheAnswerAsItWas) {
       auto* solver = dynamic_cast<iccg::IccgInstance*>(instance.get());
       ASSERT_NE(solver, nullptr);
       solver->use_system(system.a, system.b, 0, iccg::default_min_saved_slots);
-      instance->setup();
-      instance->reset();
-      instance->run();
-      instance->finish();
+      test::run_once(*instance);
       once = solver->solution().x;
     }
     ASSERT_EQ(once.size(), s.x.size());

@@ -247,10 +247,7 @@ TEST(JacobiVerifyTest, RejectsAWrongValueAnywhereInTheGrid) {
         tol_mode ? jacobi_params({"rows=17", "cols=9", "iters=100000", "tol=1e-6"})
                  : jacobi_params({"rows=37", "cols=23", "iters=7", "height=0.5", "width=3"});
     ReachableInstance instance(params);
-    instance.setup();
-    instance.reset();
-    instance.run();
-    instance.finish();
+    test::run_once(instance);
     const auto good = instance.verify();
     ASSERT_TRUE(good.ok) << good.detail;
     if (!tol_mode) {
@@ -332,10 +329,7 @@ TEST(JacobiVerifyTest, SweepsInPassesDoWhatSweepsOneAtATimeDo) {
   for (const std::int64_t most : {2, 3, 4}) {
     SCOPED_TRACE(testing::Message() << "iters mode, 7 sweeps, at most " << most << " a pass");
     PassesInstance passes(jacobi_params({"rows=37", "cols=23", "iters=7"}), most);
-    passes.setup();
-    passes.reset();
-    passes.run();
-    passes.finish();
+    test::run_once(passes);
     const std::vector<std::vector<std::int64_t>> expected_passes = {
         {2, 2, 2, 1}, {3, 3, 1}, {4, 3}};
     EXPECT_EQ(passes.passes, expected_passes[std::size_t(most - 2)]);
@@ -354,10 +348,7 @@ TEST(JacobiVerifyTest, SweepsInPassesDoWhatSweepsOneAtATimeDo) {
     PassesInstance passes(params, 4);
     ReachableInstance single(params);
     for (Instance* instance : {static_cast<Instance*>(&passes), static_cast<Instance*>(&single)}) {
-      instance->setup();
-      instance->reset();
-      instance->run();
-      instance->finish();
+      test::run_once(*instance);
     }
     const auto v = passes.verify(), w = single.verify();
     ASSERT_TRUE(v.ok) << v.detail;
@@ -375,10 +366,7 @@ TEST(JacobiVerifyTest, SweepsInPassesDoWhatSweepsOneAtATimeDo) {
 // infinite (a plain std::max would keep the old maximum), whatever the residual says.
 TEST(JacobiVerifyTest, TolModeRejectsANaNInTheGrid) {
   ReachableInstance instance(jacobi_params({"rows=17", "cols=9", "iters=100000", "tol=1e-6"}));
-  instance.setup();
-  instance.reset();
-  instance.run();
-  instance.finish();
+  test::run_once(instance);
   ASSERT_TRUE(instance.verify().ok);
   const auto& p = instance.problem();
   instance.result()[(p.rows / 2) * p.cols + 2] = std::numeric_limits<float>::quiet_NaN();

@@ -159,10 +159,7 @@ TEST_P(JacobiVariantTest, OneSweepShortFailsVerification) {
     Params short_params = params;
     short_params.set("iters", p.iters - 1);
     auto instance = variant().factory(short_params);
-    instance->setup();
-    instance->reset();
-    instance->run();
-    instance->finish();
+    test::run_once(*instance);
     const float* grid = ResultOf::of(*instance);
     ASSERT_NE(grid, nullptr);
     ASSERT_TRUE(instance->verify().ok) << "verified as the grid after iters - 1 sweeps";

@@ -127,10 +127,7 @@ TEST(MatmulCapTest, RandomInputsAreCheckedOnTheRowsComputed) {
   const Params params = matmul_params({"init=random", "m=20", "n=9", "k=40", "one_gang_rows=3"});
   const Variant& step = test::variant_of("matmul", "acc_tile");
   auto instance = step.factory(params);
-  instance->setup();
-  instance->reset();
-  instance->run();
-  instance->finish();
+  test::run_once(*instance);
   const Verification v = instance->verify();
   ASSERT_TRUE(v.ok) << v.detail;
   EXPECT_EQ(v.outputs["rows_computed"], 3);

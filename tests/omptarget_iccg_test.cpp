@@ -80,10 +80,7 @@ struct SolutionOf : iccg::IccgInstance {
 
 std::unique_ptr<Instance> solved(const std::string& name, const Params& params) {
   auto instance = test::variant_of("iccg", name).factory(params);
-  instance->setup();
-  instance->reset();
-  instance->run();
-  instance->finish();
+  test::run_once(*instance);
   return instance;
 }
 

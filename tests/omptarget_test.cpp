@@ -279,10 +279,7 @@ TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
     Params short_params = params;
     short_params.set("iters", p.iters - 1);
     auto instance = test::variant_of("jacobi2d", name).factory(short_params);
-    instance->setup();
-    instance->reset();
-    instance->run();
-    instance->finish();
+    test::run_once(*instance);
     ASSERT_TRUE(instance->verify().ok) << "verified as the grid after iters - 1 sweeps";
     const Verification v = jacobi2d::verify_result(p, ResultOf::of(*instance), p.iters, -1);
     EXPECT_FALSE(v.ok) << v.detail;
@@ -337,10 +334,7 @@ TEST(OmpTargetDiffusionTest, ResidentOneStepShortFails) {
     Params short_params = params;
     short_params.set("steps", p.steps - 1);
     auto instance = test::variant_of("diffusion3d", "omp_target_resident").factory(short_params);
-    instance->setup();
-    instance->reset();
-    instance->run();
-    instance->finish();
+    test::run_once(*instance);
     ASSERT_TRUE(instance->verify().ok) << "verified as the field after steps - 1 steps";
     const Verification v =
         diffusion3d::verify_result(p, DiffusionResultOf::of(*instance), p.steps, false);
@@ -400,10 +394,7 @@ TEST(OmpTargetMatmulTest, AProductOneKStepShortFails) {
     auto full = test::variant_of("matmul", name).factory(params);
     auto short_of_k = test::variant_of("matmul", name).factory(short_params);
     for (Instance* instance : {full.get(), short_of_k.get()}) {
-      instance->setup();
-      instance->reset();
-      instance->run();
-      instance->finish();
+      test::run_once(*instance);
     }
     ASSERT_TRUE(full->verify().ok);
     ASSERT_TRUE(short_of_k->verify().ok) << "verified as the product over k - 1 terms";
@@ -496,10 +487,7 @@ TEST(OmpTargetApspTest, AMatrixOnePivotStepShortFails) {
     SCOPED_TRACE(name + " " + params.json().dump());
     const apsp::Problem p = apsp::problem_of(params);
     auto instance = test::variant_of("apsp", name).factory(params);
-    instance->setup();
-    instance->reset();
-    instance->run();
-    instance->finish();
+    test::run_once(*instance);
     ASSERT_TRUE(instance->verify().ok);
     std::vector<float>& d = ApspResultOf::of(*instance);
     const std::vector<float> full = d;

@@ -109,6 +109,15 @@ bool available_here(const Variant& variant);
 // Where `variant`'s result is computed on this machine.
 Place place_here(const Variant& variant);
 
+// One run of `instance` outside the harness, as the runner's phases go (setup, reset, run,
+// finish), for a test that then reads or replaces its result before verify().
+inline void run_once(Instance& instance) {
+  instance.setup();
+  instance.reset();
+  instance.run();
+  instance.finish();
+}
+
 // The ladder of `workload` as registered: not empty, `first` first, every step in `family`, the
 // step numbers rising. The rest of a ladder (its names and order) is checked against ladder.json
 // in tests/registry_test.cpp.

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "kit/acc_data.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "core/report.hpp"
 #include "core/runner.hpp"
+#include "kit/acc_data.hpp"
 #include "support.hpp"
 
 namespace acclab {
@@ -146,10 +146,7 @@ TEST_P(VectorVariantTest, CourseOneStepShortFails) {
   const auto instance = variant().factory(params);
   auto* course = dynamic_cast<vector::CourseInstance*>(instance.get());
   ASSERT_NE(course, nullptr);
-  course->setup();
-  course->reset();
-  course->run();
-  course->finish();
+  test::run_once(*course);
   EXPECT_TRUE(course->verify_after(2).ok) << course->verify_after(2).detail;
   const Verification short_of_one = course->verify_after(3);
   EXPECT_FALSE(short_of_one.ok);
