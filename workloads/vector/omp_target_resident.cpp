@@ -11,11 +11,11 @@
 // One team a multiprocessor by default (omp_teams_per_sm, four at the seed's size; never more
 // than can all run at once, kit/omp_resident_shape.hpp), `parallel` over the team's warps (16 by
 // default, one at the seed's, omp_thread_limit; an OpenMP thread is a warp in GCC's nvptx
-// OpenMP) and `simd` over each warp's 32 lanes; each lane loads 8 elements before it stores or adds them, to keep many loads
-// in flight: the pass is omp_target_lanes.hpp's, which triad_omp_target_tuned and
-// dot_omp_target_tuned run a region a pass. The outputs say how many teams ran (resident_teams,
-// 1 on the host fallback) and how many passes the region made (passes: a run fails where they
-// are not nt).
+// OpenMP) and `simd` over each warp's 32 lanes; each lane loads 8 elements before it stores or
+// adds them, to keep many loads in flight: the pass is omp_target_lanes.hpp's, which
+// triad_omp_target_tuned and dot_omp_target_tuned run a region a pass. The outputs say how many
+// teams ran (resident_teams, 1 on the host fallback) and how many passes the region made
+// (passes: a run fails where they are not nt).
 #include <fmt/format.h>
 #include <omp.h>
 
