@@ -1,12 +1,20 @@
 // The checks every workload shares from src/core: the memo of the serial reference
-// (core/reference_memo.hpp) and the NaN-aware comparison (core/compare.hpp).
+// (core/reference_memo.hpp), its copy kept across processes (core/reference_store.hpp) and the
+// NaN-aware comparison (core/compare.hpp).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -14,8 +22,10 @@
 #include <vector>
 
 #include "core/compare.hpp"
+#include "core/error.hpp"
 #include "core/reference_memo.hpp"
 #include "kit/mpi_steps.hpp"
+#include "tests/support.hpp"
 
 namespace acclab {
 namespace {
@@ -31,18 +41,48 @@ using Key = std::tuple<int, double>;
 struct Computed {
   std::vector<double> values;
   int computation = 0;
+  template <typename Visit>
+  void fields(Visit&& visit) {
+    visit(values);
+    visit(computation);
+  }
+};
+
+// ACCLAB_REFERENCE_DIR set to `value` (unset for nullopt) for one test, then as it was.
+class ReferenceDirSetting {
+ public:
+  explicit ReferenceDirSetting(const std::optional<std::string>& value) {
+    if (const char* old = std::getenv("ACCLAB_REFERENCE_DIR")) saved_ = old;
+    if (value) {
+      setenv("ACCLAB_REFERENCE_DIR", value->c_str(), 1);
+    } else {
+      unsetenv("ACCLAB_REFERENCE_DIR");
+    }
+  }
+  ~ReferenceDirSetting() {
+    if (saved_) {
+      setenv("ACCLAB_REFERENCE_DIR", saved_->c_str(), 1);
+    } else {
+      unsetenv("ACCLAB_REFERENCE_DIR");
+    }
+  }
+
+ private:
+  std::optional<std::string> saved_;
 };
 
 class ReferenceMemoTest : public ::testing::Test {
  protected:
-  const Computed& get(const Key& key) {
-    return memo_.get(key, [&] {
+  const Computed& get(const Key& key) { return get(memo_, key); }
+  const Computed& get(ReferenceMemo<Key, Computed>& memo, const Key& key) {
+    return memo.get(key, [&] {
       ++computations_;
       return Computed{{double(std::get<0>(key)), std::get<1>(key)}, computations_.load()};
     });
   }
 
-  ReferenceMemo<Key, Computed> memo_;
+  ReferenceDirSetting no_store_{std::nullopt};  // a user's setting must not serve these tests
+  ReferenceMemo<Key, Computed> memo_{"memo-test"};
   std::atomic<int> computations_ = 0;
 };
 
@@ -85,6 +125,114 @@ TEST_F(ReferenceMemoTest, AComputationThatThrowsKeepsNothing) {
                std::runtime_error);
   // The next call computes, for the old parameters as for the new.
   EXPECT_EQ(get({1, 1.0}).computation, 2);
+}
+
+// ---- reference_store.hpp ----------------------------------------------------------------------
+
+// A memo made afresh stands for another process: it has kept nothing of its own.
+class ReferenceStoreTest : public ReferenceMemoTest {
+ protected:
+  // The one reference file in the folder (a test fails when there is not exactly one).
+  std::filesystem::path stored_file() const {
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+      if (entry.path().extension() == ".ref") files.push_back(entry.path());
+    }
+    EXPECT_EQ(files.size(), 1u);
+    return files.empty() ? std::filesystem::path() : files.front();
+  }
+
+  test::TempDir dir_;
+  ReferenceDirSetting store_{dir_.path().string()};
+};
+
+TEST_F(ReferenceStoreTest, AnotherProcessReadsWhatTheFirstComputed) {
+  EXPECT_EQ(get({5, 0.1}).computation, 1);
+  ReferenceMemo<Key, Computed> other("memo-test");
+  const Computed& read = get(other, {5, 0.1});
+  EXPECT_EQ(computations_, 1);
+  EXPECT_EQ(read.computation, 1);  // the first one's value, every field of it
+  EXPECT_EQ(read.values, (std::vector<double>{5, 0.1}));
+  EXPECT_EQ(std::filesystem::path(stored_file()).filename().string().rfind("memo-test-", 0), 0u);
+}
+
+TEST_F(ReferenceStoreTest, AnotherKeyOrNameIsComputed) {
+  get({5, 0.1});
+  ReferenceMemo<Key, Computed> other("memo-test"), renamed("other-test");
+  // 0.1 and 0.1 + one ulp are other keys: the key is written in full precision.
+  EXPECT_EQ(get(other, {5, std::nextafter(0.1, 1.0)}).computation, 2);
+  EXPECT_EQ(get(renamed, {5, 0.1}).computation, 3);
+}
+
+TEST_F(ReferenceStoreTest, WithoutTheFolderEveryProcessComputes) {
+  ReferenceDirSetting unset(std::nullopt);
+  get({5, 0.1});
+  ReferenceMemo<Key, Computed> other("memo-test");
+  EXPECT_EQ(get(other, {5, 0.1}).computation, 2);
+  EXPECT_TRUE(dir_.entries().empty());
+}
+
+TEST_F(ReferenceStoreTest, ADamagedShortOrLongFileIsComputedAgainAndReplaced) {
+  get({5, 0.1});
+  const std::filesystem::path file = stored_file();
+  const std::string good = test::read_file(file);
+  const auto served_after = [&](const std::string& bytes) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+    ReferenceMemo<Key, Computed> other("memo-test");
+    const int before = computations_;
+    const bool computed = get(other, {5, 0.1}).computation == before + 1;
+    // Whatever it found, the file now holds the reference whole.
+    EXPECT_EQ(test::read_file(file).size(), good.size());
+    return !computed;
+  };
+  std::string flipped = good;
+  flipped[good.size() - 12] ^= 1;  // a bit of the last field, before the checksum's 8 bytes
+  EXPECT_FALSE(served_after(flipped));
+  EXPECT_FALSE(served_after(good.substr(0, good.size() - 1)));
+  EXPECT_FALSE(served_after(good + "x"));
+  std::string other_key = good;
+  other_key[other_key.find("memo-test 5 0.1")] = 'M';  // the key line, hash unchanged
+  EXPECT_FALSE(served_after(other_key));
+  EXPECT_TRUE(served_after(good));  // the test's own control: the good bytes are served
+}
+
+TEST_F(ReferenceStoreTest, ProcessesAskingAtOnceComputeOnce) {
+  const std::filesystem::path counter = dir_.path() / "computations";
+  std::vector<pid_t> children;
+  for (int c = 0; c < 4; ++c) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ReferenceMemo<Key, Computed> memo("memo-test");
+      const Computed& value = memo.get({9, 2.5}, [&] {
+        std::ofstream(counter, std::ios::app) << 'x';
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the others ask meanwhile
+        return Computed{{9, 2.5}, 1};
+      });
+      _exit(value.values == std::vector<double>{9, 2.5} && value.computation == 1 ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(test::read_file(counter), "x");
+}
+
+TEST_F(ReferenceStoreTest, AFolderThatCannotHoldFilesIsRefusedNamingTheSetting) {
+  const std::filesystem::path nested = dir_.path() / "a" / "b";
+  {
+    ReferenceDirSetting setting(nested.string());
+    EXPECT_NO_THROW(check_reference_dir());
+    EXPECT_TRUE(std::filesystem::is_directory(nested));
+  }
+  const std::filesystem::path file = dir_.path() / "file";
+  std::ofstream(file) << "not a folder";
+  ReferenceDirSetting setting(file.string());
+  const std::string message = test::usage_error_message([] { check_reference_dir(); });
+  EXPECT_NE(message.find("ACCLAB_REFERENCE_DIR=" + file.string()), std::string::npos) << message;
 }
 
 // ---- compare.hpp --------------------------------------------------------------------------------

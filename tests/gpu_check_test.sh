@@ -40,6 +40,9 @@ check "one record per vector variant, each verified or unavailable as acclab lis
 python3 "$check" --acclab "$acclab" --workloads apsp --no-sanitizers --no-seed --jobs 2 \
   --out "$dir/apsp" > "$dir/apsp.txt" 2>&1
 check "apsp dry run: exit 0" test $? -eq 0
+check "runs.tgz leaves out the references the runs shared" \
+  bash -c "tar tzf '$dir/apsp/runs.tgz' | grep -q '^runs/apsp' &&
+           ! tar tzf '$dir/apsp/runs.tgz' | grep -q '^runs/references'"
 python3 - "$dir/apsp/LATEST.json" "$acclab" <<'PY'
 import json, subprocess, sys
 doc = json.load(open(sys.argv[1]))
@@ -155,6 +158,7 @@ done
 echo "\$variant \$preset \${OMPI_COMM_WORLD_SIZE:-1} \${OMP_NUM_THREADS-unset} \${OMP_WAIT_POLICY-unset}" \
   >> "$dir/env-\$LOG.log"
 [[ -n \${CUDA_MPS_PIPE_DIRECTORY:-} ]] && echo "\$variant \$preset" >> "$dir/mps-\$LOG.log"
+echo "\${ACCLAB_REFERENCE_DIR-unset}" >> "$dir/references-\$LOG.log"
 if [[ \$preset == seed && " \$HANG " == *" \$variant "* ]]; then exec sleep 60; fi
 echo '{"results": [{"status": "verified"}]}' > "\$out"
 SH
@@ -179,6 +183,9 @@ check "the cut without a reason is named" \
 check "the cut by design is printed with its row's reason" \
   grep -q "jacobi2d/acc_copy_per_iter seed: slow by design timeout after 2 s: copies both grids" \
   "$dir/share.txt"
+check "every process is given the one ACCLAB_REFERENCE_DIR, so that a reference is computed once" \
+  bash -c "test \$(sort -u '$dir/references-share.log' | grep -cvx unset) -eq 1 &&
+           ! grep -qx unset '$dir/references-share.log'"
 python3 - "$dir/share/LATEST.json" "$dir/env-share.log" 1 <<'PY2'
 import json, os, sys
 doc = json.load(open(sys.argv[1]))

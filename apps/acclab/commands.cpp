@@ -30,6 +30,7 @@
 #include "core/machine.hpp"
 #include "core/mpi_env.hpp"
 #include "core/profile.hpp"
+#include "core/reference_store.hpp"
 #include "core/registry.hpp"
 #include "core/report.hpp"
 #include "core/runner.hpp"
@@ -325,6 +326,7 @@ int one_command(int argc, char** argv) {
   if (run_args.profile || ladder_args.profile) profile::register_openacc_callbacks();
 
   try {
+    check_reference_dir();
     Registry registry;
     register_all_workloads(registry);
     if (*list) return list_command(list_format, registry);

@@ -226,7 +226,10 @@ def write_record(args, document, work):
     os.replace(latest + ".tmp", latest)
     runs = "slow-seeds-runs.tgz" if args.slow_seeds else "runs.tgz"
     with tarfile.open(os.path.join(args.out, runs), "w:gz") as archive:
-        archive.add(work, arcname="runs")
+        # Not the serial references the runs shared (ACCLAB_REFERENCE_DIR, hundreds of MB):
+        # the reports and logs say what each run found.
+        archive.add(work, arcname="runs",
+                    filter=lambda entry: None if entry.name == "runs/references" else entry)
     shutil.rmtree(work, ignore_errors=True)
 
 

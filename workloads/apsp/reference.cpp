@@ -88,6 +88,11 @@ class Multicore : public ApspInstance {
 struct Reference {
   std::vector<float> d;
   std::vector<std::int32_t> next;  // empty unless asked for with paths
+  template <typename Visit>
+  void fields(Visit&& visit) {
+    visit(d);
+    visit(next);
+  }
 };
 
 // The serial result for p, its successors too when p.paths (the distances are the same).
@@ -106,7 +111,7 @@ Reference compute_reference(const Problem& p) {
 // without successors cannot serve a run with them.
 const Reference& reference(const Problem& p) {
   using Key = std::tuple<int, Semiring, Generator, int, std::uint64_t, bool>;
-  static ReferenceMemo<Key, Reference> memo;
+  static ReferenceMemo<Key, Reference> memo("apsp");
   const Key key{p.n, p.semiring, p.generator, p.edges_per_vertex, p.random_seed, p.paths};
   return memo.get(key, [&] { return compute_reference(p); });
 }

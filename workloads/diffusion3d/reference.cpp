@@ -37,12 +37,17 @@ namespace {
 struct Cached {
   std::vector<float> field;
   double last_step_change = 0;
+  template <typename Visit>
+  void fields(Visit&& visit) {
+    visit(field);
+    visit(last_step_change);
+  }
 };
 
 const Cached& cached_reference(const Problem& p, std::int64_t steps) {
   // Keyed by everything that changes the field.
   using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, double, double, std::int64_t>;
-  static ReferenceMemo<Key, Cached> memo;
+  static ReferenceMemo<Key, Cached> memo("diffusion3d");
   return memo.get(Key{p.nx, p.ny, p.nz, p.kappa, p.dt, steps}, [&] {
     std::vector<float> f = initial_field(p), fn = f;
     for (std::int64_t s = 0; s < steps; ++s) {

@@ -78,6 +78,18 @@ struct Solution {
   bool not_finite = false;
   // p . A p <= 0 for a search direction p != 0: A is not positive definite; stopped there.
   bool indefinite = false;
+
+  // Every field, for a reference kept across processes (core/reference_store.hpp).
+  template <typename Visit>
+  void fields(Visit&& visit) {
+    visit(x);
+    visit(iterations);
+    visit(relative_residual);
+    visit(converged);
+    visit(breakdown_row);
+    visit(not_finite);
+    visit(indefinite);
+  }
 };
 
 // Refuses (UsageError naming `option`) a relative-residual tolerance below double precision's

@@ -173,7 +173,7 @@ namespace {
 const Solution& serial_solution(const Problem& p, const Csr& a, const std::vector<double>& b,
                                 const Ordering& o) {
   using Key = std::tuple<int, int, int, int, double, int>;
-  static ReferenceMemo<Key, Solution> memo;
+  static ReferenceMemo<Key, Solution> memo("iccg");
   return memo.get(Key{p.nx, p.ny, p.nz, p.colors, p.eps, p.max_iterations}, [&] {
     // Threads where they pay: the arithmetic is that of one thread, bit for bit (fixed-block
     // dots).

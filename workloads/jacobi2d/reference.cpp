@@ -32,12 +32,17 @@ namespace {
 struct Cached {
   std::vector<float> grid;
   double last_sweep_change = 0;
+  template <typename Visit>
+  void fields(Visit&& visit) {
+    visit(grid);
+    visit(last_sweep_change);
+  }
 };
 
 const Cached& cached_reference(const Problem& p, std::int64_t sweeps) {
   // Keyed by everything that changes the grid.
   using Key = std::tuple<std::int64_t, std::int64_t, double, double, std::int64_t>;
-  static ReferenceMemo<Key, Cached> memo;
+  static ReferenceMemo<Key, Cached> memo("jacobi2d");
   return memo.get(Key{p.rows, p.cols, p.height, p.width, sweeps}, [&] {
     std::vector<float> u0 = initial_grid(p), u1 = u0;
     for (std::int64_t s = 0; s < sweeps; ++s) {

@@ -17,7 +17,7 @@ namespace acclab::matmul {
 
 const std::vector<double>& reference_product(const Problem& p) {
   using Key = std::tuple<int, int, int, int, int, Init, std::uint64_t>;
-  static ReferenceMemo<Key, std::vector<double>> memo;
+  static ReferenceMemo<Key, std::vector<double>> memo("matmul");
   return memo.get(Key{p.m, p.n, p.k, p.lda, p.ldb, p.init, p.random_seed}, [&] {
     const std::vector<double> a = matrix_a(p), b = matrix_b(p);
     std::vector<double> r(static_cast<std::size_t>(std::int64_t(p.m) * p.n), 0.0);
