@@ -54,7 +54,8 @@ INSTANTIATE_TEST_SUITE_P(
         Step{"diffusion3d", "cuda"}, Step{"iccg", "cuda"}, Step{"vector", "triad_acc_resident"},
         Step{"vector", "dot_acc_resident"}, Step{"vector", "triad_omp_target_resident"},
         Step{"vector", "dot_omp_target_resident"}, Step{"jacobi2d", "omp_target_resident"},
-        Step{"diffusion3d", "omp_target_resident"}, Step{"apsp", "omp_target_resident"}),
+        Step{"diffusion3d", "omp_target_resident"}, Step{"apsp", "omp_target_resident"},
+        Step{"iccg", "omp_target_resident"}),
     [](const auto& info) { return info.param.workload + "_" + info.param.variant; });
 
 struct Knob {
@@ -106,7 +107,9 @@ INSTANTIATE_TEST_SUITE_P(
              "2"},
         Knob{"diffusion3d", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "4", "3"},
         Knob{"apsp", "omp_target_resident", "omp_thread_limit", powers_to_16, "16", "1"},
-        Knob{"apsp", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "3"}),
+        Knob{"apsp", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "3"},
+        Knob{"iccg", "omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
+        Knob{"iccg", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1"}),
     [](const auto& info) {
       return info.param.workload + "_" + info.param.variant + "_" + info.param.key;
     });
@@ -153,7 +156,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Refusal{"diffusion3d", "omp_target_resident", "omp_teams_per_sm=2"},
                       Refusal{"apsp", "omp_target_resident", "omp_thread_limit=17"},
                       Refusal{"apsp", "omp_target_resident", "omp_teams_per_sm=2"},
-                      Refusal{"apsp", "omp_target_resident", "omp_teams_per_sm=5"}));
+                      Refusal{"apsp", "omp_target_resident", "omp_teams_per_sm=5"},
+                      Refusal{"iccg", "omp_target_resident", "omp_thread_limit=17"},
+                      Refusal{"iccg", "omp_target_resident", "omp_teams_per_sm=2"}));
 
 struct Combination {
   std::string workload, variant;
@@ -166,7 +171,8 @@ class LaunchShapeResidencyTest : public ::testing::TestWithParam<Combination> {}
 // Teams times warps (a team's in whole fours, as CUDA allocates them) within what a
 // multiprocessor holds at the step's register budget (the grid barrier needs every team
 // resident): 16 warps at 112 registers (vector, diffusion3d) and at 120 (jacobi2d), 20 at 96
-// (apsp); 16 warps for the OpenACC constructs.
+// (apsp), 8 at 192 (iccg); 16 warps for the OpenACC constructs. One team a multiprocessor is
+// resident whatever its warps (libgomp launches as many as the registers hold).
 TEST_P(LaunchShapeResidencyTest, ShapesThatCannotAllBeResidentAreRefused) {
   const Combination& c = GetParam();
   if (!registered({c.workload, c.variant})) GTEST_SKIP() << c.variant << " is not built here";
@@ -212,7 +218,13 @@ INSTANTIATE_TEST_SUITE_P(
         Combination{
             "apsp", "omp_target_resident", {"omp_thread_limit=10", "omp_teams_per_sm=2"}, true},
         Combination{
-            "apsp", "omp_target_resident", {"omp_thread_limit=8", "omp_teams_per_sm=3"}, true}));
+            "apsp", "omp_target_resident", {"omp_thread_limit=8", "omp_teams_per_sm=3"}, true},
+        Combination{
+            "iccg", "omp_target_resident", {"omp_thread_limit=4", "omp_teams_per_sm=2"}, false},
+        Combination{
+            "iccg", "omp_target_resident", {"omp_thread_limit=5", "omp_teams_per_sm=2"}, true},
+        Combination{
+            "iccg", "omp_target_resident", {"omp_thread_limit=16", "omp_teams_per_sm=1"}, false}));
 
 struct Shape {
   std::string workload, variant;
@@ -283,7 +295,9 @@ INSTANTIATE_TEST_SUITE_P(
         Shape{"apsp",
               "omp_target_resident",
               {"n=50", "paths=1", "omp_thread_limit=1", "omp_teams_per_sm=4"}},
-        Shape{"apsp", "omp_target_resident", {"n=50", "omp_thread_limit=4"}}));
+        Shape{"apsp", "omp_target_resident", {"n=50", "omp_thread_limit=4"}},
+        Shape{"iccg", "omp_target_resident", {"omp_thread_limit=1", "omp_teams_per_sm=2"}},
+        Shape{"iccg", "omp_target_resident", {"omp_thread_limit=3"}}));
 
 struct Search {
   std::string workload, variant;
@@ -330,7 +344,8 @@ INSTANTIATE_TEST_SUITE_P(
         Search{"diffusion3d",
                "omp_target_resident",
                {"nx=20", "ny=6", "nz=5", "steps=2", "alternate=1"}},
-        Search{"apsp", "omp_target_resident", {"n=40", "paths=0", "alternate=1"}}),
+        Search{"apsp", "omp_target_resident", {"n=40", "paths=0", "alternate=1"}},
+        Search{"iccg", "omp_target_resident", {"nx=8", "ny=6", "nz=5"}}),
     [](const auto& info) { return info.param.workload + "_" + info.param.variant; });
 
 }  // namespace

@@ -63,9 +63,12 @@ inline void check_omp_resident_shape(const OmpResidentShape& shape, std::int64_t
     throw UsageError(fmt::format("--set omp_teams_per_sm={}: expected 1 to {}", shape.teams_per_sm,
                                  omp_resident_max_teams_per_sm));
   }
+  // One team a multiprocessor is resident whatever its thread_limit: where the registers hold
+  // fewer warps than asked, libgomp launches fewer, and the regions deal their work over the
+  // warps that started (so iccg's step, whose image links to 188 registers, asks 16 and gets 8).
   const std::int64_t fit = omp_resident_warps_a_multiprocessor(registers);
   const std::int64_t warps = omp_resident_warps_allocated(shape.thread_limit) * shape.teams_per_sm;
-  if (warps > fit) {
+  if (shape.teams_per_sm > 1 && warps > fit) {
     throw UsageError(fmt::format(
         "omp_thread_limit={} with omp_teams_per_sm={}: {} warps a multiprocessor (a team's in "
         "whole fours), more than the {} it holds at {} registers a lane, so not every team could "
@@ -94,8 +97,8 @@ inline StepTunings<OmpResidentShape> omp_resident_tunings(std::string_view steps
   tunings.integer(
       {.key = "omp_thread_limit",
        .help = fmt::format("{}: warps (OpenMP threads) a team of the resident region, its "
-                           "thread_limit: 1 to {}, with omp_teams_per_sm times it (rounded up "
-                           "to a multiple of 4) at most {}, what a multiprocessor holds at {} "
+                           "thread_limit: 1 to {}, with omp_teams_per_sm > 1 times it (rounded "
+                           "up to a multiple of 4) at most {}, what a multiprocessor holds at {} "
                            "registers a lane",
                            steps, omp_resident_max_thread_limit, fit, registers),
        .presets = presets_of(std::to_string(seed.thread_limit), std::to_string(plain.thread_limit),

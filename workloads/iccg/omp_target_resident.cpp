@@ -4,7 +4,8 @@
 // omp_target_tuned launches 2 x colours + 2 of them an iteration). One team a multiprocessor
 // (all run at once, which the barrier needs). The team's first thread runs the solve's control
 // flow and meets the other teams at omp_grid_barrier (kit/omp_grid_barrier.hpp) between colours
-// and phases; each phase is a `parallel` of the team's warps (an OpenMP thread is a warp in
+// and phases (teams a multiprocessor and warps a team are the tunings omp_teams_per_sm and
+// omp_thread_limit); each phase is a `parallel` of the team's warps (an OpenMP thread is a warp in
 // GCC's nvptx OpenMP) with `simd` over a warp's 32 lanes, lane l of thread t of team g taking
 // rows (g x threads + t) x 32 + l, and every `lanes` after it, of each colour. A phase of its
 // own rather than one `parallel` for the whole solve: GCC 12 gives one body holding every phase
@@ -27,15 +28,27 @@
 
 #include "kit/omp_data.hpp"
 #include "kit/omp_grid_barrier.hpp"
+#include "kit/omp_resident_shape.hpp"
 #include "workloads/iccg/iccg.hpp"
 #include "workloads/iccg/omp_target_slabs.hpp"
 
 namespace acclab::iccg {
 namespace {
 
-// Warps (OpenMP threads) a team asks for, as jacobi2d's resident step; lanes a warp.
-constexpr int warps = 16;
+// Warps (OpenMP threads) a team deals its rows over at most (the slots a team), as jacobi2d's
+// resident step; lanes a warp.
+constexpr int warps = int(omp_resident_max_thread_limit);
 constexpr int warp = 32;
+// The most registers a lane the region's entries may take: tests/omptarget_registers_test.sh's
+// budget for this step (omp_target_tuned's bodies, in the same image, set it), which the
+// co-residency check of the shape counts with: 8 warps a multiprocessor.
+constexpr std::int64_t registers = 192;
+
+const StepTunings<OmpResidentShape>& resident_tunings() {
+  static const StepTunings<OmpResidentShape> tunings =
+      omp_resident_tunings("omp_target_resident", registers);
+  return tunings;
+}
 
 // The slots of the teams' partial sums, one set a kind: a team writes its slot of one kind only
 // after every team has passed a later barrier, so after every team read the kind's last sum.
@@ -103,7 +116,8 @@ struct DeviceSlabs {
 
 class OmpTargetResident : public IccgInstance {
  public:
-  using IccgInstance::IccgInstance;
+  explicit OmpTargetResident(const Params& params)
+      : IccgInstance(params), shape_(resident_tunings().read(params)) {}
   OmpTargetResident(const OmpTargetResident&) = delete;
   OmpTargetResident& operator=(const OmpTargetResident&) = delete;
   ~OmpTargetResident() override { release(); }
@@ -111,7 +125,7 @@ class OmpTargetResident : public IccgInstance {
   void setup() override {
     IccgInstance::setup();
     device_.enter(a_, ordering_, min_saved_slots_, b_);
-    teams_ = omp_resident_teams();
+    teams_ = omp_resident_teams_asked(omp_resident_teams(), shape_);
     refuse_past_32_bits();
     thread_part_.assign(std::size_t(teams_) * warps, 0.0);
     team_part_.assign(std::size_t(sums) * teams_, 0.0);
@@ -159,6 +173,7 @@ class OmpTargetResident : public IccgInstance {
     resident_ = false;
   }
 
+  OmpResidentShape shape_;
   OmpSlabs device_;
   int teams_ = 1;                    // asked for
   int running_ = 0;                  // ran, as the region counted them
@@ -199,7 +214,8 @@ DeviceSlabs OmpTargetResident::device_addresses() {
 Solution OmpTargetResident::solve() {
   const ColorEll& m = device_.m;
   const int n = int(m.n), colors = m.colors;
-  const int teams = teams_, max_iterations = p_.max_iterations;
+  const int teams = teams_, team_warps = int(shape_.thread_limit);
+  const int max_iterations = p_.max_iterations;
   const double eps2 = p_.eps * p_.eps;
   const double factor_scale = factor_scale_;  // 1 + shift (acclab iccg FILE --shift)
   const DeviceSlabs d = device_addresses();
@@ -208,7 +224,8 @@ Solution OmpTargetResident::solve() {
   double state[6] = {0, 0, 0, 0, 0, 0};
 
   // clang-format off
-#pragma omp target teams num_teams(teams) thread_limit(warps) firstprivate(d) map(from: state[0:6])
+#pragma omp target teams num_teams(teams) thread_limit(team_warps) firstprivate(d) \
+    map(from: state[0:6])
   // clang-format on
   {
     // The team's first thread runs this body; each phase is a `parallel` of the team's warps,
@@ -442,5 +459,7 @@ Solution OmpTargetResident::solve() {
 std::unique_ptr<Instance> make_omp_target_resident(const Params& params) {
   return std::make_unique<OmpTargetResident>(params);
 }
+
+TuningSet omp_target_resident_tuning_set() { return resident_tunings().set(); }
 
 }  // namespace acclab::iccg
