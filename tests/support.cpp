@@ -92,6 +92,18 @@ bool VariantTest::skipped_as_unavailable(const Result& r) {
   return true;
 }
 
+void VariantTest::expect_verified_and_timed(const Result& r, const Params& params, int reps) {
+  ASSERT_EQ(r.status, Status::verified) << r.error;
+  EXPECT_EQ(r.params.json(), params.json());
+  EXPECT_EQ(r.place, expected_place());
+  ASSERT_EQ(r.times_s.size(), static_cast<std::size_t>(reps));
+  EXPECT_LE(r.min_s, r.median_s);
+  EXPECT_LE(r.median_s, r.max_s);
+  if (variant().backend == Backend::serial || variant().backend == Backend::openmp) {
+    EXPECT_FALSE(r.transfer_s.has_value());
+  }
+}
+
 Machine& VariantTest::shared_machine() {
   static Machine machine;
   return machine;

@@ -84,6 +84,12 @@ class VariantTest : public ::testing::TestWithParam<std::string> {
   // cannot run. Returns true when skipped.
   bool skipped_as_unavailable(const Result& r);
 
+  // What every timed run of a variant is checked for first: verified, on `params`, where
+  // expected, timed `reps` times with min <= median <= max, and no transfer time where the
+  // backend is host-only (serial, OpenMP: they move no data between memories). A fatal failure
+  // ends only this helper: call it under ASSERT_NO_FATAL_FAILURE.
+  void expect_verified_and_timed(const Result& r, const Params& params, int reps);
+
   // One machine for the whole process: its probes are measured once, not once per test.
   static Machine& shared_machine();
 
