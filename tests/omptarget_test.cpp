@@ -45,11 +45,7 @@ TEST(OmpGridBarrierTest, ThreadsLeaveTogetherAndSeeEachOthersWrites) {
 }
 
 TEST(OmpGridBarrierTest, ATeamLeftAloneGivesUpAndTheHostCheckSaysSo) {
-  unsigned long long arrived = 0;
-  EXPECT_FALSE(omp_grid_barrier(&arrived, 2, 1000));
-  EXPECT_NE(arrived & grid_barrier_stalled, 0u);
-  EXPECT_EQ(arrived & ~grid_barrier_stalled, 1u);
-  EXPECT_FALSE(omp_grid_barrier(&arrived, 1000, 1));  // every later barrier lets it through
+  const unsigned long long arrived = test::expect_a_gang_left_alone_gives_up(omp_grid_barrier);
   EXPECT_EQ(arrived & ~grid_barrier_stalled, 2u);
   EXPECT_THROW(check_grid_barrier(arrived, 2, "demo", 2, "demo_tuned"), std::runtime_error);
 }
@@ -58,11 +54,7 @@ TEST(OmpGridBarrierTest, ATeamLeftAloneGivesUpAndTheHostCheckSaysSo) {
 // host fallback runs a region's teams one after the other, so a second would wait for ever.
 TEST(OmpGridBarrierTest, OneTeamTakesPartOnTheHost) {
   EXPECT_EQ(omp_teams_running(132), 1);
-  unsigned long long arrived = 0;
-  for (unsigned long long target = 1; target <= 100; ++target) {
-    ASSERT_TRUE(omp_grid_barrier(&arrived, target, 1));
-  }
-  EXPECT_EQ(arrived, 100u);
+  test::expect_one_gang_never_waits(omp_grid_barrier);
 }
 
 // Every shape ACCLAB_OMP_TUNED writes: construct, simd, and num_teams/thread_limit given or not.
