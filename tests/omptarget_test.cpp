@@ -57,27 +57,13 @@ TEST(OmpGridBarrierTest, OneTeamTakesPartOnTheHost) {
   test::expect_one_gang_never_waits(omp_grid_barrier);
 }
 
-// Every shape ACCLAB_OMP_TUNED writes: construct, simd, and num_teams/thread_limit given or not.
-std::vector<std::vector<std::string>> shapes() {
-  std::vector<std::vector<std::string>> all;
-  for (const char* construct : {"omp_construct=distribute", "omp_construct=loop"}) {
-    for (const char* simd : {"omp_simd=1", "omp_simd=0"}) {
-      for (const auto& teams : {std::vector<std::string>{"omp_teams=0", "omp_threads=0"},
-                                std::vector<std::string>{"omp_teams=3", "omp_threads=32"}}) {
-        std::vector<std::string> shape = {construct, simd};
-        shape.insert(shape.end(), teams.begin(), teams.end());
-        all.push_back(shape);
-      }
-    }
-  }
-  return all;
-}
-
+using test::run_variant;
 using test::with;
 
-// Every shape above in each loop nest of `nests` (a workload's omp_target_shapes()), but for
-// omp_simd=0 in the nests whose innermost loop is always simd (validate refuses those); a fixed
-// nest (its own region shape) alone, the others' tunings being refused there.
+// Every shape ACCLAB_OMP_TUNED writes (test::omp_tuned_shapes) in each loop nest of `nests` (a
+// workload's omp_target_shapes()), but for omp_simd=0 in the nests whose innermost loop is always
+// simd (validate refuses those); a fixed nest (its own region shape) alone, the others' tunings
+// being refused there.
 std::vector<std::vector<std::string>> shapes_in(const std::vector<OmpShape>& nests) {
   std::vector<std::vector<std::string>> all;
   for (const OmpShape& nest : nests) {
@@ -85,23 +71,12 @@ std::vector<std::vector<std::string>> shapes_in(const std::vector<OmpShape>& nes
       all.push_back({"omp_shape=" + nest.name});
       continue;
     }
-    for (const auto& shape : shapes()) {
+    for (const auto& shape : test::omp_tuned_shapes()) {
       if (nest.inner_simd && std::count(shape.begin(), shape.end(), "omp_simd=0")) continue;
       all.push_back(with(shape, {"omp_shape=" + nest.name}));
     }
   }
   return all;
-}
-
-Result run_variant(const std::string& workload, const std::string& name, const Params& params,
-                   bool profile = false) {
-  Machine machine;
-  Runner runner(machine);
-  RunOptions options;
-  options.reps = 1;
-  options.profile = profile;
-  return runner.run(test::variant_of(workload, name), test::all().workload(workload), params,
-                    options);
 }
 
 TEST(OmpTargetVectorTest, TunedTriadAndDotVerifyInEveryShape) {

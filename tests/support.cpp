@@ -168,6 +168,29 @@ Place place_here(const Variant& variant) {
   }
 }
 
+Result run_variant(const std::string& workload, const std::string& name, const Params& params,
+                   bool profile) {
+  Machine machine;
+  Runner runner(machine);
+  RunOptions options;
+  options.reps = 1;
+  options.profile = profile;
+  return runner.run(variant_of(workload, name), all().workload(workload), params, options);
+}
+
+std::vector<std::vector<std::string>> omp_tuned_shapes() {
+  std::vector<std::vector<std::string>> all;
+  for (const char* construct : {"omp_construct=distribute", "omp_construct=loop"}) {
+    for (const char* simd : {"omp_simd=1", "omp_simd=0"}) {
+      for (const auto& teams : {std::vector<std::string>{"omp_teams=0", "omp_threads=0"},
+                                std::vector<std::string>{"omp_teams=3", "omp_threads=32"}}) {
+        all.push_back(with({construct, simd}, teams));
+      }
+    }
+  }
+  return all;
+}
+
 // ---- files -------------------------------------------------------------------------------------
 
 std::string read_file(const fs::path& path) {

@@ -115,6 +115,14 @@ bool available_here(const Variant& variant);
 // Where `variant`'s result is computed on this machine.
 Place place_here(const Variant& variant);
 
+// One timed run of `workload`/`name` on `params` through the harness (a Runner on a Machine of
+// its own), profiled where asked.
+Result run_variant(const std::string& workload, const std::string& name, const Params& params,
+                   bool profile = false);
+
+// Every shape ACCLAB_OMP_TUNED writes: construct, simd, and num_teams/thread_limit given or not.
+std::vector<std::vector<std::string>> omp_tuned_shapes();
+
 // One run of `instance` outside the harness, as the runner's phases go (setup, reset, run,
 // finish), for a test that then reads or replaces its result before verify().
 inline void run_once(Instance& instance) {
