@@ -223,11 +223,14 @@ struct ResultOf : jacobi2d::JacobiInstance {
   }
 };
 
-// The shared test (jacobi2d_variants_test.cpp, OneSweepShortFailsVerification) runs the default
-// shape; here the flat and rows nests under `target teams loop` with explicit teams, the
-// collapsed one without simd, and every omptarget step (the resident one in both row orders).
-TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
-  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+// An omptarget step and its tunings.
+using StepCase = std::pair<std::string, std::vector<std::string>>;
+
+// omp_target_tuned in shapes other than its default, for the tests a short run must fail (the
+// flat and rows nests under `target teams loop` with explicit teams, the collapsed one without
+// simd), and the steps that map their data (omp_target_map, omp_target_data).
+std::vector<StepCase> other_shapes_and_copying_steps() {
+  return {
       {"omp_target_tuned",
        {"omp_shape=flat", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
       {"omp_target_tuned", {"omp_shape=collapse", "omp_simd=0"}},
@@ -235,9 +238,15 @@ TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
        {"omp_shape=rows", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
       {"omp_target_map", {}},
       {"omp_target_data", {}},
-      {"omp_target_resident", {}},
-      {"omp_target_resident", {"alternate=0"}},
   };
+}
+
+// The shared test (jacobi2d_variants_test.cpp, OneSweepShortFailsVerification) runs the default
+// shape; here the other shapes and every omptarget step (the resident one in both row orders).
+TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
+  auto cases = other_shapes_and_copying_steps();
+  cases.push_back({"omp_target_resident", {}});
+  cases.push_back({"omp_target_resident", {"alternate=0"}});
   for (const auto& [name, overrides] : cases) {
     const Params params =
         test::params_of("jacobi2d", with({"rows=33", "cols=17", "iters=600"}, overrides));
@@ -340,17 +349,8 @@ struct MatmulResultOf : matmul::MatmulInstance {
 // columns: the seed's A[i][q] = i + q and B[q][j] = q - j do not depend on k) put in place of the
 // full problem's C: verification fails by exactly the largest missing term (i + k-1)(k-1 - j).
 TEST(OmpTargetMatmulTest, AProductOneKStepShortFails) {
-  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
-      {"omp_target_tuned",
-       {"omp_shape=flat", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
-      {"omp_target_tuned", {"omp_shape=collapse", "omp_simd=0"}},
-      {"omp_target_tuned",
-       {"omp_shape=rows", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
-      {"omp_target_map", {}},
-      {"omp_target_data", {}},
-  };
   const int m = 21, n = 135, k = 6;
-  for (const auto& [name, overrides] : cases) {
+  for (const auto& [name, overrides] : other_shapes_and_copying_steps()) {
     const std::vector<std::string> size = {"m=" + std::to_string(m), "n=" + std::to_string(n),
                                            "lda=" + std::to_string(k)};
     const Params params =
