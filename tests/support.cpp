@@ -327,6 +327,12 @@ void expect_ladder_of_two(const Outcome& o, const std::string& first, const std:
                    results[1]["speedup_vs_first"].get<double>());
 }
 
+bool unavailable_cuda_step(const nlohmann::json& r) {
+  if (r["status"] != "unavailable") return false;
+  EXPECT_EQ(r["backend"], "cuda");
+  return true;
+}
+
 std::vector<std::string> run_with_sets(const std::string& workload,
                                        const std::vector<std::string>& sets) {
   std::vector<std::string> args = {"run", workload, "--reps", "1"};

@@ -199,6 +199,10 @@ nlohmann::json parse_json(const std::string& text);
 // A fatal failure ends only this helper: call it last in a test.
 void expect_ladder_of_two(const Outcome& o, const std::string& first, const std::string& second);
 
+// Whether `r`, a result of a JSON report, is unavailable, which only a CUDA step may be (the
+// tests run without a GPU): the caller leaves such a result out of its checks.
+bool unavailable_cuda_step(const nlohmann::json& r);
+
 // `acclab run <workload> --reps 1` with each of `sets` passed as --set.
 std::vector<std::string> run_with_sets(const std::string& workload,
                                        const std::vector<std::string>& sets);
