@@ -379,6 +379,18 @@ TEST(OmpTargetMatmulTest, AProductOneKStepShortFails) {
   }
 }
 
+// An apsp result verified as the serial loop's matrix bit for bit, and its successors where the
+// run kept paths.
+void expect_bitwise_the_serial_loop(const Result& r, const Params& params) {
+  EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
+  EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
+      << r.verification;
+  if (params.flag("paths")) {
+    EXPECT_NE(r.verification.find("successors equal to the serial loop's"), std::string::npos)
+        << r.verification;
+  }
+}
+
 TEST(OmpTargetApspTest, TunedIsBitwiseTheSerialLoopInEveryShape) {
   for (const auto& shape : shapes_in(apsp::omp_target_shapes())) {
     for (const std::vector<std::string>& problem :
@@ -389,13 +401,7 @@ TEST(OmpTargetApspTest, TunedIsBitwiseTheSerialLoopInEveryShape) {
       SCOPED_TRACE(params.json().dump());
       const Result r = run_variant("apsp", "omp_target_tuned", params);
       ASSERT_EQ(r.status, Status::verified) << r.error;
-      EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
-      EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
-          << r.verification;
-      if (params.flag("paths")) {
-        EXPECT_NE(r.verification.find("successors equal to the serial loop's"), std::string::npos)
-            << r.verification;
-      }
+      expect_bitwise_the_serial_loop(r, params);
     }
   }
 }
@@ -417,13 +423,7 @@ TEST(OmpTargetApspTest, ResidentIsBitwiseTheSerialLoop) {
     const Result r = run_variant("apsp", "omp_target_resident", params);
     ASSERT_EQ(r.status, Status::verified) << r.error;
     EXPECT_EQ(r.place, test::place_here(test::variant_of("apsp", "omp_target_resident")));
-    EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
-    EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
-        << r.verification;
-    if (params.flag("paths")) {
-      EXPECT_NE(r.verification.find("successors equal to the serial loop's"), std::string::npos)
-          << r.verification;
-    }
+    expect_bitwise_the_serial_loop(r, params);
     EXPECT_EQ(r.outputs["pivot_steps"].get<std::int64_t>(), params.integer("n"));
     if (r.place == Place::host) EXPECT_EQ(r.outputs["resident_teams"].get<int>(), 1);
   }
