@@ -2,12 +2,23 @@
 # "ok: ..." or "FAILED: ...", and counts the failures in $failures.
 failures=0
 
-# The test's scratch folder, removed when the test exits; a test that must clean up more (a
-# mount, a background process) makes $dir and its own trap before sourcing this file.
+# The test's scratch folder, removed when the test exits (a file system mount_small_fs mounted in
+# it unmounted first); a test that must clean up more (a background process) makes $dir and its
+# own trap before sourcing this file.
 if [[ -z ${dir:-} ]]; then
   dir=$(mktemp -d)
-  trap 'rm -rf "$dir"' EXIT
+  remove_dir() {
+    if mountpoint -q "$dir/small" 2> /dev/null; then umount "$dir/small"; fi
+    rm -rf "$dir"
+  }
+  trap remove_dir EXIT
 fi
+
+# `mount_small_fs SIZE`: a tmpfs of SIZE at $dir/small, for writes that fill a file system; fails
+# where this machine allows no mount (not root).
+mount_small_fs() {
+  mkdir -p "$dir/small" && mount -t tmpfs -o size="$1" tmpfs "$dir/small" 2> /dev/null
+}
 
 check() {
   local what=$1

@@ -16,6 +16,11 @@ edit() {
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $3
 json.dump(d, open(sys.argv[2], 'w'), indent=1)" "$1" "$2"
 }
+# edit_original IN OUT PYTHON: edit, with `r` the result of the step original.
+edit_original() {
+  edit "$1" "$2" "r = next(r for r in d['results'] if r['variant'] == 'original')
+$3"
+}
 verdicts() { json "$1" "' '.join(r['verdict'] for r in d['rows'])"; }
 
 # --- a recorded run against edited copies of itself: answers known whatever this machine does ---
@@ -24,8 +29,7 @@ verdicts() { json "$1" "' '.join(r['verdict'] for r in d['rows'])"; }
 # matched by (a tuning of another step is not among its parameters, and changes nothing it runs),
 # so the slowdown is written into the file: every run of original made 20 % longer.
 cp "$recorded" "$dir/a.json"
-edit "$dir/a.json" "$dir/slow.json" "
-r = next(r for r in d['results'] if r['variant'] == 'original')
+edit_original "$dir/a.json" "$dir/slow.json" "
 r['times_s'] = [1.2 * t for t in r['times_s']]
 r['time_s'] = {k: 1.2 * v for k, v in r['time_s'].items()}
 r['limit_fraction'] /= 1.2
@@ -98,12 +102,10 @@ check "the other way round: faster" \
 # --- the noise threshold: a difference the test finds but smaller than --noise is `same` ---------
 # original's 15 runs set 0.1 % apart, and copies of them 3 % and 10 % longer: the U test separates
 # each copy completely from A (p far below 0.05), so only the threshold decides.
-edit "$dir/a.json" "$dir/tight.json" "
-r = next(r for r in d['results'] if r['variant'] == 'original')
+edit_original "$dir/a.json" "$dir/tight.json" "
 r['times_s'] = [0.01 * (1 + 0.001 * k) for k in range(15)]"
 for pct in 3 10; do
-  edit "$dir/tight.json" "$dir/tight$pct.json" "
-r = next(r for r in d['results'] if r['variant'] == 'original')
+  edit_original "$dir/tight.json" "$dir/tight$pct.json" "
 r['times_s'] = [(1 + $pct / 100) * t for t in r['times_s']]"
 done
 "$acclab" compare "$dir/tight.json" "$dir/tight3.json" --format json > "$dir/t3.json" 2> "$dir/err"
@@ -156,11 +158,9 @@ one_line_exit_2 "--noise -1" "--noise -1: expected a percentage" \
 # --- invocations: each process's median, tested where both files have several ------------------
 # Five invocations' medians, each 0.1 % apart, and a copy 10 % slower: tested between the
 # invocations (5 against 5), whatever the repetitions inside them say.
-edit "$dir/tight.json" "$dir/inv.json" "
-r = next(r for r in d['results'] if r['variant'] == 'original')
+edit_original "$dir/tight.json" "$dir/inv.json" "
 r['invocations_median_s'] = [0.01 * (1 + 0.001 * k) for k in range(5)]"
-edit "$dir/inv.json" "$dir/inv10.json" "
-r = next(r for r in d['results'] if r['variant'] == 'original')
+edit_original "$dir/inv.json" "$dir/inv10.json" "
 r['invocations_median_s'] = [1.1 * t for t in r['invocations_median_s']]"
 "$acclab" compare "$dir/inv.json" "$dir/inv10.json" --format json > "$dir/inv-cmp.json" \
   2> "$dir/err"
@@ -176,15 +176,13 @@ check "invocations (text): the counts as invocations, and said below the table" 
 check "invocations (text): the line that says which was tested" \
   grep -q '^tested: the invocations (each process.s median) where reps says inv' "$dir/inv.txt"
 # The repetitions 10 % apart but the invocations' medians the same: same (the processes decide).
-edit "$dir/inv.json" "$dir/inv-reps10.json" "
-r = next(r for r in d['results'] if r['variant'] == 'original')
+edit_original "$dir/inv.json" "$dir/inv-reps10.json" "
 r['times_s'] = [1.1 * t for t in r['times_s']]"
 "$acclab" compare "$dir/inv.json" "$dir/inv-reps10.json" --format json > "$dir/inv-r.json" \
   2> "$dir/err"
 check "invocations alike, repetitions 10 % apart: same" \
   test "$(json "$dir/inv-r.json" "d['rows'][0]['verdict']")" = same
-edit "$dir/inv10.json" "$dir/inv3.json" "
-r = next(r for r in d['results'] if r['variant'] == 'original')
+edit_original "$dir/inv10.json" "$dir/inv3.json" "
 r['invocations_median_s'] = r['invocations_median_s'][:3]"
 "$acclab" compare "$dir/inv.json" "$dir/inv3.json" --format json > "$dir/inv3-cmp.json" \
   2> "$dir/err"

@@ -1,7 +1,8 @@
-// The one property every barrier across gangs or teams must have, checked the same way for the
-// OpenACC barrier (kit/acc_grid_barrier.hpp) and the OpenMP one (kit/omp_grid_barrier.hpp), on
-// host threads standing in for gangs: a thread leaves a barrier only after all have arrived,
-// and sees the others' writes from before it.
+// What every barrier across gangs or teams must do, checked the same way for the OpenACC barrier
+// (kit/acc_grid_barrier.hpp) and the OpenMP one (kit/omp_grid_barrier.hpp), on host threads
+// standing in for gangs: a thread leaves a barrier only after all have arrived, and sees the
+// others' writes from before it; a gang left alone gives up instead of waiting for ever; one gang
+// alone never waits.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +10,8 @@
 #include <atomic>
 #include <thread>
 #include <vector>
+
+#include "kit/acc_grid_barrier.hpp"  // grid_barrier_stalled
 
 namespace acclab::test {
 
@@ -38,6 +41,29 @@ void expect_threads_leave_together(Barrier barrier) {
   EXPECT_EQ(mismatches, 0);
   EXPECT_EQ(gave_up, 0);
   EXPECT_EQ(arrived, 2ull * rounds * threads);
+}
+
+// `barrier(&arrived, target, max_polls)` expecting two gangs where one arrives: it polls 1000
+// times, then marks the count stalled; from then on every barrier returns at once, whatever its
+// target. Returns the count after one such barrier, for the caller's own checks.
+template <typename Barrier>
+unsigned long long expect_a_gang_left_alone_gives_up(Barrier barrier) {
+  unsigned long long arrived = 0;
+  EXPECT_FALSE(barrier(&arrived, 2, 1000));
+  EXPECT_NE(arrived & grid_barrier_stalled, 0u);
+  EXPECT_EQ(arrived & ~grid_barrier_stalled, 1u);
+  EXPECT_FALSE(barrier(&arrived, 1000, 1));
+  return arrived;
+}
+
+// One gang alone passes 100 barriers in a row, each at its first poll.
+template <typename Barrier>
+void expect_one_gang_never_waits(Barrier barrier) {
+  unsigned long long arrived = 0;
+  for (unsigned long long target = 1; target <= 100; ++target) {
+    ASSERT_TRUE(barrier(&arrived, target, 1));
+  }
+  EXPECT_EQ(arrived, 100u);
 }
 
 }  // namespace acclab::test

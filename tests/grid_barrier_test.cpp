@@ -20,24 +20,12 @@ TEST(GridBarrierTest, ThreadsLeaveTogetherAndSeeEachOthersWrites) {
 }
 
 TEST(GridBarrierTest, AThreadLeftAloneGivesUpAndLetsEveryLaterBarrierThrough) {
-  unsigned long long arrived = 0;
-  // Two gangs expected, one arrives: it polls 1000 times, then marks the counter stalled.
-  EXPECT_FALSE(grid_barrier(&arrived, 2, 1000));
-  EXPECT_NE(arrived & grid_barrier_stalled, 0u);
-  EXPECT_EQ(arrived & ~grid_barrier_stalled, 1u);
-  // From then on every barrier returns at once, whatever its target.
-  EXPECT_FALSE(grid_barrier(&arrived, 1000, 1));
-  EXPECT_FALSE(grid_barrier(&arrived, 1000));
+  unsigned long long arrived = test::expect_a_gang_left_alone_gives_up(grid_barrier);
+  EXPECT_FALSE(grid_barrier(&arrived, 1000));  // with the default polls too
   EXPECT_EQ(arrived & ~grid_barrier_stalled, 3u);
 }
 
-TEST(GridBarrierTest, OneGangNeverWaits) {
-  unsigned long long arrived = 0;
-  for (unsigned long long target = 1; target <= 100; ++target) {
-    ASSERT_TRUE(grid_barrier(&arrived, target, 1));
-  }
-  EXPECT_EQ(arrived, 100u);
-}
+TEST(GridBarrierTest, OneGangNeverWaits) { test::expect_one_gang_never_waits(grid_barrier); }
 
 // The host's check after a resident construct (kit/grid_barrier_check.hpp), as every resident
 // step calls it: a stalled count names the step, the gangs and what to run instead; a count off

@@ -8,8 +8,6 @@
 set -u
 acclab=$(realpath "$1")
 data=$(realpath "$2")
-dir=$(mktemp -d)
-trap 'if mountpoint -q "$dir/small" 2> /dev/null; then umount "$dir/small"; fi; rm -rf "$dir"' EXIT
 source "$(dirname "$0")/checks.sh"
 cd "$dir" || exit 1
 
@@ -98,7 +96,7 @@ done
 check "the spool files are gone with the process" test -z "$(ls -A spool)"
 # A spool that fills its file system: one line naming the input and the folder, exit 2, and no
 # output file (as root, a 16 KiB tmpfs; elsewhere the case is left out with a note).
-if mkdir small && mount -t tmpfs -o size=16k tmpfs small 2> /dev/null; then
+if mount_small_fs 16k; then
   cat g.mtx | ACCLAB_INPUT_MEMORY_BYTES=4096 TMPDIR=$dir/small "$acclab" apsp /dev/stdin \
     --semiring min-plus --out full.out > /dev/null 2> err
   status=$?

@@ -1,4 +1,4 @@
-# Sourced by the MPI shell tests after checks.sh, with $mpiexec and $dir set.
+# Sourced by the MPI shell tests after checks.sh, with $acclab, $mpiexec and $dir set.
 # `launch NP COMMAND...` starts COMMAND on NP ranks. Root needs --allow-run-as-root (CI and the
 # GPU machine run as root); -q drops Open MPI's banner about processes that exited with a
 # non-zero status, so that acclab's line is the only one.
@@ -46,4 +46,32 @@ for r in results:
     assert 0 < s["min"] <= s["median"] <= s["max"], s
     assert o["mpi_library"], o
 PY
+}
+
+# check_on_1_to_4_ranks WORKLOAD WHAT ARGS...: WORKLOAD's mpi_* steps with ARGS on 1 to 4 ranks,
+# each report checked by the test's check_report as bit for bit the serial WHAT (grid, field);
+# then that rank 0 alone wrote --out.
+check_on_1_to_4_ranks() {
+  local workload=$1 what=$2 np
+  shift 2
+  for np in 1 2 3 4; do
+    launch $np "$acclab" run "$workload" --variant 'mpi_*' "$@" --format json \
+      --out "$dir/np$np.json" > /dev/null 2> "$dir/err"
+    check "$np ranks: exit 0" test $? -eq 0
+    check "$np ranks: bit for bit the serial $what, ranks and process grid reported" \
+      check_report "$dir/np$np.json" $np ""
+  done
+  check "rank 0 alone wrote --out (no other file, no temporary left)" \
+    test "$(ls "$dir" | grep -c json)" -eq 4
+}
+
+# check_on_3_ranks_as GRID WORKLOAD WHAT ARGS...: the mpi_* steps with ARGS on 3 ranks forced into
+# the process grid GRID, checked by check_report as bit for bit the serial WHAT.
+check_on_3_ranks_as() {
+  local grid=$1 workload=$2 what=$3
+  shift 3
+  launch 3 "$acclab" run "$workload" --variant 'mpi_*' "$@" --set proc_grid=$grid \
+    --format json --out "$dir/g$grid.json" > /dev/null 2>&1
+  check "proc_grid=$grid: exit 0" test $? -eq 0
+  check "proc_grid=$grid: bit for bit the serial $what" check_report "$dir/g$grid.json" 3 $grid
 }

@@ -14,23 +14,12 @@ small=(--preset small --set steps=12 --reps 1)
 # $1: the JSON report; $2: ranks; $3: the process grid expected ("" for any that fits).
 check_report() { check_stencil_report "$1" "$2" "$3" 3 max_diff_vs_original steps=12; }
 
-for np in 1 2 3 4; do
-  launch $np "$acclab" run diffusion3d --variant 'mpi_*' "${small[@]}" --format json \
-    --out "$dir/np$np.json" > /dev/null 2> "$dir/err"
-  check "$np ranks: exit 0" test $? -eq 0
-  check "$np ranks: bit for bit the serial field, ranks and process grid reported" \
-    check_report "$dir/np$np.json" $np ""
-done
-check "rank 0 alone wrote --out (no other file, no temporary left)" \
-  test "$(ls "$dir" | grep -c json)" -eq 4
+check_on_1_to_4_ranks diffusion3d field "${small[@]}"
 
 # Uneven boxes along each axis in turn (24, 20 and 16 cells over 3 ranks; 20 over 3 and 16 over
 # 3 do not divide), and a box with faces on all three axes.
 for grid in 3x1x1 1x3x1 1x1x3; do
-  launch 3 "$acclab" run diffusion3d --variant 'mpi_*' "${small[@]}" --set proc_grid=$grid \
-    --format json --out "$dir/g$grid.json" > /dev/null 2>&1
-  check "proc_grid=$grid: exit 0" test $? -eq 0
-  check "proc_grid=$grid: bit for bit the serial field" check_report "$dir/g$grid.json" 3 $grid
+  check_on_3_ranks_as $grid diffusion3d field "${small[@]}"
 done
 launch 4 "$acclab" run diffusion3d --variant 'mpi_*' --preset small --set steps=12 --reps 1 \
   --set nx=7 --set ny=5 --set nz=9 --set proc_grid=2x2x1 --format json --out "$dir/odd.json" \

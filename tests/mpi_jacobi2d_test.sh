@@ -13,22 +13,11 @@ source "$(dirname "$0")/mpi_checks.sh"
 # $1: the JSON report; $2: ranks; $3: the process grid expected ("" for any that fits).
 check_report() { check_stencil_report "$1" "$2" "$3" 2 max_diff_vs_serial; }
 
-for np in 1 2 3 4; do
-  launch $np "$acclab" run jacobi2d --variant 'mpi_*' --reps 1 --format json \
-    --out "$dir/np$np.json" > /dev/null 2> "$dir/err"
-  check "$np ranks: exit 0" test $? -eq 0
-  check "$np ranks: bit for bit the serial grid, ranks and process grid reported" \
-    check_report "$dir/np$np.json" $np ""
-done
-check "rank 0 alone wrote --out (no other file, no temporary left)" \
-  test "$(ls "$dir" | grep -c json)" -eq 4
+check_on_1_to_4_ranks jacobi2d grid --reps 1
 
 # Uneven blocks: the small grid's 256 x 128 interior over 3 ranks one way, then the other.
 for grid in 3x1 1x3; do
-  launch 3 "$acclab" run jacobi2d --variant 'mpi_*' --reps 1 --set proc_grid=$grid \
-    --format json --out "$dir/g$grid.json" > /dev/null 2>&1
-  check "proc_grid=$grid: exit 0" test $? -eq 0
-  check "proc_grid=$grid: bit for bit the serial grid" check_report "$dir/g$grid.json" 3 $grid
+  check_on_3_ranks_as $grid jacobi2d grid --reps 1
 done
 
 # tol mode: the sweeps of the serial run, the change reduced over ranks at each check.

@@ -31,39 +31,18 @@ namespace {
 const std::vector<std::string> steps = {"omp_target_map", "omp_target_data", "omp_target_tuned",
                                         "omp_target_resident"};
 
+using test::run_variant;
 using test::with;
 
-// Every shape ACCLAB_OMP_TUNED writes: construct, simd, and num_teams/thread_limit given or not.
-std::vector<std::vector<std::string>> shapes() {
-  std::vector<std::vector<std::string>> all;
-  for (const char* construct : {"omp_construct=distribute", "omp_construct=loop"}) {
-    for (const char* simd : {"omp_simd=1", "omp_simd=0"}) {
-      for (const auto& teams : {std::vector<std::string>{"omp_teams=0", "omp_threads=0"},
-                                std::vector<std::string>{"omp_teams=3", "omp_threads=32"}}) {
-        all.push_back(with({construct, simd}, teams));
-      }
-    }
-  }
-  return all;
-}
-
-Result run_variant(const std::string& name, const Params& params) {
-  Machine machine;
-  Runner runner(machine);
-  RunOptions options;
-  options.reps = 1;
-  return runner.run(test::variant_of("iccg", name), test::all().workload("iccg"), params, options);
-}
-
 TEST(OmpTargetIccgTest, TunedVerifiesInEveryShape) {
-  for (const auto& shape : shapes()) {
+  for (const auto& shape : test::omp_tuned_shapes()) {
     // The small preset; another ordering on an odd mesh; one cell (no couplings: empty slabs).
     for (const std::vector<std::string>& problem :
          {std::vector<std::string>{}, std::vector<std::string>{"colors=-1", "nx=9", "ny=5", "nz=7"},
           std::vector<std::string>{"nx=1", "ny=1", "nz=1"}}) {
       const Params params = test::params_of("iccg", with(problem, shape));
       SCOPED_TRACE(params.json().dump());
-      const Result r = run_variant("omp_target_tuned", params);
+      const Result r = run_variant("iccg", "omp_target_tuned", params);
       ASSERT_EQ(r.status, Status::verified) << r.error << " / " << r.verification;
       EXPECT_EQ(r.outputs["iterations"].get<int>(), r.outputs["serial_iterations"].get<int>());
       EXPECT_EQ(r.place, test::place_here(test::variant_of("iccg", "omp_target_tuned")));
@@ -175,7 +154,7 @@ TEST(OmpTargetIccgTest, ResidentVerifiesInOneRegion) {
         std::vector<std::string>{"nx=1", "ny=1", "nz=1"}}) {
     const Params params = test::params_of("iccg", problem);
     SCOPED_TRACE(params.json().dump());
-    const Result r = run_variant("omp_target_resident", params);
+    const Result r = run_variant("iccg", "omp_target_resident", params);
     ASSERT_EQ(r.status, Status::verified) << r.error << " / " << r.verification;
     EXPECT_EQ(r.outputs["iterations"].get<int>(), r.outputs["serial_iterations"].get<int>());
     const int teams = r.outputs["resident_teams"].get<int>();
@@ -203,7 +182,7 @@ TEST(OmpTargetIccgTest, OnlyTheMapStepMovesDataInARun) {
           std::vector<std::string>{"nx=1", "ny=1", "nz=1"}}) {
       const Params params = test::params_of("iccg", mesh);
       SCOPED_TRACE(name + " " + params.json().dump());
-      const Result r = run_variant(name, params);
+      const Result r = run_variant("iccg", name, params);
       ASSERT_EQ(r.status, Status::verified) << r.error << " / " << r.verification;
       EXPECT_EQ(r.transfer_s.has_value(), name == "omp_target_map");
     }

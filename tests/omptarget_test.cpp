@@ -45,11 +45,7 @@ TEST(OmpGridBarrierTest, ThreadsLeaveTogetherAndSeeEachOthersWrites) {
 }
 
 TEST(OmpGridBarrierTest, ATeamLeftAloneGivesUpAndTheHostCheckSaysSo) {
-  unsigned long long arrived = 0;
-  EXPECT_FALSE(omp_grid_barrier(&arrived, 2, 1000));
-  EXPECT_NE(arrived & grid_barrier_stalled, 0u);
-  EXPECT_EQ(arrived & ~grid_barrier_stalled, 1u);
-  EXPECT_FALSE(omp_grid_barrier(&arrived, 1000, 1));  // every later barrier lets it through
+  const unsigned long long arrived = test::expect_a_gang_left_alone_gives_up(omp_grid_barrier);
   EXPECT_EQ(arrived & ~grid_barrier_stalled, 2u);
   EXPECT_THROW(check_grid_barrier(arrived, 2, "demo", 2, "demo_tuned"), std::runtime_error);
 }
@@ -58,34 +54,16 @@ TEST(OmpGridBarrierTest, ATeamLeftAloneGivesUpAndTheHostCheckSaysSo) {
 // host fallback runs a region's teams one after the other, so a second would wait for ever.
 TEST(OmpGridBarrierTest, OneTeamTakesPartOnTheHost) {
   EXPECT_EQ(omp_teams_running(132), 1);
-  unsigned long long arrived = 0;
-  for (unsigned long long target = 1; target <= 100; ++target) {
-    ASSERT_TRUE(omp_grid_barrier(&arrived, target, 1));
-  }
-  EXPECT_EQ(arrived, 100u);
+  test::expect_one_gang_never_waits(omp_grid_barrier);
 }
 
-// Every shape ACCLAB_OMP_TUNED writes: construct, simd, and num_teams/thread_limit given or not.
-std::vector<std::vector<std::string>> shapes() {
-  std::vector<std::vector<std::string>> all;
-  for (const char* construct : {"omp_construct=distribute", "omp_construct=loop"}) {
-    for (const char* simd : {"omp_simd=1", "omp_simd=0"}) {
-      for (const auto& teams : {std::vector<std::string>{"omp_teams=0", "omp_threads=0"},
-                                std::vector<std::string>{"omp_teams=3", "omp_threads=32"}}) {
-        std::vector<std::string> shape = {construct, simd};
-        shape.insert(shape.end(), teams.begin(), teams.end());
-        all.push_back(shape);
-      }
-    }
-  }
-  return all;
-}
-
+using test::run_variant;
 using test::with;
 
-// Every shape above in each loop nest of `nests` (a workload's omp_target_shapes()), but for
-// omp_simd=0 in the nests whose innermost loop is always simd (validate refuses those); a fixed
-// nest (its own region shape) alone, the others' tunings being refused there.
+// Every shape ACCLAB_OMP_TUNED writes (test::omp_tuned_shapes) in each loop nest of `nests` (a
+// workload's omp_target_shapes()), but for omp_simd=0 in the nests whose innermost loop is always
+// simd (validate refuses those); a fixed nest (its own region shape) alone, the others' tunings
+// being refused there.
 std::vector<std::vector<std::string>> shapes_in(const std::vector<OmpShape>& nests) {
   std::vector<std::vector<std::string>> all;
   for (const OmpShape& nest : nests) {
@@ -93,23 +71,12 @@ std::vector<std::vector<std::string>> shapes_in(const std::vector<OmpShape>& nes
       all.push_back({"omp_shape=" + nest.name});
       continue;
     }
-    for (const auto& shape : shapes()) {
+    for (const auto& shape : test::omp_tuned_shapes()) {
       if (nest.inner_simd && std::count(shape.begin(), shape.end(), "omp_simd=0")) continue;
       all.push_back(with(shape, {"omp_shape=" + nest.name}));
     }
   }
   return all;
-}
-
-Result run_variant(const std::string& workload, const std::string& name, const Params& params,
-                   bool profile = false) {
-  Machine machine;
-  Runner runner(machine);
-  RunOptions options;
-  options.reps = 1;
-  options.profile = profile;
-  return runner.run(test::variant_of(workload, name), test::all().workload(workload), params,
-                    options);
 }
 
 TEST(OmpTargetVectorTest, TunedTriadAndDotVerifyInEveryShape) {
@@ -256,11 +223,14 @@ struct ResultOf : jacobi2d::JacobiInstance {
   }
 };
 
-// The shared test (jacobi2d_variants_test.cpp, OneSweepShortFailsVerification) runs the default
-// shape; here the flat and rows nests under `target teams loop` with explicit teams, the
-// collapsed one without simd, and every omptarget step (the resident one in both row orders).
-TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
-  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+// An omptarget step and its tunings.
+using StepCase = std::pair<std::string, std::vector<std::string>>;
+
+// omp_target_tuned in shapes other than its default, for the tests a short run must fail (the
+// flat and rows nests under `target teams loop` with explicit teams, the collapsed one without
+// simd), and the steps that map their data (omp_target_map, omp_target_data).
+std::vector<StepCase> other_shapes_and_copying_steps() {
+  return {
       {"omp_target_tuned",
        {"omp_shape=flat", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
       {"omp_target_tuned", {"omp_shape=collapse", "omp_simd=0"}},
@@ -268,9 +238,15 @@ TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
        {"omp_shape=rows", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
       {"omp_target_map", {}},
       {"omp_target_data", {}},
-      {"omp_target_resident", {}},
-      {"omp_target_resident", {"alternate=0"}},
   };
+}
+
+// The shared test (jacobi2d_variants_test.cpp, OneSweepShortFailsVerification) runs the default
+// shape; here the other shapes and every omptarget step (the resident one in both row orders).
+TEST(OmpTargetJacobiTest, OneSweepShortFailsInOtherShapes) {
+  auto cases = other_shapes_and_copying_steps();
+  cases.push_back({"omp_target_resident", {}});
+  cases.push_back({"omp_target_resident", {"alternate=0"}});
   for (const auto& [name, overrides] : cases) {
     const Params params =
         test::params_of("jacobi2d", with({"rows=33", "cols=17", "iters=600"}, overrides));
@@ -373,17 +349,8 @@ struct MatmulResultOf : matmul::MatmulInstance {
 // columns: the seed's A[i][q] = i + q and B[q][j] = q - j do not depend on k) put in place of the
 // full problem's C: verification fails by exactly the largest missing term (i + k-1)(k-1 - j).
 TEST(OmpTargetMatmulTest, AProductOneKStepShortFails) {
-  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
-      {"omp_target_tuned",
-       {"omp_shape=flat", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
-      {"omp_target_tuned", {"omp_shape=collapse", "omp_simd=0"}},
-      {"omp_target_tuned",
-       {"omp_shape=rows", "omp_construct=loop", "omp_teams=5", "omp_threads=64"}},
-      {"omp_target_map", {}},
-      {"omp_target_data", {}},
-  };
   const int m = 21, n = 135, k = 6;
-  for (const auto& [name, overrides] : cases) {
+  for (const auto& [name, overrides] : other_shapes_and_copying_steps()) {
     const std::vector<std::string> size = {"m=" + std::to_string(m), "n=" + std::to_string(n),
                                            "lda=" + std::to_string(k)};
     const Params params =
@@ -412,6 +379,18 @@ TEST(OmpTargetMatmulTest, AProductOneKStepShortFails) {
   }
 }
 
+// An apsp result verified as the serial loop's matrix bit for bit, and its successors where the
+// run kept paths.
+void expect_bitwise_the_serial_loop(const Result& r, const Params& params) {
+  EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
+  EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
+      << r.verification;
+  if (params.flag("paths")) {
+    EXPECT_NE(r.verification.find("successors equal to the serial loop's"), std::string::npos)
+        << r.verification;
+  }
+}
+
 TEST(OmpTargetApspTest, TunedIsBitwiseTheSerialLoopInEveryShape) {
   for (const auto& shape : shapes_in(apsp::omp_target_shapes())) {
     for (const std::vector<std::string>& problem :
@@ -422,13 +401,7 @@ TEST(OmpTargetApspTest, TunedIsBitwiseTheSerialLoopInEveryShape) {
       SCOPED_TRACE(params.json().dump());
       const Result r = run_variant("apsp", "omp_target_tuned", params);
       ASSERT_EQ(r.status, Status::verified) << r.error;
-      EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
-      EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
-          << r.verification;
-      if (params.flag("paths")) {
-        EXPECT_NE(r.verification.find("successors equal to the serial loop's"), std::string::npos)
-            << r.verification;
-      }
+      expect_bitwise_the_serial_loop(r, params);
     }
   }
 }
@@ -450,13 +423,7 @@ TEST(OmpTargetApspTest, ResidentIsBitwiseTheSerialLoop) {
     const Result r = run_variant("apsp", "omp_target_resident", params);
     ASSERT_EQ(r.status, Status::verified) << r.error;
     EXPECT_EQ(r.place, test::place_here(test::variant_of("apsp", "omp_target_resident")));
-    EXPECT_EQ(r.outputs["difference"].get<double>(), 0.0);
-    EXPECT_NE(r.verification.find("bitwise equal to the serial loop"), std::string::npos)
-        << r.verification;
-    if (params.flag("paths")) {
-      EXPECT_NE(r.verification.find("successors equal to the serial loop's"), std::string::npos)
-          << r.verification;
-    }
+    expect_bitwise_the_serial_loop(r, params);
     EXPECT_EQ(r.outputs["pivot_steps"].get<std::int64_t>(), params.integer("n"));
     if (r.place == Place::host) EXPECT_EQ(r.outputs["resident_teams"].get<int>(), 1);
   }

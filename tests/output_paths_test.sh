@@ -8,12 +8,6 @@
 set -u
 acclab=$(realpath "$1")
 data=$(realpath "$2")
-dir=$(mktemp -d)
-cleanup() {
-  if mountpoint -q "$dir/small" 2>/dev/null; then umount "$dir/small"; fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
 source "$(dirname "$0")/checks.sh"
 cd "$dir" || exit 1
 
@@ -180,8 +174,7 @@ check "run --out SOCKET: refused, exit 2 ($status)" test $status -eq 2
 check "run --out SOCKET: still a socket" test "$(kind sock)" = "socket"
 
 # A regular file on a full file system: the old file stays whole, no temporary is left.
-mkdir small
-if mount -t tmpfs -o size=16k tmpfs small 2> /dev/null; then
+if mount_small_fs 16k; then
   echo "previous report" > small/report.json
   head -c 12000 /dev/zero > small/filler 2> /dev/null
   "$acclab" run vector --variant original --reps 1 --format json --out small/report.json > out 2> err

@@ -245,15 +245,26 @@ TEST(JsonReportTest, ResultToJsonCarriesLadderSpeedups) {
   EXPECT_DOUBLE_EQ(j["transfer_share"].get<double>(), 0.25);
 }
 
+// Whether the profile notes of an OpenACC step run on a GPU, its OpenACC launches recorded in
+// `regions`, say that the step ran one gang.
+bool notes_one_gang(const std::vector<profile::RegionProfile>& regions) {
+  Result r;
+  r.variant = &failed_variant();  // an OpenACC variant
+  r.place = Place::gpu;
+  profile::Profile p;
+  p.openacc_callbacks = true;
+  p.regions = regions;
+  r.profile = p;
+  const auto notes = profile_notes(r);
+  return std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+    return note.find("one gang") != std::string::npos;
+  });
+}
+
 // The profile says when an OpenACC step's every launch had one gang (GCC's sequential fallback)
 // and stays quiet when any launch had more.
 TEST(ProfileNotesTest, OneGangOnlyWhenEveryLaunchHadOne) {
   const auto notes_with_gangs = [](std::vector<std::uint64_t> gangs) {
-    Result r;
-    r.variant = &failed_variant();  // an OpenACC variant
-    r.place = Place::gpu;
-    profile::Profile p;
-    p.openacc_callbacks = true;
     profile::RegionProfile region;
     region.path = "matmul/acc_tile";
     for (std::uint64_t g : gangs) {
@@ -261,12 +272,7 @@ TEST(ProfileNotesTest, OneGangOnlyWhenEveryLaunchHadOne) {
       stats.add(1e-3);
       region.acc_launches.push_back({{"kernel" + std::to_string(g), g, 1, 32}, stats});
     }
-    p.regions.push_back(region);
-    r.profile = p;
-    const auto notes = profile_notes(r);
-    return std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
-      return note.find("one gang") != std::string::npos;
-    });
+    return notes_one_gang({region});
   };
   EXPECT_TRUE(notes_with_gangs({1}));
   EXPECT_TRUE(notes_with_gangs({1, 1}));
@@ -278,11 +284,6 @@ TEST(ProfileNotesTest, OneGangOnlyWhenEveryLaunchHadOne) {
 // an H200): the note looks at the timed runs' launches, where the runner labelled them.
 TEST(ProfileNotesTest, OneGangLooksAtTheTimedRunsNotTheReset) {
   const auto notes_with = [](std::uint64_t reset_gangs, std::uint64_t timed_gangs) {
-    Result r;
-    r.variant = &failed_variant();  // an OpenACC variant
-    r.place = Place::gpu;
-    profile::Profile p;
-    p.openacc_callbacks = true;
     profile::Stats stats;
     stats.add(1e-3);
     profile::RegionProfile reset, timed;
@@ -290,12 +291,7 @@ TEST(ProfileNotesTest, OneGangLooksAtTheTimedRunsNotTheReset) {
     reset.acc_launches.push_back({{"reset", reset_gangs, 1, 32}, stats});
     timed.path = "matmul/acc_tile/timed runs";
     timed.acc_launches.push_back({{"multiply", timed_gangs, 1, 32}, stats});
-    p.regions = {reset, timed};
-    r.profile = p;
-    const auto notes = profile_notes(r);
-    return std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
-      return note.find("one gang") != std::string::npos;
-    });
+    return notes_one_gang({reset, timed});
   };
   EXPECT_TRUE(notes_with(8448, 1));
   EXPECT_FALSE(notes_with(8448, 9504));

@@ -7,12 +7,6 @@
 set -u
 acclab=$(realpath "$1")
 data=$(realpath "$2")
-dir=$(mktemp -d)
-cleanup() {
-  if mountpoint -q "$dir/small" 2> /dev/null; then umount "$dir/small"; fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
 source "$(dirname "$0")/checks.sh"
 cd "$dir" || exit 1
 unset ACCLAB_PROGRESS_INTERVAL
@@ -78,8 +72,7 @@ check "run | true: exit non-zero ($status)" test "$status" -ne 0
 check "run | true: it says the pipe broke" grep -q "Broken pipe" err
 
 # A file system with a few KiB free: the JSON would be cut off mid-document.
-mkdir small
-if mount -t tmpfs -o size=16k tmpfs small 2> /dev/null; then
+if mount_small_fs 16k; then
   head -c 8192 /dev/zero > small/filler 2> /dev/null
   "$acclab" run jacobi2d --reps 1 --format json --quiet > small/r.json 2> err
   status=$?

@@ -92,6 +92,18 @@ bool VariantTest::skipped_as_unavailable(const Result& r) {
   return true;
 }
 
+void VariantTest::expect_verified_and_timed(const Result& r, const Params& params, int reps) {
+  ASSERT_EQ(r.status, Status::verified) << r.error;
+  EXPECT_EQ(r.params.json(), params.json());
+  EXPECT_EQ(r.place, expected_place());
+  ASSERT_EQ(r.times_s.size(), static_cast<std::size_t>(reps));
+  EXPECT_LE(r.min_s, r.median_s);
+  EXPECT_LE(r.median_s, r.max_s);
+  if (variant().backend == Backend::serial || variant().backend == Backend::openmp) {
+    EXPECT_FALSE(r.transfer_s.has_value());
+  }
+}
+
 Machine& VariantTest::shared_machine() {
   static Machine machine;
   return machine;
@@ -154,6 +166,29 @@ Place place_here(const Variant& variant) {
     default:
       return Place::host;
   }
+}
+
+Result run_variant(const std::string& workload, const std::string& name, const Params& params,
+                   bool profile) {
+  Machine machine;
+  Runner runner(machine);
+  RunOptions options;
+  options.reps = 1;
+  options.profile = profile;
+  return runner.run(variant_of(workload, name), all().workload(workload), params, options);
+}
+
+std::vector<std::vector<std::string>> omp_tuned_shapes() {
+  std::vector<std::vector<std::string>> all;
+  for (const char* construct : {"omp_construct=distribute", "omp_construct=loop"}) {
+    for (const char* simd : {"omp_simd=1", "omp_simd=0"}) {
+      for (const auto& teams : {std::vector<std::string>{"omp_teams=0", "omp_threads=0"},
+                                std::vector<std::string>{"omp_teams=3", "omp_threads=32"}}) {
+        all.push_back(with({construct, simd}, teams));
+      }
+    }
+  }
+  return all;
 }
 
 // ---- files -------------------------------------------------------------------------------------
@@ -290,6 +325,12 @@ void expect_ladder_of_two(const Outcome& o, const std::string& first, const std:
   ASSERT_TRUE(results[1]["speedup_vs_previous"].is_number());
   EXPECT_DOUBLE_EQ(results[1]["speedup_vs_previous"].get<double>(),
                    results[1]["speedup_vs_first"].get<double>());
+}
+
+bool unavailable_cuda_step(const nlohmann::json& r) {
+  if (r["status"] != "unavailable") return false;
+  EXPECT_EQ(r["backend"], "cuda");
+  return true;
 }
 
 std::vector<std::string> run_with_sets(const std::string& workload,

@@ -84,6 +84,12 @@ class VariantTest : public ::testing::TestWithParam<std::string> {
   // cannot run. Returns true when skipped.
   bool skipped_as_unavailable(const Result& r);
 
+  // What every timed run of a variant is checked for first: verified, on `params`, where
+  // expected, timed `reps` times with min <= median <= max, and no transfer time where the
+  // backend is host-only (serial, OpenMP: they move no data between memories). A fatal failure
+  // ends only this helper: call it under ASSERT_NO_FATAL_FAILURE.
+  void expect_verified_and_timed(const Result& r, const Params& params, int reps);
+
   // One machine for the whole process: its probes are measured once, not once per test.
   static Machine& shared_machine();
 
@@ -108,6 +114,14 @@ bool available_here(const Variant& variant);
 
 // Where `variant`'s result is computed on this machine.
 Place place_here(const Variant& variant);
+
+// One timed run of `workload`/`name` on `params` through the harness (a Runner on a Machine of
+// its own), profiled where asked.
+Result run_variant(const std::string& workload, const std::string& name, const Params& params,
+                   bool profile = false);
+
+// Every shape ACCLAB_OMP_TUNED writes: construct, simd, and num_teams/thread_limit given or not.
+std::vector<std::vector<std::string>> omp_tuned_shapes();
 
 // One run of `instance` outside the harness, as the runner's phases go (setup, reset, run,
 // finish), for a test that then reads or replaces its result before verify().
@@ -184,6 +198,10 @@ nlohmann::json parse_json(const std::string& text);
 // order, the first at speedup 1 with nothing before it, the second's speedups against the first.
 // A fatal failure ends only this helper: call it last in a test.
 void expect_ladder_of_two(const Outcome& o, const std::string& first, const std::string& second);
+
+// Whether `r`, a result of a JSON report, is unavailable, which only a CUDA step may be (the
+// tests run without a GPU): the caller leaves such a result out of its checks.
+bool unavailable_cuda_step(const nlohmann::json& r);
 
 // `acclab run <workload> --reps 1` with each of `sets` passed as --set.
 std::vector<std::string> run_with_sets(const std::string& workload,

@@ -284,13 +284,20 @@ TEST(TuneSearch, SaysWhetherEvalsOrStopCutItShort) {
   EXPECT_FALSE(cut) << "the climb reached its optimum";
 }
 
-TEST(TuneReport, JsonHasEveryPointAndTheSpeedupOverDefault) {
+// jacobi2d's omp_target_tuned as a report holds it once searched exhaustively on the host, over
+// its space with teams and threads fixed; the test fills in the evaluations.
+tune::StepReport searched_on_the_host() {
   tune::StepReport step;
   step.variant = &variant_of("jacobi2d", "omp_target_tuned");
   step.place = "host";
   step.status = "searched";
   step.strategy = tune::Strategy::exhaustive;
   step.space = jacobi_space({"omp_teams=64", "omp_threads=128"});
+  return step;
+}
+
+TEST(TuneReport, JsonHasEveryPointAndTheSpeedupOverDefault) {
+  tune::StepReport step = searched_on_the_host();
   step.evaluations =
       tune::search(step.space, {.strategy = tune::Strategy::exhaustive}, [&](const tune::Point& p) {
         return bowl(p, point_of(step.space, {{"omp_construct", "loop"}}));
@@ -317,12 +324,7 @@ TEST(TuneReport, JsonHasEveryPointAndTheSpeedupOverDefault) {
 // A refusal (the step does not take the values) is not a failure: the two are counted apart, in
 // the table's columns and in the JSON.
 TEST(TuneReport, RefusedPointsAreCountedApartFromFailedOnes) {
-  tune::StepReport step;
-  step.variant = &variant_of("jacobi2d", "omp_target_tuned");
-  step.place = "host";
-  step.status = "searched";
-  step.strategy = tune::Strategy::exhaustive;
-  step.space = jacobi_space({"omp_teams=64", "omp_threads=128"});
+  tune::StepReport step = searched_on_the_host();
   int index = 0;
   // Of the space's points: the second fails verification, the next three are refused.
   step.evaluations =

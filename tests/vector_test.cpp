@@ -51,25 +51,16 @@ class VectorVariantTest : public test::VariantTest {
   }
 
   void expect_verified(const Result& r, const Params& params, int reps) {
-    ASSERT_EQ(r.status, Status::verified) << r.error;
+    ASSERT_NO_FATAL_FAILURE(expect_verified_and_timed(r, params, reps));
     EXPECT_EQ(r.variant, &variant());
     EXPECT_TRUE(r.error.empty()) << r.error;
     EXPECT_FALSE(r.verification.empty());
-    EXPECT_EQ(r.params.json(), params.json());
     EXPECT_EQ(r.reps, reps);
-    ASSERT_EQ(r.times_s.size(), static_cast<std::size_t>(reps));
     EXPECT_EQ(r.min_s, *std::min_element(r.times_s.begin(), r.times_s.end()));
     EXPECT_EQ(r.max_s, *std::max_element(r.times_s.begin(), r.times_s.end()));
-    EXPECT_LE(r.min_s, r.median_s);
-    EXPECT_LE(r.median_s, r.max_s);
     EXPECT_GE(r.min_s, 0);
-    EXPECT_EQ(r.place, expected_place());
     if (variant().backend == Backend::openacc && r.place == Place::host) {
       EXPECT_NE(r.note.find("host"), std::string::npos) << "note: " << r.note;
-    }
-    // Host-only backends move no data between memories: no transfer share to report.
-    if (variant().backend == Backend::serial || variant().backend == Backend::openmp) {
-      EXPECT_FALSE(r.transfer_s.has_value());
     }
 
     const auto size = vector::size_of(params);

@@ -2,13 +2,14 @@
 // scalars, or nothing at all (the kernel reads `declare create` globals), before and after a
 // large array is mapped.
 #include <openacc.h>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 #include <cstring>
 #include <cuda_runtime.h>
+
+#include "relax.hpp"  // lanes, relax<U>, us_per_step
 
 static float* small_a;
 static int g_n, g_k;
@@ -44,7 +45,6 @@ __attribute__((noinline)) void tiny_globals_async() {
     for (int j = 0; j < 32; ++j) if (g_d[j] < -1e30f) g_d[j] = float(g_k);
   }
 }
-constexpr int lanes = 256;
 template <int U>
 __attribute__((noinline)) void relax_globals() {
   constexpr int chunk = U * lanes;
@@ -65,36 +65,9 @@ __attribute__((noinline)) void relax_globals() {
     }
   }
 }
-template <int U>
-__attribute__((noinline)) void relax_params(int n, float* d, int k) {
-  const std::int64_t nn = std::int64_t(n) * n;
-  constexpr int chunk = U * lanes;
-  const int chunked = n / chunk * lanes;
-#pragma acc parallel loop gang vector_length(256) present(d[0:nn])
-  for (int i = 0; i < n; ++i) {
-    float* row = d + std::int64_t(i) * n;
-    const float* pivot = d + std::int64_t(k) * n;
-    const float dik = row[k];
-#pragma acc loop vector
-    for (int t = 0; t < chunked; ++t) {
-      const int j = t / lanes * chunk + t % lanes;
-      float now[U], through[U];
-#pragma GCC unroll 16
-      for (int u = 0; u < U; ++u) { now[u] = row[j + u * lanes]; through[u] = dik + pivot[j + u * lanes]; }
-#pragma GCC unroll 16
-      for (int u = 0; u < U; ++u) if (now[u] < through[u]) row[j + u * lanes] = through[u];
-    }
-  }
-}
 
 template <class F> void time(const char* name, int steps, F f) {
-  for (int r = 0; r < 20; ++r) f(r);
-  acc_wait_all();
-  auto t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < steps; ++r) f(r);
-  acc_wait_all();
-  double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / steps;
-  std::printf("%-58s %8.1f us per step\n", name, us);
+  std::printf("%-58s %8.1f us per step\n", name, us_per_step(steps, f));
 }
 
 int main(int argc, char** argv) {
@@ -131,8 +104,8 @@ int main(int argc, char** argv) {
 #pragma acc enter data copyin(d[0:nn])
   time("after: present(a[0:1024]), no scalar", steps, [](int) { tiny_present_small(); });
   time("after: present(a[0:1024]), 1 int", steps, [a](int r) { tiny_scalar(a, r); });
-  time("relax U=8, params (as acclab)", steps, [&](int r) { relax_params<8>(n, d, r % n); });
-  time("relax U=16, params (as acclab)", steps, [&](int r) { relax_params<16>(n, d, r % n); });
+  time("relax U=8, params (as acclab)", steps, [&](int r) { relax<8>(n, d, r % n); });
+  time("relax U=16, params (as acclab)", steps, [&](int r) { relax<16>(n, d, r % n); });
   time("after: present(a[0:1024]), no scalar (again)", steps, [](int) { tiny_present_small(); });
 #pragma acc exit data delete(d[0:nn])
   time("deleted: present(a[0:1024]), no scalar", steps, [](int) { tiny_present_small(); });
