@@ -84,28 +84,8 @@ class MpiCuda : public MpiApspInstance {
   }
 
  protected:
-  void upload() override {
-    const cudaStream_t stream = stream_->get();
-    CUDA_CHECK(cudaMemcpyAsync(d_dev_.get(), local_.data(), sizeof(float) * local_.size(),
-                               cudaMemcpyHostToDevice, stream));
-    if (p_.paths) {
-      CUDA_CHECK(cudaMemcpyAsync(next_dev_.get(), local_next_.data(),
-                                 sizeof(std::int32_t) * local_next_.size(), cudaMemcpyHostToDevice,
-                                 stream));
-    }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-  void fetch() override {
-    const cudaStream_t stream = stream_->get();
-    CUDA_CHECK(cudaMemcpyAsync(local_.data(), d_dev_.get(), sizeof(float) * local_.size(),
-                               cudaMemcpyDeviceToHost, stream));
-    if (p_.paths) {
-      CUDA_CHECK(cudaMemcpyAsync(local_next_.data(), next_dev_.get(),
-                                 sizeof(std::int32_t) * local_next_.size(), cudaMemcpyDeviceToHost,
-                                 stream));
-    }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
+  void upload() override { copy_blocks(false); }
+  void fetch() override { copy_blocks(true); }
   void to_host(Buffer buffer, const Round& r) override { stage(buffer, r, true); }
   void to_device(Buffer buffer, const Round& r) override { stage(buffer, r, false); }
 
@@ -246,31 +226,42 @@ class MpiCuda : public MpiApspInstance {
   // read the host array when it returns, so MPI may refill it).
   void stage(Buffer buffer, const Round& r, bool to_host_arrays) {
     if (panel_path_ != "host-staged") return;
-    const cudaStream_t stream = stream_->get();
-    auto copy = [&](auto* host, auto* device, std::size_t count) {
-      const std::size_t bytes = sizeof(*host) * count;
-      if (to_host_arrays) {
-        CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
-      } else {
-        CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
-      }
-    };
     const std::size_t m = r.size;
     const PanelsOnDevice panels = slot(r.slot);
     switch (buffer) {
       case Buffer::diagonal:
-        copy(diag_.data(), diag_dev_.get(), 2 * m * m);
-        if (p_.paths) copy(next_diag_.data(), next_diag_dev_.get(), m * m);
+        copy_async(diag_.data(), diag_dev_.get(), 2 * m * m, to_host_arrays);
+        if (p_.paths) copy_async(next_diag_.data(), next_diag_dev_.get(), m * m, to_host_arrays);
         break;
       case Buffer::row_panel:
-        copy(row_slot(r.slot), panels.v, m * g_.cols);
+        copy_async(row_slot(r.slot), panels.v, m * g_.cols, to_host_arrays);
         break;
       case Buffer::column_panel:
-        copy(column_slot(r.slot), panels.h, m * g_.rows);
-        if (p_.paths) copy(next_slot(r.slot), panels.nh, m * g_.rows);
+        copy_async(column_slot(r.slot), panels.h, m * g_.rows, to_host_arrays);
+        if (p_.paths) copy_async(next_slot(r.slot), panels.nh, m * g_.rows, to_host_arrays);
         break;
     }
-    if (to_host_arrays) CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (to_host_arrays) CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+  }
+
+  // `count` elements between a host array and the device, one way, queued on the stream.
+  template <typename T>
+  void copy_async(T* host, T* device, std::size_t count, bool to_host_arrays) {
+    const std::size_t bytes = sizeof(T) * count;
+    if (to_host_arrays) {
+      CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream_->get()));
+    } else {
+      CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream_->get()));
+    }
+  }
+
+  // The rank's blocks (with paths their successors) between the host and the device. Blocking.
+  void copy_blocks(bool to_host_arrays) {
+    copy_async(local_.data(), d_dev_.get(), local_.size(), to_host_arrays);
+    if (p_.paths) {
+      copy_async(local_next_.data(), next_dev_.get(), local_next_.size(), to_host_arrays);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
   }
 
   // Collective. One rank: nothing to move. Ranks sharing a GPU: host staging. Otherwise NCCL

@@ -1,53 +1,24 @@
 // The matrix, with paths the successors, resident on the device for a variant's whole
-// measurement (entered in setup, restored from the host's initial state in reset, untimed,
-// brought back in finish): the OpenMP twin of acc_present.hpp, for omp_target_data and
-// omp_target_tuned. Include it only from OpenMP target sources.
+// measurement (resident_instance.hpp), moved by kit/omp_data.hpp's `target enter data`,
+// `target update` and `target exit data`: the OpenMP twin of acc_present.hpp, for
+// omp_target_data, omp_target_tuned and omp_target_resident. Include it only from OpenMP target
+// sources.
 #pragma once
 
 #include <cstdint>
 
 #include "kit/omp_data.hpp"
-#include "workloads/apsp/apsp.hpp"
+#include "workloads/apsp/resident_instance.hpp"
 
 namespace acclab::apsp {
 
-class OmpPresentInstance : public ApspInstance {
- public:
-  using ApspInstance::ApspInstance;
-  OmpPresentInstance(const OmpPresentInstance&) = delete;
-  OmpPresentInstance& operator=(const OmpPresentInstance&) = delete;
-  ~OmpPresentInstance() override { release_present(); }
-
-  // n >= 2, so no section below is empty (and the helpers would skip one).
-  void setup() override {
-    ApspInstance::setup();
-    omp_enter_alloc(d_.data(), p_.elements());
-    if (p_.paths) omp_enter_alloc(next_.data(), p_.elements());
-    resident_ = true;
-  }
-  void reset() override {
-    ApspInstance::reset();
-    if (!resident_) return;
-    omp_update_device(d_.data(), p_.elements());
-    if (p_.paths) omp_update_device(next_.data(), p_.elements());
-  }
-  void finish() override {
-    omp_update_host(d_.data(), p_.elements());
-    if (p_.paths) omp_update_host(next_.data(), p_.elements());
-    release_present();
-  }
-
- protected:
-  // Deletes the device copies; nothing when they were never entered or already deleted.
-  void release_present() {
-    if (!resident_) return;
-    omp_exit_delete(d_.data(), p_.elements());
-    if (p_.paths) omp_exit_delete(next_.data(), p_.elements());
-    resident_ = false;
-  }
-
- private:
-  bool resident_ = false;
+struct OmpData {
+  static void enter(auto* p, std::int64_t count) { omp_enter_alloc(p, count); }
+  static void to_device(auto* p, std::int64_t count) { omp_update_device(p, count); }
+  static void to_host(auto* p, std::int64_t count) { omp_update_host(p, count); }
+  static void release(auto* p, std::int64_t count) { omp_exit_delete(p, count); }
 };
+
+using OmpPresentInstance = ResidentInstance<OmpData>;
 
 }  // namespace acclab::apsp

@@ -1,33 +1,34 @@
 // The host side of every OpenACC matmul step: with data=resident it enters A, B and C into
-// device memory once (the seed's `enter data` before its timed products) and brings C back in
-// finish; with data=copy it leaves them on the host, and each kernel's copyin/copy clauses move
-// them around every product (the seed's first build, 3.6 s a product on its GPU).
+// device memory once (resident_matmul.hpp, by kit/acc_data.hpp's acc_copyin: the seed's `enter
+// data` before its timed products) and brings C back in finish; with data=copy it leaves them on
+// the host, and each kernel's copyin/copy clauses move them around every product (the seed's
+// first build, 3.6 s a product on its GPU).
 #include <utility>
 
-#include "workloads/matmul/matmul.hpp"
+#include "kit/acc_data.hpp"
+#include "workloads/matmul/resident_matmul.hpp"
 
 namespace acclab::matmul {
 namespace {
 
-class AccMatmul : public MatmulInstance {
+struct AccData {
+  static void enter(auto* p, std::int64_t count) { acc_enter_copyin(p, count); }
+  static void to_host(auto* p, std::int64_t count) { acc_update_host(p, count); }
+  static void release(auto* p, std::int64_t count) { acc_exit_delete(p, count); }
+};
+
+class AccMatmul : public ResidentMatmul<AccData> {
  public:
   AccMatmul(const Params& params, AccKernel kernel, RowCap cap)
-      : MatmulInstance(params, cap), kernel_(std::move(kernel)) {}
-  ~AccMatmul() override { release(); }
+      : ResidentMatmul(params, cap), kernel_(std::move(kernel)) {}
 
   void setup() override {
     MatmulInstance::setup();
-    if (!p_.resident) return;
-    const double* a = a_.data();
-    const double* b = b_.data();
-    double* c = c_.data();
-    const std::int64_t na = p_.a_size(), nb = p_.b_size(), nc = p_.c_size();
-#pragma acc enter data copyin(a[0:na], b[0:nb], c[0:nc])
-    resident_ = true;
+    if (p_.resident) enter();
   }
   void reset() override {
     MatmulInstance::reset();
-    if (!resident_) return;
+    if (!resident()) return;
     double* c = c_.data();
     const int m = p_.m, n = p_.n, ldc = p_.ldc;
     const std::int64_t nc = p_.c_size();
@@ -50,27 +51,9 @@ class AccMatmul : public MatmulInstance {
     }
     return true;
   }
-  void finish() override {
-    if (!resident_) return;
-    double* c = c_.data();
-    const std::int64_t nc = p_.c_size();
-#pragma acc update self(c[0:nc])
-    release();
-  }
 
  private:
-  void release() {
-    if (!resident_) return;
-    const double* a = a_.data();
-    const double* b = b_.data();
-    double* c = c_.data();
-    const std::int64_t na = p_.a_size(), nb = p_.b_size(), nc = p_.c_size();
-#pragma acc exit data delete(a[0:na], b[0:nb], c[0:nc])
-    resident_ = false;
-  }
-
   AccKernel kernel_;
-  bool resident_ = false;
 };
 
 }  // namespace

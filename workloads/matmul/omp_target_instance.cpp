@@ -6,28 +6,29 @@
 #include <utility>
 
 #include "kit/omp_data.hpp"
+#include "workloads/matmul/resident_matmul.hpp"
 
 namespace acclab::matmul {
 namespace {
 
-class OmpResidentMatmul : public MatmulInstance {
+struct OmpData {
+  static void enter(auto* p, std::int64_t count) { omp_enter_to(p, count); }
+  static void to_host(auto* p, std::int64_t count) { omp_update_host(p, count); }
+  static void release(auto* p, std::int64_t count) { omp_exit_delete(p, count); }
+};
+
+class OmpResidentMatmul : public ResidentMatmul<OmpData> {
  public:
   OmpResidentMatmul(const Params& params, OmpKernel kernel)
-      : MatmulInstance(params), kernel_(std::move(kernel)) {}
-  ~OmpResidentMatmul() override { release(); }
+      : ResidentMatmul(params), kernel_(std::move(kernel)) {}
 
   void setup() override {
     MatmulInstance::setup();
-    // C too, padding included: finish brings all of c[0:nc] back, and verify() checks that the
-    // padding columns still hold what the host wrote.
-    omp_enter_to(a_.data(), p_.a_size());
-    omp_enter_to(b_.data(), p_.b_size());
-    omp_enter_to(c_.data(), p_.c_size());
-    resident_ = true;
+    enter();
   }
   void reset() override {
     MatmulInstance::reset();
-    if (!resident_) return;
+    if (!resident()) return;
     double* c = c_.data();
     const int m = p_.m, n = p_.n, ldc = p_.ldc;
     const std::int64_t nc = p_.c_size();
@@ -37,22 +38,9 @@ class OmpResidentMatmul : public MatmulInstance {
     }
   }
   void run() override { kernel_(p_, a_.data(), b_.data(), c_.data()); }
-  void finish() override {
-    omp_update_host(c_.data(), p_.c_size());
-    release();
-  }
 
  private:
-  void release() {
-    if (!resident_) return;
-    omp_exit_delete(a_.data(), p_.a_size());
-    omp_exit_delete(b_.data(), p_.b_size());
-    omp_exit_delete(c_.data(), p_.c_size());
-    resident_ = false;
-  }
-
   OmpKernel kernel_;
-  bool resident_ = false;
 };
 
 }  // namespace
