@@ -55,7 +55,7 @@ INSTANTIATE_TEST_SUITE_P(
         Step{"vector", "dot_acc_resident"}, Step{"vector", "triad_omp_target_resident"},
         Step{"vector", "dot_omp_target_resident"}, Step{"jacobi2d", "omp_target_resident"},
         Step{"diffusion3d", "omp_target_resident"}, Step{"apsp", "omp_target_resident"},
-        Step{"iccg", "omp_target_resident"}),
+        Step{"iccg", "omp_target_resident"}, Step{"matmul", "cuda_tiled"}),
     [](const auto& info) { return info.param.workload + "_" + info.param.variant; });
 
 struct Knob {
@@ -109,7 +109,11 @@ INSTANTIATE_TEST_SUITE_P(
         Knob{"apsp", "omp_target_resident", "omp_thread_limit", powers_to_16, "16", "1"},
         Knob{"apsp", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1", "3"},
         Knob{"iccg", "omp_target_resident", "omp_thread_limit", powers_to_16, "16"},
-        Knob{"iccg", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1"}),
+        Knob{"iccg", "omp_target_resident", "omp_teams_per_sm", one_to_4, "1"},
+        Knob{"matmul", "cuda_tiled", "cuda_tile", {"64", "128"}, "64"},
+        Knob{"matmul", "cuda_tiled", "cuda_slice", {"16", "32"}, "16"},
+        // Optional: unset (4 warps on 64-wide tiles, 16 on 128-wide) first, then the range.
+        Knob{"matmul", "cuda_tiled", "cuda_warps", {"", "4", "8", "16"}, ""}),
     [](const auto& info) {
       return info.param.workload + "_" + info.param.variant + "_" + info.param.key;
     });

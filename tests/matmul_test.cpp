@@ -167,7 +167,11 @@ TEST(MatmulProblemTest, CudaTiledChecksItsKnobsAsSet) {
             std::string::npos);
   EXPECT_EQ(error({"cuda_tile=128"}), "");
   EXPECT_EQ(error({"cuda_warps=12"}), "--set cuda_warps=12: expected 4, 8 or 16");
-  EXPECT_EQ(error({"cuda_slice=8"}), "--set cuda_slice=8: expected 16 or 32");
+  // Outside the declared range (what tune searches) first, then the values the kernels take.
+  EXPECT_EQ(error({"cuda_slice=8"}), "--set cuda_slice=8: cuda_slice must be 16 to 32");
+  EXPECT_EQ(error({"cuda_slice=24"}), "--set cuda_slice=24: expected 16 or 32");
+  EXPECT_NE(error({"cuda_tile=256"}).find("cuda_tile must be 64 to 128"), std::string::npos);
+  EXPECT_NE(error({"cuda_warps=32"}).find("cuda_warps must be 4 to 16"), std::string::npos);
   EXPECT_NE(error({"cuda_tile=128", "cuda_slice=32", "cuda_stages=4"}).find("276 KiB"),
             std::string::npos);
   EXPECT_EQ(error({"cuda_tile=128", "cuda_slice=32", "cuda_stages=3"}), "");

@@ -90,7 +90,18 @@ Space space_of(const Variant& variant, const Workload& workload, const std::stri
       continue;
     }
     if (current.empty()) {
-      fix("optional, derived from other parameters when unset");
+      // An optional integer with a range: unset (the step derives it; the default point) and
+      // the range's values, as for any integer.
+      const auto values = spec->type == ParamType::integer
+                              ? integer_values(*spec, std::int64_t(std::ceil(spec->minimum)))
+                              : std::vector<std::int64_t>{};
+      if (values.empty()) {
+        fix("optional, derived from other parameters when unset");
+        continue;
+      }
+      Dimension d{.key = key, .values = {""}};
+      for (auto v : values) d.values.push_back(std::to_string(v));
+      space.dimensions.push_back(std::move(d));  // default_index 0: unset
       continue;
     }
     Dimension d{.key = key};

@@ -21,7 +21,8 @@
 
 namespace acclab::tune {
 
-// One searched tuning: its values in search order, each as --set takes it. Numbers ascend (a
+// One searched tuning: its values in search order, each as --set takes it ("" for an optional
+// integer left unset, its step's derived value: the first, and the default). Numbers ascend (a
 // neighbour is the next value up or down: double or half on a power-of-two ladder); choices and
 // switches keep their declared order, and every other value is a neighbour.
 struct Dimension {

@@ -123,7 +123,8 @@ nlohmann::json step_json(const StepReport& s) {
 std::string tunings_text(const nlohmann::json& tunings) {
   std::vector<std::string> words;
   for (const auto& [key, value] : tunings.items()) {
-    words.push_back(key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+    const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    words.push_back(key + "=" + (text.empty() ? "(unset)" : text));  // an optional one left unset
   }
   return words.empty() ? "-" : fmt::format("{}", fmt::join(words, " "));
 }

@@ -28,7 +28,9 @@ const StepTunings<cuda::TiledTunings>& cuda_tiled_tunings() {
     StepTunings<TiledTunings> t;
     t.integer({.key = "cuda_tile",
                .help = "cuda_tiled only: block tile, 64 or 128",
-               .presets = same_in_all_presets("64")},
+               .presets = same_in_all_presets("64"),
+               .minimum = 64,
+               .maximum = 128},
               &TiledTunings::tile);
     t.text({.key = "cuda_mma",
             .help = "cuda_tiled only: FP64 MMA instruction shape (m16n8k* need sm_90)",
@@ -38,12 +40,16 @@ const StepTunings<cuda::TiledTunings>& cuda_tiled_tunings() {
     t.integer({.key = "cuda_warps",
                .help = "optional, cuda_tiled only: warps a block, 4, 8 or 16 (not 4 with "
                        "cuda_tile=128); unset: 4 on 64-wide tiles, 16 on 128-wide",
-               .presets = same_in_all_presets("")},
+               .presets = same_in_all_presets(""),
+               .minimum = 4,
+               .maximum = 16},
               &TiledTunings::warps);
     t.integer({.key = "cuda_slice",
                .help = "cuda_tiled only: k of the slices of A and B staged in shared memory, 16 "
                        "or 32",
-               .presets = same_in_all_presets("16")},
+               .presets = same_in_all_presets("16"),
+               .minimum = 16,
+               .maximum = 32},
               &TiledTunings::slice);
     t.integer({.key = "cuda_stages",
                .help = "cuda_tiled only: slices of A and B copied ahead into shared memory, 2 to 4",
