@@ -4,10 +4,9 @@
 
 #include <cmath>
 #include <tuple>
-#include <utility>
 
-#include "core/compare.hpp"
 #include "core/reference_memo.hpp"
+#include "kit/stepped_reference.hpp"
 #include "workloads/diffusion3d/diffusion3d.hpp"
 
 namespace acclab::diffusion3d {
@@ -34,34 +33,19 @@ void step_planes(const Problem& p, const float* f, float* fn, std::int64_t k_beg
 
 namespace {
 
-struct Cached {
-  std::vector<float> field;
-  double last_step_change = 0;
-  template <typename Visit>
-  void fields(Visit&& visit) {
-    visit(field);
-    visit(last_step_change);
-  }
-};
-
-const Cached& cached_reference(const Problem& p, std::int64_t steps) {
+const SteppedReference& cached_reference(const Problem& p, std::int64_t steps) {
   // Keyed by everything that changes the field.
   using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, double, double, std::int64_t>;
-  static ReferenceMemo<Key, Cached> memo("diffusion3d");
+  static ReferenceMemo<Key, SteppedReference> memo("diffusion3d");
   return memo.get(Key{p.nx, p.ny, p.nz, p.kappa, p.dt, steps}, [&] {
-    std::vector<float> f = initial_field(p), fn = f;
-    for (std::int64_t s = 0; s < steps; ++s) {
+    return run_stepped_reference(initial_field(p), steps, [&](const float* f, float* fn) {
 #pragma omp parallel
       {
         // Planes split over threads: each point is computed exactly as the serial loop does.
         const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-        step_planes(p, f.data(), fn.data(), p.nz * t / threads, p.nz * (t + 1) / threads);
+        step_planes(p, f, fn, p.nz * t / threads, p.nz * (t + 1) / threads);
       }
-      std::swap(f, fn);
-    }
-    // f holds the last step and fn the one before it (both the initial field after none).
-    const double change = max_abs_difference(f.data(), fn.data(), std::int64_t(f.size())).value;
-    return Cached{std::move(f), change};
+    });
   });
 }
 

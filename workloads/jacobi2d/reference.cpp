@@ -4,10 +4,9 @@
 
 #include <cmath>
 #include <tuple>
-#include <utility>
 
-#include "core/compare.hpp"
 #include "core/reference_memo.hpp"
+#include "kit/stepped_reference.hpp"
 #include "workloads/jacobi2d/jacobi2d.hpp"
 
 namespace acclab::jacobi2d {
@@ -29,23 +28,12 @@ void sweep_rows(const Problem& p, const float* in, float* out, std::int64_t row_
 
 namespace {
 
-struct Cached {
-  std::vector<float> grid;
-  double last_sweep_change = 0;
-  template <typename Visit>
-  void fields(Visit&& visit) {
-    visit(grid);
-    visit(last_sweep_change);
-  }
-};
-
-const Cached& cached_reference(const Problem& p, std::int64_t sweeps) {
+const SteppedReference& cached_reference(const Problem& p, std::int64_t sweeps) {
   // Keyed by everything that changes the grid.
   using Key = std::tuple<std::int64_t, std::int64_t, double, double, std::int64_t>;
-  static ReferenceMemo<Key, Cached> memo("jacobi2d");
+  static ReferenceMemo<Key, SteppedReference> memo("jacobi2d");
   return memo.get(Key{p.rows, p.cols, p.height, p.width, sweeps}, [&] {
-    std::vector<float> u0 = initial_grid(p), u1 = u0;
-    for (std::int64_t s = 0; s < sweeps; ++s) {
+    return run_stepped_reference(initial_grid(p), sweeps, [&](const float* in, float* out) {
 #pragma omp parallel
       {
         // Rows split over threads: each point is computed exactly as the serial loop does.
@@ -53,24 +41,20 @@ const Cached& cached_reference(const Problem& p, std::int64_t sweeps) {
         const std::int64_t interior_rows = p.rows - 2;
         const std::int64_t begin = 1 + interior_rows * t / threads;
         const std::int64_t end = 1 + interior_rows * (t + 1) / threads;
-        sweep_rows(p, u0.data(), u1.data(), begin, end, nullptr);
+        sweep_rows(p, in, out, begin, end, nullptr);
       }
-      std::swap(u0, u1);
-    }
-    // u0 holds the last sweep and u1 the one before it (both the initial grid after none).
-    const double change = max_abs_difference(u0.data(), u1.data(), std::int64_t(u0.size())).value;
-    return Cached{std::move(u0), change};
+    });
   });
 }
 
 }  // namespace
 
 const std::vector<float>& reference_after(const Problem& p, std::int64_t sweeps) {
-  return cached_reference(p, sweeps).grid;
+  return cached_reference(p, sweeps).field;
 }
 
 double reference_last_sweep_change(const Problem& p, std::int64_t sweeps) {
-  return cached_reference(p, sweeps).last_sweep_change;
+  return cached_reference(p, sweeps).last_step_change;
 }
 
 namespace {
