@@ -55,7 +55,8 @@ INSTANTIATE_TEST_SUITE_P(
         Step{"vector", "dot_acc_resident"}, Step{"vector", "triad_omp_target_resident"},
         Step{"vector", "dot_omp_target_resident"}, Step{"jacobi2d", "omp_target_resident"},
         Step{"diffusion3d", "omp_target_resident"}, Step{"apsp", "omp_target_resident"},
-        Step{"iccg", "omp_target_resident"}, Step{"matmul", "cuda_tiled"}),
+        Step{"iccg", "omp_target_resident"}, Step{"matmul", "cuda_tiled"},
+        Step{"iccg", "optimized"}),
     [](const auto& info) { return info.param.workload + "_" + info.param.variant; });
 
 struct Knob {
@@ -113,7 +114,9 @@ INSTANTIATE_TEST_SUITE_P(
         Knob{"matmul", "cuda_tiled", "cuda_tile", {"64", "128"}, "64"},
         Knob{"matmul", "cuda_tiled", "cuda_slice", {"16", "32"}, "16"},
         // Optional: unset (4 warps on 64-wide tiles, 16 on 128-wide) first, then the range.
-        Knob{"matmul", "cuda_tiled", "cuda_warps", {"", "4", "8", "16"}, ""}),
+        Knob{"matmul", "cuda_tiled", "cuda_warps", {"", "4", "8", "16"}, ""},
+        Knob{"iccg", "optimized", "acc_workers", {"1", "2", "4", "8", "12"}, "12"},
+        Knob{"iccg", "optimized", "acc_gangs_per_sm", {"1", "2", "3"}, "1"}),
     [](const auto& info) {
       return info.param.workload + "_" + info.param.variant + "_" + info.param.key;
     });
@@ -162,7 +165,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Refusal{"apsp", "omp_target_resident", "omp_teams_per_sm=2"},
                       Refusal{"apsp", "omp_target_resident", "omp_teams_per_sm=5"},
                       Refusal{"iccg", "omp_target_resident", "omp_thread_limit=17"},
-                      Refusal{"iccg", "omp_target_resident", "omp_teams_per_sm=2"}));
+                      Refusal{"iccg", "omp_target_resident", "omp_teams_per_sm=2"},
+                      Refusal{"iccg", "optimized", "acc_workers=6"},
+                      Refusal{"iccg", "optimized", "acc_workers=16"},
+                      Refusal{"iccg", "optimized", "acc_gangs_per_sm=2"},
+                      Refusal{"iccg", "optimized", "acc_gangs_per_sm=4"}));
 
 struct Combination {
   std::string workload, variant;
@@ -175,8 +182,9 @@ class LaunchShapeResidencyTest : public ::testing::TestWithParam<Combination> {}
 // Teams times warps (a team's in whole fours, as CUDA allocates them) within what a
 // multiprocessor holds at the step's register budget (the grid barrier needs every team
 // resident): 16 warps at 112 registers (vector, diffusion3d) and at 120 (jacobi2d), 20 at 96
-// (apsp), 8 at 192 (iccg); 16 warps for the OpenACC constructs. One team a multiprocessor is
-// resident whatever its warps (libgomp launches as many as the registers hold).
+// (apsp), 8 at 192 (iccg); 16 warps for the OpenACC constructs, 12 for iccg's at 168. One team a
+// multiprocessor is resident whatever its warps (libgomp launches as many as the registers
+// hold).
 TEST_P(LaunchShapeResidencyTest, ShapesThatCannotAllBeResidentAreRefused) {
   const Combination& c = GetParam();
   if (!registered({c.workload, c.variant})) GTEST_SKIP() << c.variant << " is not built here";
@@ -228,7 +236,10 @@ INSTANTIATE_TEST_SUITE_P(
         Combination{
             "iccg", "omp_target_resident", {"omp_thread_limit=5", "omp_teams_per_sm=2"}, true},
         Combination{
-            "iccg", "omp_target_resident", {"omp_thread_limit=16", "omp_teams_per_sm=1"}, false}));
+            "iccg", "omp_target_resident", {"omp_thread_limit=16", "omp_teams_per_sm=1"}, false},
+        Combination{"iccg", "optimized", {"acc_workers=4", "acc_gangs_per_sm=3"}, false},
+        Combination{"iccg", "optimized", {"acc_workers=8", "acc_gangs_per_sm=2"}, true},
+        Combination{"iccg", "optimized", {"acc_workers=12", "acc_gangs_per_sm=1"}, false}));
 
 struct Shape {
   std::string workload, variant;
@@ -301,7 +312,9 @@ INSTANTIATE_TEST_SUITE_P(
               {"n=50", "paths=1", "omp_thread_limit=1", "omp_teams_per_sm=4"}},
         Shape{"apsp", "omp_target_resident", {"n=50", "omp_thread_limit=4"}},
         Shape{"iccg", "omp_target_resident", {"omp_thread_limit=1", "omp_teams_per_sm=2"}},
-        Shape{"iccg", "omp_target_resident", {"omp_thread_limit=3"}}));
+        Shape{"iccg", "omp_target_resident", {"omp_thread_limit=3"}},
+        Shape{"iccg", "optimized", {"acc_workers=1", "acc_gangs_per_sm=3"}},
+        Shape{"iccg", "optimized", {"acc_workers=8"}}));
 
 struct Search {
   std::string workload, variant;
@@ -349,7 +362,8 @@ INSTANTIATE_TEST_SUITE_P(
                "omp_target_resident",
                {"nx=20", "ny=6", "nz=5", "steps=2", "alternate=1"}},
         Search{"apsp", "omp_target_resident", {"n=40", "paths=0", "alternate=1"}},
-        Search{"iccg", "omp_target_resident", {"nx=8", "ny=6", "nz=5"}}),
+        Search{"iccg", "omp_target_resident", {"nx=8", "ny=6", "nz=5"}},
+        Search{"iccg", "optimized", {"nx=8", "ny=6", "nz=5"}}),
     [](const auto& info) { return info.param.workload + "_" + info.param.variant; });
 
 }  // namespace

@@ -6,16 +6,82 @@
 // the fused updates are optimized_per_color's (acc_per_color.cpp), which this step runs instead
 // where it cannot (no CUDA to count the multiprocessors, or indices past 32 bits): the output
 // resident_gangs says which ran (0 for a construct per colour).
+#include <fmt/format.h>
 #include <openacc.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.hpp"
+#include "core/params.hpp"
 #include "kit/grid_barrier_check.hpp"
 #include "workloads/iccg/acc_optimized_common.hpp"
 
 namespace acclab::iccg {
 namespace optimized {
+namespace {
+
+// Throws UsageError unless the construct is compiled for `shape`'s workers and its gangs all fit
+// the multiprocessors at once (acc_optimized_common.hpp).
+void check_resident_shape(const ResidentShape& shape) {
+  const std::int64_t w = shape.workers;
+  if (w != 1 && w != 2 && w != 4 && w != 8 && w != 12) {
+    throw UsageError(fmt::format("--set acc_workers={}: expected 1, 2, 4, 8 or 12", w));
+  }
+  if (shape.gangs_per_sm < 1 || shape.gangs_per_sm > resident_max_gangs_per_sm) {
+    throw UsageError(fmt::format("--set acc_gangs_per_sm={}: expected 1 to {}", shape.gangs_per_sm,
+                                 resident_max_gangs_per_sm));
+  }
+  const std::int64_t warps = (w + 3) / 4 * 4 * shape.gangs_per_sm;
+  if (shape.gangs_per_sm > 1 && warps > resident_warps_a_multiprocessor) {
+    throw UsageError(fmt::format(
+        "acc_workers={} with acc_gangs_per_sm={}: {} warps a multiprocessor (a gang's in whole "
+        "fours), more than the {} it holds at {} registers a lane, so not every gang could be "
+        "resident at once (the grid barrier needs every gang running)",
+        w, shape.gangs_per_sm, warps, resident_warps_a_multiprocessor, resident_registers));
+  }
+}
+
+const StepTunings<ResidentShape>& resident_tunings() {
+  static const StepTunings<ResidentShape> tunings = [] {
+    StepTunings<ResidentShape> t;
+    t.integer({.key = "acc_workers",
+               .help = "optimized: warps (workers) a gang of the resident construct: 1, 2, 4, "
+                       "8 or 12, in whole fours times acc_gangs_per_sm at most 12",
+               .presets = same_in_all_presets(std::to_string(resident_workers)),
+               .minimum = 1,
+               .maximum = resident_workers},
+              &ResidentShape::workers);
+    t.integer({.key = "acc_gangs_per_sm",
+               .help = "optimized: gangs of the resident construct a multiprocessor, 1 to 3 (all "
+                       "must be resident at once: acc_workers, rounded up to a multiple of 4, "
+                       "times it at most 12)",
+               .presets = same_in_all_presets("1"),
+               .minimum = 1,
+               .maximum = resident_max_gangs_per_sm},
+              &ResidentShape::gangs_per_sm);
+    t.check(check_resident_shape);
+    return t;
+  }();
+  return tunings;
+}
+
+}  // namespace
+
+Solution Optimized::solve_resident() {
+  switch (shape_.workers) {
+    case 1:
+      return solve_resident_with<1>();
+    case 2:
+      return solve_resident_with<2>();
+    case 4:
+      return solve_resident_with<4>();
+    case 8:
+      return solve_resident_with<8>();
+    default:
+      return solve_resident_with<resident_workers>();  // the check refused the others
+  }
+}
 
 // The whole solve in one compute construct. Every phase splits its rows over
 // `threads` = gangs x workers x 32 lanes, thread t taking rows t, t + threads, ... (their
@@ -28,11 +94,12 @@ namespace optimized {
 // same reduction, so all see the same scalar, bit for bit, and take the same branch at the
 // convergence test. The sums' order depends on the gang count (3 on the host fallback, one a
 // multiprocessor on a GPU). Indices are 32-bit (setup checks that they fit).
-Solution Optimized::solve_resident() {
+template <int workers>
+Solution Optimized::solve_resident_with() {
   const int n = int(m_.n);
   const int colors = m_.colors;
   const int gangs = gangs_;
-  const int threads = gangs * resident_workers * warp;
+  const int threads = gangs * workers * warp;
   const int max_iterations = p_.max_iterations;
   const double eps2 = p_.eps * p_.eps;
   const double factor_scale = factor_scale_;  // 1 + shift (acclab iccg FILE --shift)
@@ -51,7 +118,7 @@ Solution Optimized::solve_resident() {
   std::fill(state_.begin() + phase_slot, state_.end(), 0.0);  // the phases' times
   acc_update_device(state_.data() + phase_slot, sizeof(double) * (state_.size() - phase_slot));
 
-#pragma acc parallel num_gangs(gangs) num_workers(resident_workers) vector_length(warp)      \
+#pragma acc parallel num_gangs(gangs) num_workers(workers) vector_length(warp)               \
     deviceptr(color_start, lower_start, upper_start, lower_width, upper_width, lower_column, \
               upper_column, lower_value, upper_value, diagonal, b, x, w, r, z, p0, p1, q,    \
               thread_part, rz_part, pq_part, rr_part, arrived, state)
@@ -338,7 +405,10 @@ Solution Optimized::solve_resident() {
 }  // namespace optimized
 
 std::unique_ptr<Instance> make_optimized(const Params& params) {
-  return std::make_unique<optimized::Optimized>(params, true, false);
+  return std::make_unique<optimized::Optimized>(params, true, false,
+                                                optimized::resident_tunings().read(params));
 }
+
+TuningSet optimized_tuning_set() { return optimized::resident_tunings().set(); }
 
 }  // namespace acclab::iccg

@@ -37,14 +37,25 @@ inline std::int64_t wide_gangs_for(std::int64_t rows) {
   return std::max<std::int64_t>(1, (rows + lanes - 1) / lanes);
 }
 
-// The resident solve's gangs: `resident_workers` workers of one warp each, and on the host
-// fallback (one thread runs every gang in turn) a few gangs, so that the tests cover the
-// partial sums' bookkeeping. Every phase is one `loop gang worker vector` (no nested gang,
-// worker and vector loops, which took the construct to 248 registers a lane), so the construct
-// needs 168 registers a lane (ptxas -v for sm_90 on GCC's PTX): 12 warps fit a multiprocessor's
-// 64K registers (12 x 32 x 168 = 64512; 13 would not, and GCC's runtime refuses a launch that
-// does not fit), and more warps in flight hide more of the sweeps' gathers.
+// The resident solve's gangs: workers of one warp each (the tuning acc_workers, compiled for
+// 1, 2, 4, 8 and 12; default 12) and acc_gangs_per_sm gangs a multiprocessor (default 1), and
+// on the host fallback (one thread runs every gang in turn) a few gangs, so that the tests
+// cover the partial sums' bookkeeping. Every phase is one `loop gang worker vector` (no nested
+// gang, worker and vector loops, which took the construct to 248 registers a lane), so the
+// construct needs 168 registers a lane, whatever its workers (scripts/acc-registers.sh, ptxas
+// for sm_90 on GCC's PTX, for 1 to 16 workers): a multiprocessor's 64K registers hold 12 such
+// warps (12 x 32 x 168 = 64512; GCC's runtime refuses a gang that does not fit), and more warps
+// in flight hide more of the sweeps' gathers. Every gang must be resident at once (the grid
+// barrier), so a gang's warps, in whole fours as CUDA allocates them, times the gangs a
+// multiprocessor may not pass 12.
 constexpr int resident_workers = 12;
+constexpr int resident_registers = 168;
+constexpr int resident_warps_a_multiprocessor = 12;
+constexpr int resident_max_gangs_per_sm = 3;
+struct ResidentShape {
+  std::int64_t workers = resident_workers;  // warps a gang
+  std::int64_t gangs_per_sm = 1;            // gangs a multiprocessor (on a GPU)
+};
 constexpr int warp = 32;
 constexpr int host_gangs = 3;
 // Couplings a thread loads at once, before it gathers their columns' values: a slab's slots
@@ -148,8 +159,8 @@ class Optimized : public IccgInstance {
   // resident: the whole solve as one construct where the device allows it (solve_resident),
   // else a construct per colour and phase (solve). async: an iteration's constructs on one
   // async queue (optimized_per_color's tuning).
-  Optimized(const Params& params, bool resident, bool async)
-      : IccgInstance(params), async_(async), resident_(resident) {}
+  Optimized(const Params& params, bool resident, bool async, ResidentShape shape = {})
+      : IccgInstance(params), async_(async), resident_(resident), shape_(shape) {}
   ~Optimized() override { release(); }
 
   void setup() override {
@@ -166,12 +177,13 @@ class Optimized : public IccgInstance {
     rr_part_.assign(std::size_t(gangs_for(m_.n)) + 1, 0.0);  // and the indefinite flag
     scalar_.assign(3, 0.0);
     if (resident_) {
-      // A gang per multiprocessor, so that all run at once. Without CUDA to ask how many there
-      // are, or where the resident solve's 32-bit indices would not do, the launches per
-      // colour.
+      // acc_gangs_per_sm gangs a multiprocessor, all running at once. Without CUDA to ask how
+      // many there are, or where the resident solve's 32-bit indices would not do, the
+      // launches per colour.
       gangs_ = host_gangs;
       if (acc_get_num_devices(acc_device_nvidia) > 0) {
-        gangs_ = cuda_multiprocessors(acc_get_device_num(acc_device_nvidia));
+        gangs_ = cuda_multiprocessors(acc_get_device_num(acc_device_nvidia)) *
+                 int(shape_.gangs_per_sm);
         if (gangs_ == 0) resident_ = false;
       }
       resident_ = resident_ && indices_fit_in_32_bits();
@@ -179,7 +191,7 @@ class Optimized : public IccgInstance {
     // Which solve runs: the gangs of the one construct, or 0 for a construct per colour.
     extra_outputs_["resident_gangs"] = resident_ ? gangs_ : 0;
     const std::size_t resident_gangs = std::size_t(std::max(gangs_, 1));
-    thread_part_.assign(resident_gangs * resident_workers * warp, 0.0);
+    thread_part_.assign(resident_gangs * std::size_t(shape_.workers) * warp, 0.0);
     for (auto* v : {&rz_part_, &pq_part_, &rr_gang_part_}) v->assign(resident_gangs, 0.0);
     arrived_.assign(3, 0);
     state_.assign(phase_slot + 2 * phases, 0.0);
@@ -194,7 +206,9 @@ class Optimized : public IccgInstance {
 
  private:
   Solution solve();
-  Solution solve_resident();
+  Solution solve_resident();  // solve_resident_with the shape's workers
+  template <int workers>
+  Solution solve_resident_with();
 
   // solve's phases (acc_per_color.cpp), each a construct or one a colour on `queue`: the IC(0)
   // factor; x = 0, r = b, z = p = 0 with b.b's partial sums; the two sweeps, the backward one
@@ -214,7 +228,7 @@ class Optimized : public IccgInstance {
   // plus the threads) stays below 2^31.
   bool indices_fit_in_32_bits() const {
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-    const std::int64_t threads = std::int64_t(gangs_) * resident_workers * warp;
+    const std::int64_t threads = std::int64_t(gangs_) * shape_.workers * warp;
     if (m_.n + threads > limit) return false;
     for (int c = 0; c < m_.colors; ++c) {
       const std::int64_t rows = m_.color_start[c + 1] - m_.color_start[c];
@@ -300,7 +314,8 @@ class Optimized : public IccgInstance {
 
   bool async_;
   bool resident_;
-  int gangs_ = 0;  // the resident solve's
+  ResidentShape shape_;  // the resident solve's
+  int gangs_ = 0;        // the resident solve's
   bool entered_ = false;
   ColorEll m_;
   Device d_{};
