@@ -56,7 +56,7 @@ INSTANTIATE_TEST_SUITE_P(
         Step{"vector", "dot_omp_target_resident"}, Step{"jacobi2d", "omp_target_resident"},
         Step{"diffusion3d", "omp_target_resident"}, Step{"apsp", "omp_target_resident"},
         Step{"iccg", "omp_target_resident"}, Step{"matmul", "cuda_tiled"},
-        Step{"iccg", "optimized"}),
+        Step{"iccg", "optimized"}, Step{"apsp", "cuda_blocked"}),
     [](const auto& info) { return info.param.workload + "_" + info.param.variant; });
 
 struct Knob {
@@ -116,7 +116,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Optional: unset (4 warps on 64-wide tiles, 16 on 128-wide) first, then the range.
         Knob{"matmul", "cuda_tiled", "cuda_warps", {"", "4", "8", "16"}, ""},
         Knob{"iccg", "optimized", "acc_workers", {"1", "2", "4", "8", "12"}, "12"},
-        Knob{"iccg", "optimized", "acc_gangs_per_sm", {"1", "2", "3"}, "1"}),
+        Knob{"iccg", "optimized", "acc_gangs_per_sm", {"1", "2", "3"}, "1"},
+        Knob{"apsp", "cuda_blocked", "cuda_slice", {"8", "16", "32"}, "32"},
+        Knob{"apsp", "cuda_blocked", "cuda_min_blocks", {"1", "2", "3"}, "2"}),
     [](const auto& info) {
       return info.param.workload + "_" + info.param.variant + "_" + info.param.key;
     });
@@ -169,7 +171,18 @@ INSTANTIATE_TEST_SUITE_P(
                       Refusal{"iccg", "optimized", "acc_workers=6"},
                       Refusal{"iccg", "optimized", "acc_workers=16"},
                       Refusal{"iccg", "optimized", "acc_gangs_per_sm=2"},
-                      Refusal{"iccg", "optimized", "acc_gangs_per_sm=4"}));
+                      Refusal{"iccg", "optimized", "acc_gangs_per_sm=4"},
+                      Refusal{"apsp", "cuda_blocked", "cuda_slice=64"},
+                      Refusal{"apsp", "cuda_blocked", "cuda_min_blocks=4"}));
+
+// A value inside the declared range that the kernel is not compiled for: the step's own check
+// (reached when the step is made, after the GPU check: here through check_tunings).
+TEST(LaunchShapeCheckTest, ApspCudaBlockedSliceTheKernelIsNotBuiltForIsRefused) {
+  if (!registered({"apsp", "cuda_blocked"})) GTEST_SKIP() << "cuda_blocked is not built here";
+  EXPECT_EQ(check_error("apsp", "cuda_blocked", {"cuda_slice=24"}),
+            "--set cuda_slice=24: expected 8, 16 or 32");
+  EXPECT_EQ(check_error("apsp", "cuda_blocked", {"cuda_slice=8", "cuda_min_blocks=3"}), "");
+}
 
 struct Combination {
   std::string workload, variant;

@@ -16,15 +16,55 @@
 #include "kit/cuda_check.hpp"
 #include "kit/cuda_memory.hpp"
 #include "core/error.hpp"
+#include "core/params.hpp"
 #include "workloads/apsp/apsp.hpp"
 #include "workloads/apsp/cuda_kernels.hpp"
 
 namespace acclab::apsp {
 namespace {
 
+// cuda_blocked's tunings: the shape of its D kernel (cuda_kernels.hpp's RestShape), each value
+// one the kernel is compiled for.
+struct RestTunings {
+  std::int64_t slice = 32;
+  std::int64_t min_blocks = 2;
+};
+
+void check_rest_tunings(const RestTunings& t) {
+  if (t.slice != 8 && t.slice != 16 && t.slice != 32) {
+    throw UsageError(fmt::format("--set cuda_slice={}: expected 8, 16 or 32", t.slice));
+  }
+}
+
+const StepTunings<RestTunings>& rest_tunings() {
+  static const StepTunings<RestTunings> tunings = [] {
+    StepTunings<RestTunings> t;
+    t.integer({.key = "cuda_slice",
+               .help = "cuda_blocked only: steps of a round's pivot columns and rows its "
+                       "relaxation kernel stages in shared memory at a time: 8, 16 or 32",
+               .presets = same_in_all_presets("32"),
+               .minimum = 8,
+               .maximum = 32},
+              &RestTunings::slice);
+    t.integer({.key = "cuda_min_blocks",
+               .help = "cuda_blocked only: blocks a multiprocessor the relaxation kernel's launch "
+                       "bounds promise, 1 to 3 (registers a thread at most 255, 128 or 85)",
+               .presets = same_in_all_presets("2"),
+               .minimum = 1,
+               .maximum = 3},
+              &RestTunings::min_blocks);
+    t.check(check_rest_tunings);
+    return t;
+  }();
+  return tunings;
+}
+
 class CudaBlocked : public ApspInstance {
  public:
-  using ApspInstance::ApspInstance;
+  explicit CudaBlocked(const Params& params) : ApspInstance(params) {
+    const RestTunings t = rest_tunings().read(params);
+    shape_ = {.slice = int(t.slice), .min_blocks = int(t.min_blocks)};
+  }
   void setup() override {
     ApspInstance::setup();
     const auto count = static_cast<std::size_t>(p_.elements());
@@ -42,12 +82,13 @@ class CudaBlocked : public ApspInstance {
   }
   void run() override {
     cuda::floyd_warshall_blocked(p_.n, p_.semiring == Semiring::max_plus, d_dev_.get(),
-                                 history_.get(), snapshot_.get(), stream_->get());
+                                 history_.get(), snapshot_.get(), stream_->get(), shape_);
     CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
   }
   void finish() override { d_dev_.download(d_); }
 
  private:
+  cuda::RestShape shape_;
   std::unique_ptr<CudaStream> stream_;
   DeviceArray<float> initial_dev_, d_dev_, history_, snapshot_;
 };
@@ -177,5 +218,7 @@ std::unique_ptr<Instance> make_cuda_blocked(const Params& params) {
 std::unique_ptr<Instance> make_cuda_blocked_multi(const Params& params) {
   return std::make_unique<CudaBlockedMulti>(params);
 }
+
+TuningSet cuda_blocked_tuning_set() { return rest_tunings().set(); }
 
 }  // namespace acclab::apsp

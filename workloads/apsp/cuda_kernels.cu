@@ -10,7 +10,8 @@
 // slab of rows needs, per round, nothing from the others but S (cuda_blocked_multi).
 //   D  everything else: d[i][j] = relax over s in order of H[i][s] + S[s][j], a (max, +)
 //      product of an n x T and a T x n panel: 128 x 128 tiles, 8 x 8 elements per thread in
-//      registers, the panels' slices in shared memory.
+//      registers, the panels' slices in shared memory (RestShape: the slice, and the blocks a
+//      multiprocessor its launch bounds ask for).
 // H and S are exactly d[i][k] and d[k][j] after steps < k, the operands of serial step k.
 #include <algorithm>
 #include <cstddef>
@@ -184,14 +185,13 @@ __global__ void __launch_bounds__(warps * 32)
 
 constexpr int tile = 128, per_thread = 8, side = tile / per_thread;  // 16 x 16 threads
 
-constexpr int slice = 32;  // steps of H and S staged in shared memory at a time
-
 // D: one 128 x 128 tile of d per block; H's rows and S's columns of the tile in shared memory,
-// `slice` steps at a time.
-template <bool max_plus>
-__global__ void __launch_bounds__(side* side, 2)
+// `slice` steps at a time (a divisor of T), at least `min_blocks` blocks a multiprocessor.
+template <bool max_plus, int slice, int min_blocks>
+__global__ void __launch_bounds__(side* side, min_blocks)
     rest(int n, int kb, int r0, int r1, float* __restrict__ d, const float* __restrict__ history,
          const float* __restrict__ snapshot) {
+  static_assert(T % slice == 0);
   __shared__ __align__(16) float hs[slice][tile];  // hs[s][row]: H transposed
   __shared__ __align__(16) float ss[slice][tile];  // ss[s][col]
   const int i0 = r0 + blockIdx.y * tile, j0 = blockIdx.x * tile;
@@ -298,17 +298,43 @@ void pivot_round(int n, int kb, const Slab& slab, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
+template <bool max_plus, int slice, int min_blocks>
+void launch_rest(int n, int kb, const Slab& slab, int rows, cudaStream_t stream) {
+  const dim3 grid((n + tile - 1) / tile, (rows + tile - 1) / tile);
+  rest<max_plus, slice, min_blocks><<<grid, dim3(side, side), 0, stream>>>(
+      n, kb, slab.row_begin, slab.row_end, slab.d, slab.history, slab.snapshot);
+  CUDA_CHECK_LAUNCH();
+}
+
+// The instantiation for shape.min_blocks (1, 2 or 3; the step's check refused the others).
+template <bool max_plus, int slice>
+void launch_rest_with(int n, int kb, const Slab& slab, int rows, cudaStream_t stream,
+                      int min_blocks) {
+  switch (min_blocks) {
+    case 1:
+      return launch_rest<max_plus, slice, 1>(n, kb, slab, rows, stream);
+    case 3:
+      return launch_rest<max_plus, slice, 3>(n, kb, slab, rows, stream);
+    default:
+      return launch_rest<max_plus, slice, 2>(n, kb, slab, rows, stream);
+  }
+}
+
 template <bool max_plus>
-void rest_round(int n, int kb, const Slab& slab, cudaStream_t stream) {
+void rest_round(int n, int kb, const Slab& slab, cudaStream_t stream, RestShape shape) {
   const int rows = slab.row_end - slab.row_begin;
   if (rows <= 0) return;
   pivot_columns<max_plus><<<(rows + warps - 1) / warps, warps * 32, 0, stream>>>(
       n, kb, slab.row_begin, slab.row_end, slab.d, slab.history, slab.snapshot);
   CUDA_CHECK_LAUNCH();
-  const dim3 grid((n + tile - 1) / tile, (rows + tile - 1) / tile);
-  rest<max_plus><<<grid, dim3(side, side), 0, stream>>>(n, kb, slab.row_begin, slab.row_end, slab.d,
-                                                        slab.history, slab.snapshot);
-  CUDA_CHECK_LAUNCH();
+  switch (shape.slice) {
+    case 8:
+      return launch_rest_with<max_plus, 8>(n, kb, slab, rows, stream, shape.min_blocks);
+    case 16:
+      return launch_rest_with<max_plus, 16>(n, kb, slab, rows, stream, shape.min_blocks);
+    default:
+      return launch_rest_with<max_plus, 32>(n, kb, slab, rows, stream, shape.min_blocks);
+  }
 }
 
 }  // namespace
@@ -321,20 +347,21 @@ void pivot_round(int n, bool max_plus, int kb, const Slab& slab, cudaStream_t st
   }
 }
 
-void rest_round(int n, bool max_plus, int kb, const Slab& slab, cudaStream_t stream) {
+void rest_round(int n, bool max_plus, int kb, const Slab& slab, cudaStream_t stream,
+                RestShape shape) {
   if (max_plus) {
-    rest_round<true>(n, kb, slab, stream);
+    rest_round<true>(n, kb, slab, stream, shape);
   } else {
-    rest_round<false>(n, kb, slab, stream);
+    rest_round<false>(n, kb, slab, stream, shape);
   }
 }
 
 void floyd_warshall_blocked(int n, bool max_plus, float* d, float* history, float* snapshot,
-                            cudaStream_t stream) {
+                            cudaStream_t stream, RestShape shape) {
   const Slab whole{0, n, d, history, snapshot};
   for (int kb = 0; kb < n; kb += pivot) {
     pivot_round(n, max_plus, kb, whole, stream);
-    rest_round(n, max_plus, kb, whole, stream);
+    rest_round(n, max_plus, kb, whole, stream, shape);
   }
 }
 

@@ -23,13 +23,25 @@ struct Slab {
 // Round kb on the slab holding pivot rows [kb, kb + pivot): steps them, filling the whole
 // snapshot (the pivot rows as they were at their steps).
 void pivot_round(int n, bool max_plus, int kb, const Slab& slab, cudaStream_t stream);
+// The shape of D, the kernel that relaxes all but the pivot rows and columns (cuda_blocked's
+// tunings cuda_slice and cuda_min_blocks): the steps of H and S it stages in shared memory at a
+// time (8, 16 or 32: a divisor of the pivot, and at 32 its two slices fill 32 KiB of the 48 a
+// block may have statically), and the blocks a multiprocessor its __launch_bounds__ promise (1,
+// 2 or 3: registers a thread at most 255, 128 or 85, its 64 accumulators spilling below about
+// 100).
+struct RestShape {
+  int slice = 32;
+  int min_blocks = 2;
+};
+
 // Round kb on any slab whose snapshot holds round kb's: the slab's other rows.
-void rest_round(int n, bool max_plus, int kb, const Slab& slab, cudaStream_t stream);
+void rest_round(int n, bool max_plus, int kb, const Slab& slab, cudaStream_t stream,
+                RestShape shape = {});
 
 // All rounds of blocked Floyd-Warshall on d (n x n, row-major, in place), one GPU. `history`
 // (n x pivot floats) and `snapshot` (pivot x n floats) are scratch.
 void floyd_warshall_blocked(int n, bool max_plus, float* d, float* history, float* snapshot,
-                            cudaStream_t stream);
+                            cudaStream_t stream, RestShape shape = {});
 
 // mpi_cuda's phases (mpi_blocks.hpp) on one rank's blocks, packed `rows` x `cols` row-major
 // (the row stride is `cols`), with the successors beside them (global vertex numbers) when
