@@ -241,6 +241,24 @@ TEST(IccgFileWarmUpTest, LeavesTheAnswerAsItWas) {
   }
 }
 
+// The serial solve verify() compares with is the system's own: a user's system (use_system) is
+// never served the one kept for the course's mesh of the same parameters (in memory here, or in
+// ACCLAB_REFERENCE_DIR across processes), whose x is of another size altogether.
+TEST(IccgFileUserSystemTest, VerifiedAgainstItsOwnSerialSolveNotTheMeshs) {
+  const Params params = test::params_of("iccg", {"colors=-20", "eps=1e-8"});
+  const std::unique_ptr<Instance> mesh = test::variant_of("iccg", "original").factory(params);
+  test::run_once(*mesh);
+  ASSERT_TRUE(mesh->verify().ok);  // the mesh's serial solve is now kept
+  const iccg::MatrixSystem system = iccg::read_matrix_system(data_file("matrices/494_bus.mtx"), "");
+  const std::unique_ptr<Instance> user = test::variant_of("iccg", "original").factory(params);
+  auto* solver = dynamic_cast<iccg::IccgInstance*>(user.get());
+  ASSERT_NE(solver, nullptr);
+  solver->use_system(system.a, system.b, 0, iccg::default_min_saved_slots);
+  test::run_once(*user);
+  const Verification v = user->verify();
+  EXPECT_EQ(v.outputs.value("max_diff_vs_serial", -1.0), 0.0) << v.outputs.dump();
+}
+
 TEST(IccgFileVariantChoiceTest, DefaultFollowsTheMachine) {
   Machine machine;
   const iccg::MatrixVariantChoice choice = iccg::choose_matrix_variant("", test::all(), machine);

@@ -230,7 +230,14 @@ double max_row_sum(const Csr& a) {
 
 Verification IccgInstance::verify() {
   Verification v;
-  const Solution& serial = serial_solution(p_, a_, b_, ordering_);
+  // The kept serial solve is keyed by the problem's parameters, which do not describe a user's
+  // system (use_system): that one is solved here and never kept, in memory or in
+  // ACCLAB_REFERENCE_DIR.
+  const Solution own = user_system_ ? solve_iccg(a_, b_, ordering_, p_.eps, p_.max_iterations,
+                                                 useful_threads(a_.n, ordering_.colors,
+                                                                omp_get_max_threads()))
+                                    : Solution{};
+  const Solution& serial = user_system_ ? own : serial_solution(p_, a_, b_, ordering_);
   const double u = std::numeric_limits<double>::epsilon() / 2;
   // x in the mesh's own numbering, checked against the system as generated, not the permuted
   // copy the solver read.
