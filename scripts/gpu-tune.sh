@@ -21,8 +21,8 @@ steps=(
   "diffusion3d acc_tuned" "diffusion3d omp_target_resident"
   "vector triad_acc_resident" "vector dot_acc_resident"
   "vector triad_omp_target_resident" "vector dot_omp_target_resident"
-  "apsp omp_target_resident"
-  "iccg cuda" "diffusion3d cuda"
+  "apsp omp_target_resident" "iccg optimized" "iccg omp_target_resident"
+  "iccg cuda" "diffusion3d cuda" "apsp cuda_blocked" "matmul cuda_tiled"
 )
 for entry in "${steps[@]}"; do
   read -r workload step <<< "$entry"
