@@ -10,6 +10,8 @@
 // reference at once wait for the first (a lock file beside it), so that it is computed once.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -20,8 +22,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace acclab {
 
