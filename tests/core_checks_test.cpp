@@ -2,6 +2,7 @@
 // (core/reference_memo.hpp), its copy kept across processes (core/reference_store.hpp) and the
 // NaN-aware comparison (core/compare.hpp).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -233,6 +234,33 @@ TEST_F(ReferenceStoreTest, AFolderThatCannotHoldFilesIsRefusedNamingTheSetting) 
   ReferenceDirSetting setting(file.string());
   const std::string message = test::usage_error_message([] { check_reference_dir(); });
   EXPECT_NE(message.find("ACCLAB_REFERENCE_DIR=" + file.string()), std::string::npos) << message;
+}
+
+// The command line as users run it: a bad folder is refused before the command runs; a good
+// one holds the reference the first run computed, and a second run verifies against it.
+TEST_F(ReferenceStoreTest, TheBinaryRefusesABadFolderAndSharesAGoodOne) {
+  const std::vector<std::string> run = {"run",    "apsp",      "--variant", "serial", "--set",
+                                        "n=48",   "--reps",    "1",         "--format", "json"};
+  {
+    const std::filesystem::path file = dir_.path() / "file";
+    std::ofstream(file) << "not a folder";
+    ReferenceDirSetting setting(file.string());
+    EXPECT_TRUE(test::is_usage_error(test::run_acclab(run), {"ACCLAB_REFERENCE_DIR"}));
+  }
+  ino_t written = 0;
+  for (int process = 0; process < 2; ++process) {
+    const test::Outcome o = test::run_acclab(run);
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(test::parse_json(o.out)["results"][0]["status"], "verified") << o.out;
+    const std::filesystem::path file = stored_file();
+    ASSERT_EQ(file.filename().string().rfind("apsp-", 0), 0u) << file;
+    struct stat info {};
+    ASSERT_EQ(stat(file.c_str(), &info), 0);
+    // The second process read the file: one it had computed again would be a new file, renamed
+    // over the old (another inode).
+    if (process == 1) EXPECT_EQ(info.st_ino, written);
+    written = info.st_ino;
+  }
 }
 
 // ---- compare.hpp --------------------------------------------------------------------------------
